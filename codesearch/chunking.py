@@ -1,0 +1,300 @@
+"""ParsedFile -> File→Class→Method chunks, size-bounded (the cAST recipe).
+
+Budget unit: non-whitespace characters (`model.non_whitespace_size`), so indentation style does
+not change where code is cut. Rules:
+
+- one `file` chunk per file: its imports and an outline of its definitions;
+- one chunk per definition, whose text is the definition with each nested definition collapsed to
+  its signature (a class chunk is the class skeleton; its methods are their own chunks);
+- a definition over the budget is split at its statement seams, shallowest first, recursing into
+  nested blocks and finally into lines; parts 2..n are children of part 1;
+- loose top-level statements (not imports, not definitions) are merged into `block` chunks up to
+  the budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import PurePosixPath
+
+from .model import Chunk, Definition, ParsedFile, non_whitespace_size
+
+Line = tuple[int, str]  # (1-based line number, text)
+OUTLINE_MAX_LINES = 200
+
+
+def chunk_id(path: str, kind: str, qualified_name: str, ordinal: int, part: int = 1) -> str:
+    """Stable id: unchanged code keeps its id even when lines above it move."""
+    key = f"{path}\0{kind}\0{qualified_name}\0{ordinal}\0{part}"
+    return hashlib.blake2b(key.encode("utf-8", "replace"), digest_size=8).hexdigest()
+
+
+def content_hash(header: str, text: str) -> str:
+    return hashlib.blake2b(f"{header}\n{text}".encode("utf-8", "replace"), digest_size=16).hexdigest()
+
+
+def make_header(path: str, kind: str, qualified_name: str, signature: str) -> str:
+    """The retrieval header every chunk carries: path, kind, qualified name, signature."""
+    head = f"{path} | {kind} {qualified_name}".rstrip()
+    return f"{head}\n{signature}" if signature else head
+
+
+class _ChunkSink:
+    """Collects chunks for one file and hands out stable ids."""
+
+    def __init__(self, parsed_path: str, language: str):
+        self.path = parsed_path
+        self.language = language
+        self.chunks: list[Chunk] = []
+        self._ordinals: Counter[tuple[str, str]] = Counter()
+
+    def next_ordinal(self, kind: str, qualified_name: str) -> int:
+        """How many chunks of this kind and name came before: disambiguates overloads."""
+        ordinal = self._ordinals[(kind, qualified_name)]
+        self._ordinals[(kind, qualified_name)] += 1
+        return ordinal
+
+    def add(self, *, kind: str, name: str, qualified_name: str, signature: str, docstring: str,
+            lines: list[Line], parent_id: str | None, part: int = 1, ordinal: int | None = None,
+            header_signature: str | None = None) -> Chunk:
+        if ordinal is None:
+            ordinal = self.next_ordinal(kind, qualified_name)
+        text = "\n".join(t for _, t in lines)
+        header = make_header(self.path, kind, qualified_name,
+                             signature if header_signature is None else header_signature)
+        chunk = Chunk(
+            id=chunk_id(self.path, kind, qualified_name, ordinal, part), parent_id=parent_id,
+            path=self.path, language=self.language, kind=kind, name=name,
+            qualified_name=qualified_name, signature=signature, docstring=docstring,
+            start_line=lines[0][0] if lines else 1, end_line=lines[-1][0] if lines else 1,
+            content_hash=content_hash(header, text), header=header, text=text)
+        self.chunks.append(chunk)
+        return chunk
+
+
+def _size(lines: list[Line]) -> int:
+    return sum(non_whitespace_size(t) for _, t in lines)
+
+
+def _trim_blank(lines: list[Line]) -> list[Line]:
+    start, end = 0, len(lines)
+    while start < end and not lines[start][1].strip():
+        start += 1
+    while end > start and not lines[end - 1][1].strip():
+        end -= 1
+    return lines[start:end]
+
+
+def split_lines(lines: list[Line], seams: dict[int, int], budget: int, depth: int = 1) -> list[list[Line]]:
+    """Cut `lines` into pieces of at most `budget`, at seams of `depth`, recursing deeper.
+
+    `seams` maps a line number to the depth of the statement starting there. A piece that is still
+    too large once no seams are left is cut between lines.
+    """
+    if _size(lines) <= budget:
+        return [lines]
+    cuts = [i for i, (n, _) in enumerate(lines) if i > 0 and seams.get(n, 99) <= depth]
+    if not cuts:
+        if depth < max(seams.values(), default=0):
+            return split_lines(lines, seams, budget, depth + 1)
+        segments = [[line] for line in lines]
+    else:
+        bounds = [0] + cuts + [len(lines)]
+        segments = [lines[a:b] for a, b in zip(bounds, bounds[1:])]
+    pieces: list[list[Line]] = []
+    current: list[Line] = []
+    for segment in segments:
+        if _size(segment) > budget:
+            if current:
+                pieces.append(current)
+                current = []
+            pieces.extend(split_lines(segment, seams, budget, depth + 1) if len(segment) > 1 else [segment])
+        elif current and _size(current) + _size(segment) > budget:
+            pieces.append(current)
+            current = list(segment)
+        else:
+            current.extend(segment)
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def _own_lines(definition: Definition, children: list[Definition], all_lines: list[str]) -> list[Line]:
+    """The definition's lines with each child definition collapsed to one signature line."""
+    result: list[Line] = []
+    line = definition.start_line
+    for child in sorted(children, key=lambda c: c.start_line):
+        while line < child.start_line:
+            result.append((line, all_lines[line - 1] if line <= len(all_lines) else ""))
+            line += 1
+        source_line = all_lines[child.start_line - 1] if child.start_line <= len(all_lines) else ""
+        indent = source_line[: len(source_line) - len(source_line.lstrip())]
+        result.append((child.start_line, f"{indent}{child.signature} …"))
+        line = max(line, child.end_line + 1)
+    while line <= definition.end_line:
+        result.append((line, all_lines[line - 1] if line <= len(all_lines) else ""))
+        line += 1
+    return result
+
+
+def _outline(parsed: ParsedFile) -> list[str]:
+    depth: dict[int, int] = {}
+    lines = []
+    for i, d in enumerate(parsed.definitions):
+        depth[i] = 0 if d.parent is None else depth[d.parent] + 1
+        if len(lines) < OUTLINE_MAX_LINES:
+            lines.append("  " * depth[i] + d.signature)
+    return lines
+
+
+def chunk_code(parsed: ParsedFile, budget: int) -> list[Chunk]:
+    """Chunks of a file that tree-sitter parsed with a language spec."""
+    all_lines = parsed.lines
+    sink = _ChunkSink(parsed.path, parsed.language)
+    imports = [imp.text for imp in parsed.imports]
+    doc = [parsed.docstring[:400], ""] if parsed.docstring else []
+    file_text = "\n".join(doc + imports + ([""] if imports else []) + _outline(parsed))
+    file_chunk = sink.add(kind="file", name=PurePosixPath(parsed.path).name, qualified_name=parsed.path,
+                          signature="", docstring="", lines=[], parent_id=None)
+    _finish_file_chunk(file_chunk, file_text, len(all_lines), parsed.language)
+    file_chunk.docstring = parsed.docstring
+
+    children: dict[int | None, list[Definition]] = {}
+    for d in parsed.definitions:
+        children.setdefault(d.parent, []).append(d)
+    ids: dict[int, str] = {}
+    for i, d in enumerate(parsed.definitions):
+        parent_id = ids[d.parent] if d.parent is not None else file_chunk.id
+        own = _own_lines(d, children.get(i, []), all_lines)
+        pieces = split_lines(own, dict(d.boundaries), budget)
+        ordinal = sink.next_ordinal(d.kind, d.qualified_name)
+        first = None
+        for part, piece in enumerate(pieces, start=1):
+            chunk = sink.add(kind=d.kind, name=d.name, qualified_name=d.qualified_name,
+                             signature=d.signature, docstring=d.docstring if part == 1 else "",
+                             lines=_trim_blank(piece) or piece, parent_id=parent_id if first is None else first.id,
+                             part=part, ordinal=ordinal,
+                             header_signature=d.signature if part == 1 else f"{d.signature} (part {part}/{len(pieces)})")
+            first = first or chunk
+        if len(pieces) == 1:  # a whole definition reports its whole span, children included
+            first.start_line, first.end_line = d.start_line, d.end_line
+        ids[i] = first.id if first else file_chunk.id
+
+    _add_loose_blocks(parsed, all_lines, sink, file_chunk.id, budget)
+    return sink.chunks
+
+
+def _finish_file_chunk(chunk: Chunk, text: str, line_count: int, language: str) -> None:
+    """A file chunk spans the whole file; its text is an outline, not the code."""
+    chunk.text = text
+    chunk.start_line = 1
+    chunk.end_line = max(1, line_count)
+    chunk.signature = ""
+    chunk.header = make_header(chunk.path, "file", f"{language}", "")
+    chunk.content_hash = content_hash(chunk.header, text)
+
+
+def _add_loose_blocks(parsed: ParsedFile, all_lines: list[str], sink: _ChunkSink, file_id: str,
+                      budget: int) -> None:
+    """Top-level statements outside definitions and imports, merged up to the budget.
+
+    Only runs not separated by a definition are merged, so a block's line span stays honest.
+    """
+    in_definition = bytearray(len(all_lines) + 2)
+    for d in parsed.definitions:
+        if d.parent is None:
+            in_definition[d.start_line:d.end_line + 1] = b"\1" * (d.end_line - d.start_line + 1)
+    import_lines = {imp.line for imp in parsed.imports}
+    seams = dict(parsed.top_level_boundaries)
+    runs: list[tuple[list[Line], bool]] = []  # (lines, a definition stands between it and the last)
+    run: list[Line] = []
+    in_import = False
+    definition_since_last = False
+    for n, text in enumerate(all_lines, start=1):
+        if n in seams:  # an import runs until the next top-level statement
+            in_import = n in import_lines
+        if in_definition[n] or in_import:
+            if run:
+                runs.append((run, definition_since_last))
+                run, definition_since_last = [], False
+            definition_since_last = definition_since_last or bool(in_definition[n])
+            continue
+        run.append((n, text))
+    if run:
+        runs.append((run, definition_since_last))
+    merged: list[list[Line]] = []
+    for lines, after_definition in runs:
+        lines = _trim_blank(lines)
+        if not lines:
+            continue
+        if merged and not after_definition and _size(merged[-1]) + _size(lines) <= budget:
+            merged[-1] = merged[-1] + lines
+        else:
+            merged.append(lines)
+    for group in merged:
+        for piece in split_lines(group, seams, budget):
+            piece = _trim_blank(piece)
+            if piece:
+                name = f"lines {piece[0][0]}-{piece[-1][0]}"
+                sink.add(kind="block", name=name, qualified_name=name, signature="", docstring="",
+                         lines=piece, parent_id=file_id)
+
+
+def chunk_text(path: str, language: str, text: str, budget: int, window_lines: int) -> list[Chunk]:
+    """Fallback for files without a grammar: Markdown by headings, anything else by line windows."""
+    sink = _ChunkSink(path, language)
+    all_lines = text.splitlines()
+    numbered = list(enumerate(all_lines, start=1))
+    sections: list[tuple[str, list[Line]]] = []
+    headings: list[str] = []
+    if language == "markdown":
+        sections, headings = _markdown_sections(numbered)
+    else:
+        for start in range(0, len(numbered), window_lines):
+            window = numbered[start:start + window_lines]
+            sections.append((f"lines {window[0][0]}-{window[-1][0]}", window))
+    outline = headings or [t for _, t in numbered[:10]]
+    file_chunk = sink.add(kind="file", name=PurePosixPath(path).name, qualified_name=path,
+                          signature="", docstring="", lines=[], parent_id=None)
+    _finish_file_chunk(file_chunk, "\n".join(outline), len(all_lines), language)
+    kind = "section" if language == "markdown" else "block"
+    for name, lines in sections:
+        lines = _trim_blank(lines)
+        if not lines:
+            continue
+        pieces = split_lines(lines, {}, budget)
+        first = None
+        for part, piece in enumerate(pieces, start=1):
+            chunk = sink.add(kind=kind, name=name.split(" / ")[-1], qualified_name=name, signature="",
+                             docstring="", lines=piece, part=part,
+                             parent_id=file_chunk.id if first is None else first.id)
+            first = first or chunk
+    return sink.chunks
+
+
+def _markdown_sections(numbered: list[Line]) -> tuple[list[tuple[str, list[Line]]], list[str]]:
+    """Split Markdown at ATX headings outside code fences; names are heading paths."""
+    sections: list[tuple[str, list[Line]]] = []
+    headings: list[str] = []
+    stack: list[tuple[int, str]] = []
+    current_name, current = "preamble", []
+    in_fence = False
+    for n, text in numbered:
+        stripped = text.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+        level = len(stripped) - len(stripped.lstrip("#"))
+        if not in_fence and 1 <= level <= 6 and stripped[level:level + 1] in (" ", ""):
+            if current:
+                sections.append((current_name, current))
+            title = stripped[level:].strip().strip("#").strip() or "(untitled)"
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            headings.append("  " * (level - 1) + title)
+            current_name, current = " / ".join(t for _, t in stack), []
+        current.append((n, text))
+    if current:
+        sections.append((current_name, current))
+    return sections, headings

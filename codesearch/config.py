@@ -1,0 +1,121 @@
+"""Settings: defaults < .codesearch.toml < environment (CODESEARCH_*) < command-line flags."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+INDEX_DIR_NAME = ".codesearch"
+CONFIG_FILE_NAME = ".codesearch.toml"
+IGNORE_FILE_NAME = ".codesearchignore"
+
+
+class ConfigError(ValueError):
+    """A setting has a bad value; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every tunable of indexing and search. Fields that change the index are in INDEX_AFFECTING."""
+
+    # walking
+    max_file_bytes: int = 1024 * 1024
+    max_line_chars: int = 2000  # a longer line marks a minified or generated file
+    max_mean_line_chars: int = 300
+    # chunking (unit: non-whitespace characters, as cAST measures)
+    max_chunk_chars: int = 1500
+    text_window_lines: int = 60
+    # embedding
+    model: str = "all-MiniLM-L6-v2"
+    embed_max_tokens: int = 256
+    embed_body_lines: int = 30
+    embed_batch_size: int = 8
+    device: str = ""  # "" = cuda when available, else cpu
+    # vectors
+    chroma_url: str = ""
+    hnsw_m: int = 16
+    hnsw_construction_ef: int = 100
+    hnsw_search_ef: int = 100
+    # search
+    rrf_k: int = 60
+    weight_vector: float = 0.6
+    weight_keyword: float = 0.3
+    weight_graph: float = 0.1
+    candidates: int = 100
+    min_idf: float = 0.0
+    min_semantic_score: float = 0.0
+    file_aggregation: str = "weighted_top"
+    ranking: bool = True
+    # daemon
+    debounce_ms: int = 500
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+INDEX_AFFECTING = ("max_file_bytes", "max_line_chars", "max_mean_line_chars", "max_chunk_chars",
+                   "text_window_lines", "model", "embed_max_tokens", "embed_body_lines")
+
+
+def _coerce(name: str, value: Any, default: Any) -> Any:
+    """Convert a TOML or environment value to the type of the field's default."""
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                if value.lower() in ("1", "true", "yes", "on"):
+                    return True
+                if value.lower() in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError(value)
+            return bool(value)
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+        return str(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"setting {name!r} expects a {type(default).__name__}, got {value!r}") from None
+
+
+def load_settings(root: Path | None = None, overrides: dict[str, Any] | None = None,
+                  environ: dict[str, str] | None = None) -> Settings:
+    """Layer the configuration sources for the repository at `root`."""
+    defaults = Settings()
+    known = {f.name: getattr(defaults, f.name) for f in fields(Settings) if f.name != "extra"}
+    values: dict[str, Any] = {}
+    if root is not None:
+        path = Path(root) / CONFIG_FILE_NAME
+        if path.is_file():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+            for key, value in data.items():
+                key = key.replace("-", "_")
+                if key not in known:
+                    raise ConfigError(f"{path}: unknown setting {key!r}")
+                values[key] = _coerce(key, value, known[key])
+    env = os.environ if environ is None else environ
+    for key, default in known.items():
+        raw = env.get("CODESEARCH_" + key.upper())
+        if raw is not None and raw != "":
+            values[key] = _coerce(key, raw, default)
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if key not in known:
+            raise ConfigError(f"unknown setting {key!r}")
+        values[key] = _coerce(key, value, known[key])
+    return replace(defaults, **values)
+
+
+def index_dir_for(root: Path, explicit: str | os.PathLike | None = None) -> Path:
+    """The index folder: --index-dir, else $CODESEARCH_INDEX_DIR, else ROOT/.codesearch."""
+    chosen = explicit or os.environ.get("CODESEARCH_INDEX_DIR")
+    return Path(chosen).resolve() if chosen else Path(root).resolve() / INDEX_DIR_NAME

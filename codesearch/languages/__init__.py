@@ -1,0 +1,118 @@
+"""Per-language knowledge, kept as data: one module per language defines a LanguageSpec.
+
+A spec names the tree-sitter grammar, the file extensions, and one tree-sitter query whose
+captures the parser understands (all matching happens in C, not in Python loops):
+
+- ``@definition.KIND`` (KIND: function, method, class, struct, interface, trait, enum, module,
+  namespace, impl, type, object, ...) around a definition, with ``@name`` for its name and
+  optionally ``@receiver`` (Go methods, Rust impls) for the type it belongs to;
+- ``@call`` on the callee's name node of a call site;
+- ``@import`` on an import statement, optionally ``@import.module`` on the module it names.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+CONTAINER_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "module", "namespace",
+                             "impl", "object", "protocol", "extension", "record", "union", "instance"})
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """How to read one language with its tree-sitter grammar."""
+
+    name: str
+    grammar: str
+    extensions: tuple[str, ...]
+    query: str
+    filenames: tuple[str, ...] = ()
+    comment_types: frozenset[str] = frozenset({"comment"})
+    # previous siblings of these types whose text matches doc_prefixes count as documentation
+    doc_node_types: frozenset[str] = frozenset()
+    doc_prefixes: tuple[str, ...] = ()
+    # previous siblings passed over on the way to a definition's comments (attributes, signatures)
+    leading_skip_types: frozenset[str] = frozenset()
+    docstring_in_body: bool = False  # Python-style: first string statement of the body
+    # nodes that wrap a definition and own its decorators, export keyword or template header
+    wrapper_types: frozenset[str] = frozenset()
+    body_fields: tuple[str, ...] = ("body",)
+    signature_includes_wrapper: bool = True  # "export function f", "template <T> class C"
+    body_types: frozenset[str] = frozenset()  # body as a child of this type, where no field names it
+    # node types whose children are statements worth splitting an oversized chunk at
+    block_types: frozenset[str] = frozenset()
+    # a function defined inside one of these container kinds is a method
+    method_parent_kinds: frozenset[str] = CONTAINER_KINDS - {"module", "namespace"}
+    qualifier_separators: tuple[str, ...] = ("::", ".")
+    ignored_calls: frozenset[str] = frozenset()  # keywords that parse as calls (Elixir's def, ...)
+
+
+# module name in this package -> its spec; keep alphabetical
+_MODULES = ("bash", "c", "cpp", "csharp", "elixir", "go", "haskell", "java", "javascript",
+            "kotlin", "lua", "php", "python", "ruby", "rust", "scala", "swift", "tsx",
+            "typescript", "zig")
+
+# Languages without a spec here are indexed as text (line windows): extension -> language name.
+TEXT_LANGUAGES: dict[str, str] = {
+    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".rst": "rst", ".txt": "text",
+    ".adoc": "asciidoc", ".org": "org",
+    ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json", ".ini": "ini",
+    ".cfg": "ini", ".xml": "xml", ".html": "html", ".htm": "html", ".css": "css",
+    ".scss": "scss", ".sql": "sql", ".proto": "protobuf", ".graphql": "graphql",
+    ".gradle": "groovy", ".groovy": "groovy", ".cmake": "cmake", ".vue": "vue", ".svelte": "svelte",
+    ".dart": "dart", ".r": "r", ".jl": "julia", ".pl": "perl", ".pm": "perl", ".erl": "erlang",
+    ".hrl": "erlang", ".clj": "clojure", ".ml": "ocaml", ".mli": "ocaml", ".nim": "nim",
+    ".fs": "fsharp", ".vim": "vim", ".el": "elisp", ".m": "objc", ".mm": "objc",
+    ".tf": "hcl", ".hcl": "hcl", ".nix": "nix", ".ps1": "powershell", ".bat": "batch",
+    ".cabal": "cabal", ".mk": "make", ".zon": "zig",
+}
+TEXT_FILENAMES: dict[str, str] = {
+    "Makefile": "make", "makefile": "make", "GNUmakefile": "make", "Dockerfile": "dockerfile",
+    "CMakeLists.txt": "cmake", "Gemfile": "ruby", "Rakefile": "ruby", "README": "text",
+}
+
+
+@lru_cache(maxsize=1)
+def all_specs() -> tuple[LanguageSpec, ...]:
+    return tuple(importlib.import_module(f"{__name__}.{m}").SPEC for m in _MODULES)
+
+
+@lru_cache(maxsize=1)
+def _by_extension() -> dict[str, LanguageSpec]:
+    table: dict[str, LanguageSpec] = {}
+    for spec in all_specs():
+        for ext in spec.extensions:
+            table[ext] = spec
+        for name in spec.filenames:
+            table[name] = spec
+    return table
+
+
+def spec_for_path(path: str) -> LanguageSpec | None:
+    """The grammar-backed language of a file, or None."""
+    p = PurePosixPath(path)
+    table = _by_extension()
+    return table.get(p.name) or table.get(p.suffix.lower())
+
+
+def language_for_path(path: str) -> str | None:
+    """Language name for any indexable file (grammar-backed or text), or None to skip it."""
+    spec = spec_for_path(path)
+    if spec is not None:
+        return spec.name
+    p = PurePosixPath(path)
+    return TEXT_FILENAMES.get(p.name) or TEXT_LANGUAGES.get(p.suffix.lower())
+
+
+def spec_by_name(name: str) -> LanguageSpec | None:
+    for spec in all_specs():
+        if spec.name == name:
+            return spec
+    return None
+
+
+def known_languages() -> set[str]:
+    return {s.name for s in all_specs()} | set(TEXT_LANGUAGES.values()) | set(TEXT_FILENAMES.values())

@@ -1,0 +1,29 @@
+"""PHP: namespaces, classes, interfaces, traits, enums, functions, methods, use."""
+
+from . import LanguageSpec
+
+SPEC = LanguageSpec(
+    name="php",
+    grammar="php",
+    extensions=(".php", ".phtml"),
+    qualifier_separators=("\\", "::", "."),
+    block_types=frozenset({"compound_statement", "declaration_list", "if_statement", "foreach_statement",
+                           "for_statement", "while_statement", "try_statement", "switch_statement"}),
+    query=r"""
+(namespace_definition name: (namespace_name) @name body: (compound_statement)) @definition.namespace
+(class_declaration name: (name) @name) @definition.class
+(interface_declaration name: (name) @name) @definition.interface
+(trait_declaration name: (name) @name) @definition.trait
+(enum_declaration name: (name) @name) @definition.enum
+(function_definition name: (name) @name) @definition.function
+(method_declaration name: (name) @name) @definition.method
+(function_call_expression function: [(name) (qualified_name)] @call)
+(member_call_expression name: (name) @call)
+(nullsafe_member_call_expression name: (name) @call)
+(scoped_call_expression name: (name) @call)
+(object_creation_expression [(name) (qualified_name)] @call)
+(namespace_use_declaration (namespace_use_clause [(qualified_name) (name)] @import.module)) @import
+(include_expression (_) @import.module) @import
+(require_once_expression (_) @import.module) @import
+""",
+)

@@ -1,0 +1,24 @@
+"""Ruby: classes, modules, methods, singleton methods, require."""
+
+from . import LanguageSpec
+
+SPEC = LanguageSpec(
+    name="ruby",
+    grammar="ruby",
+    extensions=(".rb", ".rake", ".gemspec"),
+    filenames=("Rakefile", "Gemfile"),
+    block_types=frozenset({"body_statement", "if", "unless", "while", "case", "begin", "do_block", "block"}),
+    body_types=frozenset({"body_statement"}),
+    query=r"""
+(class name: [(constant) (scope_resolution)] @name) @definition.class
+(module name: [(constant) (scope_resolution)] @name) @definition.module
+(singleton_class) @definition.class @name
+(method name: (_) @name) @definition.function
+(singleton_method name: (_) @name) @definition.method
+(call method: (identifier) @call)
+(call method: (identifier) @_req (#match? @_req "^(require|require_relative|load|autoload)$")
+  arguments: (argument_list [(string) (simple_symbol)] @import.module)) @import
+""",
+    ignored_calls=frozenset({"require", "require_relative", "attr_reader", "attr_accessor",
+                             "attr_writer", "include", "extend", "private", "protected", "public"}),
+)

@@ -1,0 +1,99 @@
+"""Plain data records shared by parsing, chunking, the stores and search."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class Definition:
+    """A named definition found by tree-sitter (function, class, struct, ...)."""
+
+    kind: str
+    name: str
+    qualified_name: str
+    signature: str
+    docstring: str
+    start_line: int  # 1-based, inclusive; includes decorators and doc comments
+    end_line: int
+    start_byte: int
+    end_byte: int
+    body_start_byte: int  # where the definition's body begins (for signatures)
+    parent: int | None = None  # index of the enclosing definition in ParsedFile.definitions
+    # (line, depth): 1-based lines where statements of the body begin, depth 1 directly in the
+    # body and deeper inside nested blocks: the seams an oversized chunk is split at
+    boundaries: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass
+class CallSite:
+    """A call of `name` at `line`, made inside definition `caller` (index) or at top level (None)."""
+
+    name: str
+    line: int
+    caller: int | None = None
+
+
+@dataclass
+class ImportRef:
+    """An import statement: its text, the module it names when known, and its line."""
+
+    text: str
+    module: str
+    line: int
+
+
+@dataclass
+class ParsedFile:
+    """Everything parsing learns about one file."""
+
+    path: str  # relative, '/'-separated
+    language: str
+    source: bytes
+    definitions: list[Definition] = field(default_factory=list)
+    calls: list[CallSite] = field(default_factory=list)
+    imports: list[ImportRef] = field(default_factory=list)
+    docstring: str = ""  # module docstring or the file's opening comment
+    has_errors: bool = False
+    parsed_with_grammar: bool = True
+    top_level_boundaries: tuple[tuple[int, int], ...] = ()  # (line, 1) where top-level statements begin
+
+    @property
+    def lines(self) -> list[str]:
+        return self.source.decode("utf-8", errors="replace").splitlines()
+
+
+@dataclass
+class Chunk:
+    """One retrievable unit: a file, a class, a function/method, a section or a block of lines."""
+
+    id: str
+    parent_id: str | None
+    path: str
+    language: str
+    kind: str
+    name: str
+    qualified_name: str
+    signature: str
+    docstring: str
+    start_line: int
+    end_line: int
+    content_hash: str
+    header: str
+    text: str
+
+    def to_json(self, with_text: bool = False) -> dict:
+        data = asdict(self)
+        if not with_text:
+            data.pop("text")
+        return data
+
+    @property
+    def size(self) -> int:
+        """Size in the budget unit: non-whitespace characters."""
+        return non_whitespace_size(self.text)
+
+
+def non_whitespace_size(text: str) -> int:
+    """The chunk budget unit (as in cAST): characters that are not whitespace."""
+    return len(text) - sum(text.count(c) for c in " \t\n\r\f\v")

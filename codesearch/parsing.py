@@ -1,0 +1,285 @@
+"""Source bytes -> definitions, call sites and imports, via one tree-sitter query per language."""
+
+from __future__ import annotations
+
+import bisect
+import re
+import threading
+from functools import lru_cache
+
+import tree_sitter as ts
+import tree_sitter_language_pack as tslp
+
+from .languages import LanguageSpec
+from .model import CallSite, Definition, ImportRef, ParsedFile
+
+MAX_SIGNATURE_CHARS = 240
+MAX_DOCSTRING_CHARS = 2000
+_WS = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=None)
+def compiled_query(spec: LanguageSpec) -> ts.Query:
+    """The language's query, compiled once per process (raises ts.QueryError on a bad spec)."""
+    return ts.Query(tslp.get_language(spec.grammar), spec.query)
+
+
+_parsers = threading.local()
+
+
+def _parser(grammar: str) -> ts.Parser:
+    """Parsers are not thread-safe: keep one per grammar per thread."""
+    cache = getattr(_parsers, "cache", None)
+    if cache is None:
+        cache = _parsers.cache = {}
+    if grammar not in cache:
+        cache[grammar] = tslp.get_parser(grammar)
+    return cache[grammar]
+
+
+def _text(source: bytes, node: ts.Node) -> str:
+    return source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+
+def _clean_comment(text: str) -> str:
+    """Strip comment markers (//, #, --, /* */, ///, triple quotes) and tidy whitespace."""
+    lines = []
+    for line in text.strip().splitlines():
+        line = line.strip()
+        line = re.sub(r"^(/\*\*?|\*/|\*|///?|//!|#+|--+\s*\|?|;+|@(module)?doc\s*(\"\"\"|~[sS]\"\"\")?)", "", line)
+        line = re.sub(r"(\*/|\"\"\"|''')$", "", line).strip()
+        lines.append(line)
+    return "\n".join(lines).strip().strip("\"'").strip()
+
+
+class _DefinitionBuilder:
+    """Turns query matches into Definitions with qualified names, docs and signatures."""
+
+    def __init__(self, spec: LanguageSpec, source: bytes):
+        self.spec = spec
+        self.source = source
+
+    def outer_node(self, node: ts.Node) -> ts.Node:
+        """The node that owns decorators, export keywords or template headers."""
+        while node.parent is not None and node.parent.type in self.spec.wrapper_types:
+            node = node.parent
+        return node
+
+    def leading_doc(self, node: ts.Node) -> tuple[str, int]:
+        """Comments (or doc attributes) right above a definition, and the first line they use."""
+        spec = self.spec
+        parts: list[str] = []
+        first_row = node.start_point[0]
+        sibling = node.prev_named_sibling
+        expected_row = node.start_point[0]
+        while sibling is not None:
+            is_comment = sibling.type in spec.comment_types
+            is_doc_attr = (sibling.type in spec.doc_node_types
+                           and _text(self.source, sibling).lstrip().startswith(spec.doc_prefixes))
+            is_skipped = sibling.type in spec.leading_skip_types and not is_doc_attr
+            if sibling.end_point[0] < expected_row - 1:
+                break
+            if not (is_comment or is_doc_attr or is_skipped):
+                # some grammars hang a trailing comment on the previous node: look inside it
+                inner = sibling
+                while inner.named_child_count and inner.type not in spec.comment_types:
+                    inner = inner.named_children[-1]
+                if inner is sibling or inner.type not in spec.comment_types:
+                    break
+                sibling = inner
+                continue
+            if not is_skipped:
+                parts.append(_text(self.source, sibling))
+            first_row = sibling.start_point[0]
+            expected_row = first_row
+            sibling = sibling.prev_named_sibling
+        if not parts:
+            return "", first_row + 1
+        parts.reverse()
+        return _clean_comment("\n".join(parts))[:MAX_DOCSTRING_CHARS], first_row + 1
+
+    def body_node(self, node: ts.Node) -> ts.Node | None:
+        for name in self.spec.body_fields:
+            body = node.child_by_field_name(name)
+            if body is not None:
+                return body
+        if self.spec.body_types:
+            for child in node.named_children:
+                if child.type in self.spec.body_types:
+                    return child
+        return None
+
+    def body_docstring(self, body: ts.Node | None) -> str:
+        if body is None or not self.spec.docstring_in_body:
+            return ""
+        first = body.named_children[0] if body.named_child_count else None
+        if first is not None and first.type == "expression_statement" and first.named_child_count:
+            first = first.named_children[0]  # older grammars wrap the string in a statement
+        if first is not None and first.type == "string":
+            return _clean_comment(_text(self.source, first))[:MAX_DOCSTRING_CHARS]
+        return ""
+
+    def opening_comment(self, root: ts.Node) -> str:
+        """The comment block a file opens with (often its documentation)."""
+        parts = []
+        for child in root.named_children:
+            if child.type not in self.spec.comment_types:
+                break
+            parts.append(_text(self.source, child))
+        return _clean_comment("\n".join(parts))[:MAX_DOCSTRING_CHARS] if parts else ""
+
+    def signature(self, node: ts.Node, outer: ts.Node, body: ts.Node | None) -> str:
+        start = outer.start_byte if self.spec.signature_includes_wrapper else node.start_byte
+        end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
+        for child in node.children:  # a comment before the body is not part of the signature
+            if child.type in self.spec.comment_types and start < child.start_byte < end:
+                end = child.start_byte
+                break
+        text = self.source[start:end].decode("utf-8", errors="replace")
+        if body is None:
+            text = text.split("\n", 1)[0]
+        text = _WS.sub(" ", text).strip().rstrip("{:=").strip()
+        if len(text) > MAX_SIGNATURE_CHARS:
+            text = text[:MAX_SIGNATURE_CHARS - 1] + "…"
+        return text
+
+    def boundaries(self, body: ts.Node | None, deep: bool) -> tuple[tuple[int, int], ...]:
+        """(line, depth) where statements begin: depth 1 in the body, deeper inside blocks.
+
+        Only large definitions (`deep`) get the nested levels, which cost a Python walk.
+        """
+        if body is None:
+            return ()
+        found: dict[int, int] = {}
+        frontier = [(body, 1)]
+        while frontier:
+            node, depth = frontier.pop()
+            for child in node.named_children:
+                line = child.start_point[0] + 1
+                if depth < found.get(line, 99):
+                    found[line] = depth
+                if deep and depth < 6 and child.end_point[0] > child.start_point[0]:
+                    for grandchild in child.named_children:
+                        if grandchild.type in self.spec.block_types:
+                            frontier.append((grandchild, depth + 1))
+                    if child.type in self.spec.block_types:
+                        frontier.append((child, depth + 1))
+        return tuple(sorted(found.items()))
+
+
+def _split_qualified(name: str, separators: tuple[str, ...]) -> list[str]:
+    parts = [name]
+    for sep in separators:
+        parts = [p for part in parts for p in part.split(sep)]
+    return [p for p in (p.strip() for p in parts) if p]
+
+
+def _import_target(statement: str) -> str:
+    """The module an import statement names, when the query did not capture it."""
+    words = statement.split(None, 1)
+    return words[1].split("\n", 1)[0].strip().rstrip(";") if len(words) == 2 else ""
+
+
+def _restates(parent: Definition, node: ts.Node, name: str) -> bool:
+    """A nested definition with its parent's name that spans all of the parent but its edges."""
+    return (parent.name == name and node.start_point[0] + 1 - parent.start_line <= 1
+            and parent.end_line - (node.end_point[0] + 1) <= 1)
+
+
+def parse_source(path: str, source: bytes, spec: LanguageSpec, split_hint_bytes: int = 1500) -> ParsedFile:
+    """Parse one file and extract what chunking and the graph need.
+
+    Definitions longer than `split_hint_bytes` also get nested statement boundaries, so that
+    chunking can split them where the code has seams.
+    """
+    tree = _parser(spec.grammar).parse(source)
+    root = tree.root_node
+    parsed = ParsedFile(path=path, language=spec.name, source=source, has_errors=root.has_error)
+    builder = _DefinitionBuilder(spec, source)
+    cursor = ts.QueryCursor(compiled_query(spec))
+
+    raw_defs: list[tuple[ts.Node, str, ts.Node, ts.Node | None]] = []  # node, kind, name, receiver
+    call_nodes: list[ts.Node] = []
+    seen_defs: set[tuple[int, int]] = set()
+    for _pattern, captures in cursor.matches(root):
+        for cap_name, nodes in captures.items():
+            if cap_name.startswith("definition."):
+                name_nodes = captures.get("name")
+                if not name_nodes:
+                    continue
+                node = nodes[0]
+                key = (node.start_byte, node.end_byte)
+                if key in seen_defs:
+                    continue
+                seen_defs.add(key)
+                receiver = captures.get("receiver")
+                raw_defs.append((node, cap_name.split(".", 1)[1], name_nodes[0], receiver[0] if receiver else None))
+            elif cap_name == "call":
+                call_nodes.extend(nodes)
+            elif cap_name == "import":
+                module_nodes = captures.get("import.module")
+                for node in nodes:
+                    module = _text(source, module_nodes[0]) if module_nodes else _import_target(_text(source, node))
+                    parsed.imports.append(ImportRef(text=_WS.sub(" ", _text(source, node)).strip()[:300],
+                                                    module=module.strip("\"'<>` "), line=node.start_point[0] + 1))
+
+    # definitions in document order; parents by range containment (a stack of open ranges)
+    raw_defs.sort(key=lambda d: (d[0].start_byte, -d[0].end_byte))
+    stack: list[int] = []
+    for node, kind, name_node, receiver in raw_defs:
+        outer = builder.outer_node(node)
+        while stack and not (parsed.definitions[stack[-1]].end_byte >= node.end_byte
+                             and parsed.definitions[stack[-1]].start_byte <= node.start_byte):
+            stack.pop()
+        parent = stack[-1] if stack else None
+        if parent is not None and _restates(parsed.definitions[parent], node, _text(source, name_node)):
+            continue  # `typedef struct X {...} X;`: the typedef already stands for the struct
+        name_parts = _split_qualified(_text(source, name_node), spec.qualifier_separators)
+        if not name_parts:
+            continue
+        name = name_parts[-1]
+        prefix = [parsed.definitions[parent].qualified_name] if parent is not None else []
+        if receiver is not None:
+            receiver_name = _split_qualified(_text(source, receiver), spec.qualifier_separators)
+            if receiver_name and (not prefix or not prefix[-1].endswith(receiver_name[-1])):
+                prefix.append(receiver_name[-1])
+        prefix.extend(name_parts[:-1])
+        qualified = ".".join(prefix + [name])
+        parent_kind = parsed.definitions[parent].kind if parent is not None else None
+        if kind == "function" and (parent_kind in spec.method_parent_kinds or receiver is not None
+                                   or len(name_parts) > 1):
+            kind = "method"
+        body = builder.body_node(node)
+        doc = builder.body_docstring(body)
+        leading, first_line = builder.leading_doc(outer)
+        doc = doc or leading
+        parsed.definitions.append(Definition(
+            kind=kind, name=name, qualified_name=qualified,
+            signature=builder.signature(node, outer, body), docstring=doc,
+            start_line=min(first_line, outer.start_point[0] + 1), end_line=outer.end_point[0] + 1,
+            start_byte=outer.start_byte, end_byte=outer.end_byte,
+            body_start_byte=body.start_byte if body is not None else node.end_byte,
+            parent=parent,
+            boundaries=builder.boundaries(body, deep=outer.end_byte - outer.start_byte > split_hint_bytes)))
+        stack.append(len(parsed.definitions) - 1)
+
+    # attribute each call to the innermost definition that contains it
+    starts = [d.start_byte for d in parsed.definitions]
+    for node in call_nodes:
+        line = node.start_point[0] + 1
+        caller = None
+        i = bisect.bisect_right(starts, node.start_byte) - 1
+        while i >= 0:
+            d = parsed.definitions[i]
+            if d.start_byte <= node.start_byte < d.end_byte:
+                caller = i
+                break
+            i = d.parent if d.parent is not None else -1
+        name_parts = _split_qualified(_text(source, node), spec.qualifier_separators)
+        if name_parts and name_parts[-1] not in spec.ignored_calls:
+            parsed.calls.append(CallSite(name=name_parts[-1], line=line, caller=caller))
+    parsed.calls.sort(key=lambda c: c.line)
+    parsed.top_level_boundaries = builder.boundaries(root, deep=False)
+    parsed.docstring = builder.body_docstring(root) or builder.opening_comment(root)
+    return parsed
+

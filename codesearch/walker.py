@@ -1,0 +1,121 @@
+"""Walk a repository: what to index, and what to skip with a reason."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from .config import Settings
+from .ignore import ALWAYS_SKIPPED_DIRS, IgnoreRules
+from .languages import language_for_path
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file to index, as the walk saw it."""
+
+    rel: str  # '/'-separated, relative to the root
+    path: Path
+    size: int
+    mtime_ns: int
+    language: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A path left out, and why (the reason is a short stable word used in stats)."""
+
+    rel: str
+    reason: str
+    detail: str = ""
+
+
+GENERATED_SUFFIXES = (".min.js", ".min.css", ".min.mjs", ".bundle.js", ".map", ".pb.go", "_pb2.py",
+                      ".lock", "-lock.json", ".lock.json", ".g.dart", ".designer.cs")
+
+
+class RepoWalker:
+    """Yields SourceFile and Skipped entries for a repository, honouring ignore files."""
+
+    def __init__(self, root: Path, settings: Settings, index_dir: Path | None = None):
+        self.root = Path(root).resolve()
+        self.settings = settings
+        self.index_dir = index_dir.resolve() if index_dir else None
+        self.ignore = IgnoreRules(self.root)
+
+    def walk(self) -> Iterator[SourceFile | Skipped]:
+        yield from self._walk_dir(self.root, "")
+
+    def _walk_dir(self, folder: Path, rel_dir: str) -> Iterator[SourceFile | Skipped]:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            yield Skipped(rel_dir or ".", "unreadable", exc.strerror or str(exc))
+            return
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError as exc:
+                yield Skipped(rel, "unreadable", exc.strerror or str(exc))
+                continue
+            if is_dir and (entry.name in ALWAYS_SKIPPED_DIRS or self._is_index_dir(entry.path)):
+                continue
+            if self.ignore.is_ignored(rel, is_dir or (is_link and os.path.isdir(entry.path))):
+                continue
+            if is_link:
+                yield from self._symlink(entry, rel)
+            elif is_dir:
+                yield from self._walk_dir(Path(entry.path), rel)
+            else:
+                yield self.classify(rel, Path(entry.path))
+
+    def _is_index_dir(self, path: str) -> bool:
+        return self.index_dir is not None and Path(path).resolve() == self.index_dir
+
+    def _symlink(self, entry: os.DirEntry, rel: str) -> Iterator[Skipped]:
+        """Links are never followed: a target inside the root is indexed under its own path, a
+        target outside it is not part of the repository, and following links invites loops."""
+        try:
+            target = Path(entry.path).resolve(strict=True)
+        except RuntimeError:
+            yield Skipped(rel, "symlink_loop", "the link resolves to itself")
+            return
+        except OSError:
+            yield Skipped(rel, "broken_symlink", "the link's target does not exist")
+            return
+        if target != self.root and self.root not in target.parents:
+            yield Skipped(rel, "symlink_outside", f"points outside the repository to {target}")
+        elif target == self.root or target in Path(entry.path).parents or Path(entry.path).parent == target:
+            yield Skipped(rel, "symlink_loop", "points at a folder that contains it")
+        else:
+            yield Skipped(rel, "symlink", f"indexed at its target {target.relative_to(self.root).as_posix()}")
+
+    def classify(self, rel: str, path: Path) -> SourceFile | Skipped:
+        """Decide from the name and a stat whether a regular file is indexed."""
+        language = language_for_path(rel)
+        if language is None:
+            return Skipped(rel, "unsupported_type")
+        if rel.lower().endswith(GENERATED_SUFFIXES):
+            return Skipped(rel, "generated", "generated or minified by its name")
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return Skipped(rel, "vanished", "deleted while being indexed")
+        except OSError as exc:
+            return Skipped(rel, "unreadable", exc.strerror or str(exc))
+        if not stat.S_ISREG(st.st_mode):
+            return Skipped(rel, "not_regular")
+        if st.st_size > self.settings.max_file_bytes:
+            return Skipped(rel, "too_large", f"{st.st_size} bytes > {self.settings.max_file_bytes}")
+        if not os.access(path, os.R_OK):
+            return Skipped(rel, "unreadable", "permission denied")
+        return SourceFile(rel=rel, path=path, size=st.st_size, mtime_ns=st.st_mtime_ns, language=language)
+
+
+def rel_path(root: Path, path: Path) -> str:
+    return path.resolve().relative_to(root).as_posix()

@@ -1,0 +1,5 @@
+"""Generated file; should be ignored by the indexer."""
+
+
+def generated_function():
+    return 42
