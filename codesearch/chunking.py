@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from pathlib import PurePosixPath
+from typing import Callable
 
 from .model import Chunk, Definition, ParsedFile, non_whitespace_size
 
@@ -74,7 +75,7 @@ class _ChunkSink:
 
 
 def _size(lines: list[Line]) -> int:
-    return sum(non_whitespace_size(t) for _, t in lines)
+    return non_whitespace_size("\n".join(t for _, t in lines))
 
 
 def _trim_blank(lines: list[Line]) -> list[Line]:
@@ -86,37 +87,47 @@ def _trim_blank(lines: list[Line]) -> list[Line]:
     return lines[start:end]
 
 
-def split_lines(lines: list[Line], seams: dict[int, int], budget: int, depth: int = 1) -> list[list[Line]]:
-    """Cut `lines` into pieces of at most `budget`, at seams of `depth`, recursing deeper.
+def split_lines(lines: list[Line], seams: dict[int, int] | Callable[[], dict[int, int]],
+                budget: int) -> list[list[Line]]:
+    """Cut `lines` into pieces of at most `budget`, at seams as shallow as possible.
 
-    `seams` maps a line number to the depth of the statement starting there. A piece that is still
-    too large once no seams are left is cut between lines.
+    `seams` (or a function returning it) maps a line number to the depth of the statement starting there (1 = directly in the
+    body). A segment still too large at one depth is cut at the next depth, and once no seams are
+    left, between lines.
     """
-    if _size(lines) <= budget:
+    if sum(len(t) for _, t in lines) <= budget:  # raw length bounds the size: the common case
         return [lines]
-    cuts = [i for i, (n, _) in enumerate(lines) if i > 0 and seams.get(n, 99) <= depth]
-    if not cuts:
-        if depth < max(seams.values(), default=0):
-            return split_lines(lines, seams, budget, depth + 1)
-        segments = [[line] for line in lines]
-    else:
-        bounds = [0] + cuts + [len(lines)]
-        segments = [lines[a:b] for a, b in zip(bounds, bounds[1:])]
+    weights = [non_whitespace_size(t) for _, t in lines]
+    if sum(weights) <= budget:
+        return [lines]
+    if callable(seams):  # computing seams walks the tree: only for what must be split
+        seams = seams()
+    max_depth = max(seams.values(), default=0)
     pieces: list[list[Line]] = []
-    current: list[Line] = []
-    for segment in segments:
-        if _size(segment) > budget:
-            if current:
-                pieces.append(current)
-                current = []
-            pieces.extend(split_lines(segment, seams, budget, depth + 1) if len(segment) > 1 else [segment])
-        elif current and _size(current) + _size(segment) > budget:
-            pieces.append(current)
-            current = list(segment)
-        else:
-            current.extend(segment)
-    if current:
-        pieces.append(current)
+
+    def split(lo: int, hi: int, depth: int) -> None:
+        cuts = [i for i in range(lo + 1, hi) if seams.get(lines[i][0], 99) <= depth]
+        if not cuts and depth <= max_depth:
+            split(lo, hi, depth + 1)
+            return
+        bounds = [lo] + (cuts if cuts else list(range(lo + 1, hi))) + [hi]
+        start, size = lo, 0
+        for a, b in zip(bounds, bounds[1:]):
+            segment = sum(weights[a:b])
+            if segment > budget and b - a > 1:
+                if a > start:
+                    pieces.append(lines[start:a])
+                split(a, b, depth + 1)
+                start, size = b, 0
+            elif size and size + segment > budget:
+                pieces.append(lines[start:a])
+                start, size = a, segment
+            else:
+                size += segment
+        if hi > start:
+            pieces.append(lines[start:hi])
+
+    split(0, len(lines), 1)
     return pieces
 
 
@@ -167,7 +178,10 @@ def chunk_code(parsed: ParsedFile, budget: int) -> list[Chunk]:
     for i, d in enumerate(parsed.definitions):
         parent_id = ids[d.parent] if d.parent is not None else file_chunk.id
         own = _own_lines(d, children.get(i, []), all_lines)
-        pieces = split_lines(own, dict(d.boundaries), budget)
+        if d.end_byte - d.start_byte <= budget:  # bytes bound the size: no need to measure
+            pieces = [own]
+        else:
+            pieces = split_lines(own, lambda i=i: dict(parsed.seams(i)), budget)
         ordinal = sink.next_ordinal(d.kind, d.qualified_name)
         first = None
         for part, piece in enumerate(pieces, start=1):
@@ -224,14 +238,18 @@ def _add_loose_blocks(parsed: ParsedFile, all_lines: list[str], sink: _ChunkSink
     if run:
         runs.append((run, definition_since_last))
     merged: list[list[Line]] = []
+    merged_size = 0
     for lines, after_definition in runs:
         lines = _trim_blank(lines)
         if not lines:
             continue
-        if merged and not after_definition and _size(merged[-1]) + _size(lines) <= budget:
-            merged[-1] = merged[-1] + lines
+        size = _size(lines)
+        if merged and not after_definition and merged_size + size <= budget:
+            merged[-1].extend(lines)
+            merged_size += size
         else:
             merged.append(lines)
+            merged_size = size
     for group in merged:
         for piece in split_lines(group, seams, budget):
             piece = _trim_blank(piece)

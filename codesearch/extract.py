@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from .chunking import chunk_code, chunk_text
 from .config import Settings
@@ -65,9 +68,10 @@ def check_content(data: bytes, settings: Settings) -> None:
     if not data:
         return
     lines = data.count(b"\n") + 1
-    longest = max((len(line) for line in data.split(b"\n")), default=0)
-    if longest > settings.max_line_chars:
-        raise SkipFile("minified", f"a line of {longest} characters")
+    if len(data) > settings.max_line_chars:
+        longest = max(map(len, data.split(b"\n")))
+        if longest > settings.max_line_chars:
+            raise SkipFile("minified", f"a line of {longest} characters")
     if len(data) > 1024 and len(data) / lines > settings.max_mean_line_chars:
         raise SkipFile("minified", f"mean line length {len(data) // lines}")
 
@@ -84,7 +88,41 @@ def extract(rel: str, data: bytes, language: str, settings: Settings) -> Extract
     spec = spec_by_name(language) or spec_for_path(rel)
     budget = settings.max_chunk_chars
     if spec is not None:
-        parsed = parse_source(rel, data, spec, split_hint_bytes=budget)
-        return Extracted(rel, spec.name, chunk_code(parsed, budget), parsed, data)
+        parsed = parse_source(rel, data, spec)
+        chunks = chunk_code(parsed, budget)
+        parsed.release_tree()
+        return Extracted(rel, spec.name, chunks, parsed, data)
     text = data.decode("utf-8", errors="replace")
     return Extracted(rel, language, chunk_text(rel, language, text, budget, settings.text_window_lines), None, data)
+
+
+def extract_file(rel: str, path: Path, language: str, settings: Settings) -> Extracted | SkipFile:
+    """Read and extract one file; a skip is returned, not raised, so it can cross processes."""
+    try:
+        return extract(rel, read_source(path, settings), language, settings)
+    except SkipFile as skip:
+        return skip
+
+
+def _extract_job(job: tuple[str, str, str, Settings]) -> Extracted | SkipFile:
+    rel, path, language, settings = job
+    return extract_file(rel, Path(path), language, settings)
+
+
+PARALLEL_MIN_FILES = 300  # below this, starting worker processes costs more than it saves
+
+
+def extract_files(jobs: list[tuple[str, Path, str]], settings: Settings,
+                  workers: int = 0) -> Iterator[Extracted | SkipFile]:
+    """Extract many files, in order, on `workers` processes (0: one per core, 1: in-process).
+
+    Workers are spawned, not forked: the parent may hold torch and its thread pools.
+    """
+    workers = workers or os.cpu_count() or 1
+    if workers <= 1 or len(jobs) < PARALLEL_MIN_FILES:
+        for rel, path, language in jobs:
+            yield extract_file(rel, path, language, settings)
+        return
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(workers) as pool:
+        yield from pool.imap(_extract_job, [(r, str(p), lang, settings) for r, p, lang in jobs], chunksize=8)

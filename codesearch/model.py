@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Callable
 
 
 @dataclass
@@ -20,9 +21,6 @@ class Definition:
     end_byte: int
     body_start_byte: int  # where the definition's body begins (for signatures)
     parent: int | None = None  # index of the enclosing definition in ParsedFile.definitions
-    # (line, depth): 1-based lines where statements of the body begin, depth 1 directly in the
-    # body and deeper inside nested blocks: the seams an oversized chunk is split at
-    boundaries: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass
@@ -57,6 +55,17 @@ class ParsedFile:
     has_errors: bool = False
     parsed_with_grammar: bool = True
     top_level_boundaries: tuple[tuple[int, int], ...] = ()  # (line, 1) where top-level statements begin
+    # seams(i) -> ((line, depth), ...): where statements of definition i's body begin, depth 1
+    # directly in the body, deeper inside nested blocks. Computed only for the few definitions
+    # too large for one chunk, since it walks the syntax tree from Python.
+    seam_finder: Callable[[int], tuple[tuple[int, int], ...]] | None = field(default=None, repr=False)
+
+    def seams(self, index: int) -> tuple[tuple[int, int], ...]:
+        return self.seam_finder(index) if self.seam_finder else ()
+
+    def release_tree(self) -> None:
+        """Drop the syntax tree (memory) once chunked; also makes the record picklable."""
+        self.seam_finder = None
 
     @property
     def lines(self) -> list[str]:
@@ -96,4 +105,4 @@ class Chunk:
 
 def non_whitespace_size(text: str) -> int:
     """The chunk budget unit (as in cAST): characters that are not whitespace."""
-    return len(text) - sum(text.count(c) for c in " \t\n\r\f\v")
+    return len(text) - sum(map(text.count, " \t\n\r\f\v"))

@@ -143,11 +143,8 @@ class _DefinitionBuilder:
             text = text[:MAX_SIGNATURE_CHARS - 1] + "…"
         return text
 
-    def boundaries(self, body: ts.Node | None, deep: bool) -> tuple[tuple[int, int], ...]:
-        """(line, depth) where statements begin: depth 1 in the body, deeper inside blocks.
-
-        Only large definitions (`deep`) get the nested levels, which cost a Python walk.
-        """
+    def seams(self, body: ts.Node | None) -> tuple[tuple[int, int], ...]:
+        """(line, depth) where statements begin: depth 1 in the body, deeper inside blocks."""
         if body is None:
             return ()
         found: dict[int, int] = {}
@@ -158,7 +155,7 @@ class _DefinitionBuilder:
                 line = child.start_point[0] + 1
                 if depth < found.get(line, 99):
                     found[line] = depth
-                if deep and depth < 6 and child.end_point[0] > child.start_point[0]:
+                if depth < 6 and child.end_point[0] > child.start_point[0]:
                     for grandchild in child.named_children:
                         if grandchild.type in self.spec.block_types:
                             frontier.append((grandchild, depth + 1))
@@ -186,12 +183,8 @@ def _restates(parent: Definition, node: ts.Node, name: str) -> bool:
             and parent.end_line - (node.end_point[0] + 1) <= 1)
 
 
-def parse_source(path: str, source: bytes, spec: LanguageSpec, split_hint_bytes: int = 1500) -> ParsedFile:
-    """Parse one file and extract what chunking and the graph need.
-
-    Definitions longer than `split_hint_bytes` also get nested statement boundaries, so that
-    chunking can split them where the code has seams.
-    """
+def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
+    """Parse one file and extract what chunking and the graph need."""
     tree = _parser(spec.grammar).parse(source)
     root = tree.root_node
     parsed = ParsedFile(path=path, language=spec.name, source=source, has_errors=root.has_error)
@@ -226,6 +219,7 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec, split_hint_bytes:
     # definitions in document order; parents by range containment (a stack of open ranges)
     raw_defs.sort(key=lambda d: (d[0].start_byte, -d[0].end_byte))
     stack: list[int] = []
+    bodies: list[ts.Node | None] = []
     for node, kind, name_node, receiver in raw_defs:
         outer = builder.outer_node(node)
         while stack and not (parsed.definitions[stack[-1]].end_byte >= node.end_byte
@@ -259,8 +253,8 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec, split_hint_bytes:
             start_line=min(first_line, outer.start_point[0] + 1), end_line=outer.end_point[0] + 1,
             start_byte=outer.start_byte, end_byte=outer.end_byte,
             body_start_byte=body.start_byte if body is not None else node.end_byte,
-            parent=parent,
-            boundaries=builder.boundaries(body, deep=outer.end_byte - outer.start_byte > split_hint_bytes)))
+            parent=parent))
+        bodies.append(body)
         stack.append(len(parsed.definitions) - 1)
 
     # attribute each call to the innermost definition that contains it
@@ -275,11 +269,14 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec, split_hint_bytes:
                 caller = i
                 break
             i = d.parent if d.parent is not None else -1
-        name_parts = _split_qualified(_text(source, node), spec.qualifier_separators)
-        if name_parts and name_parts[-1] not in spec.ignored_calls:
-            parsed.calls.append(CallSite(name=name_parts[-1], line=line, caller=caller))
+        name = _text(source, node)
+        if any(sep in name for sep in spec.qualifier_separators):
+            name = (_split_qualified(name, spec.qualifier_separators) or [""])[-1]
+        if name and name not in spec.ignored_calls:
+            parsed.calls.append(CallSite(name=name, line=line, caller=caller))
     parsed.calls.sort(key=lambda c: c.line)
-    parsed.top_level_boundaries = builder.boundaries(root, deep=False)
+    parsed.top_level_boundaries = tuple((c.start_point[0] + 1, 1) for c in root.named_children)
     parsed.docstring = builder.body_docstring(root) or builder.opening_comment(root)
+    parsed.seam_finder = lambda i: builder.seams(bodies[i])  # keeps the tree alive until released
     return parsed
 
