@@ -69,7 +69,7 @@ class _ChunkSink:
             path=self.path, language=self.language, kind=kind, name=name,
             qualified_name=qualified_name, signature=signature, docstring=docstring,
             start_line=lines[0][0] if lines else 1, end_line=lines[-1][0] if lines else 1,
-            content_hash=content_hash(header, text), header=header, text=text)
+            content_hash=content_hash(header, text), header=header, text=text, part=part)
         self.chunks.append(chunk)
         return chunk
 

@@ -66,6 +66,69 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     return EXIT_ERROR if failures and not out else EXIT_OK
 
 
+def _root_of(args: argparse.Namespace, attr: str = "repo") -> Path:
+    root = Path(getattr(args, attr, None) or ".").resolve()
+    if not root.is_dir():
+        raise UsageError(f"{root} is not a folder")
+    return root
+
+
+def _open_index(args: argparse.Namespace, create: bool = False):
+    from .index import Index, IndexMissing
+    root = _root_of(args, "path" if hasattr(args, "path") else "repo")
+    try:
+        return Index(root, _settings_for(root, args), args.index_dir, create=create)
+    except IndexMissing as exc:
+        raise CommandError(str(exc)) from None
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from .index import IndexBusy
+    from .indexer import Indexer, print_log
+    from .store.catalog import CatalogError
+    index = _open_index(args, create=True)
+    try:
+        indexer = Indexer(index, progress=None if not args.quiet else False,
+                          log=print_log if not args.quiet else None)
+        report = indexer.run(embed=not args.no_vectors, wait_for_lock=args.wait)
+        if args.verify:
+            removed, missing = indexer.verify_vectors()
+            if missing:
+                indexer.sync_vectors(report)
+            print_log(f"verified vectors: {removed} stray removed, {missing} missing re-added")
+    except (IndexBusy, CatalogError) as exc:
+        raise CommandError(str(exc)) from None
+    finally:
+        index.close()
+    if args.json:
+        data = {k: v for k, v in report.__dict__.items() if k != "embedded_ids"}
+        print(json.dumps(data))
+    elif not args.quiet:
+        print(report.summary())
+    return EXIT_OK
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from .stats import collect_stats, format_stats
+    index = _open_index(args)
+    try:
+        data = collect_stats(index, count_vectors=not args.fast)
+    finally:
+        index.close()
+    print(json.dumps(data) if args.json else format_stats(data))
+    return EXIT_OK
+
+
+def _add_index_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
+    p.add_argument("--model", dest="model", help="sentence-transformers model name or path")
+    p.add_argument("--chroma-url", dest="chroma_url", help="use a Chroma server, e.g. http://localhost:8000")
+
+
+def _overrides(args: argparse.Namespace) -> None:
+    args.overrides = {"model": getattr(args, "model", None), "chroma_url": getattr(args, "chroma_url", None)}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codesearch", description="Local code search.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
@@ -76,6 +139,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print {\"chunks\": [...]}")
     p.add_argument("--text", action="store_true", help="include each chunk's text")
     p.set_defaults(func=cmd_chunks)
+
+    p = sub.add_parser("index", help="build or update the index of a repository")
+    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    _add_index_options(p)
+    p.add_argument("--no-vectors", action="store_true", help="keyword index and graph only; embed later")
+    p.add_argument("--verify", action="store_true", help="also reconcile every vector with Chroma")
+    p.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
+                   help="how long to wait for another indexer to finish (default 60)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("stats", help="what the index holds")
+    p.add_argument("--repo", default=".", metavar="PATH")
+    _add_index_options(p)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--fast", action="store_true", help="do not open Chroma to count vectors")
+    p.set_defaults(func=cmd_stats)
     return parser
 
 
@@ -87,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     handler: Callable[[argparse.Namespace], int] = args.func
+    _overrides(args)
     try:
         return handler(args)
     except UsageError as exc:

@@ -90,6 +90,7 @@ class Chunk:
     content_hash: str
     header: str
     text: str
+    part: int = 1  # 2..n for the pieces of a definition too large for one chunk
 
     def to_json(self, with_text: bool = False) -> dict:
         data = asdict(self)

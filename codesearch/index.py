@@ -1,0 +1,149 @@
+"""An index on disk: its folder, catalog, vector store and embedder, opened consistently."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from .config import INDEX_AFFECTING, Settings, index_dir_for
+from .embedding import Embedder, model_slug
+from .store.catalog import SCHEMA_VERSION, Catalog
+
+CATALOG_NAME = "catalog.sqlite3"
+
+
+class IndexMissing(RuntimeError):
+    """There is no index for this repository yet."""
+
+
+class IndexBusy(RuntimeError):
+    """Another process holds the index's write lock."""
+
+
+def settings_fingerprint(settings: Settings) -> str:
+    values = asdict(settings)
+    return json.dumps({k: values[k] for k in INDEX_AFFECTING}, sort_keys=True)
+
+
+class IndexLock:
+    """An exclusive advisory lock on the index folder: one writer at a time, across processes."""
+
+    def __init__(self, index_dir: Path):
+        self.path = index_dir / "write.lock"
+        self.handle = None
+
+    def acquire(self, wait_seconds: float = 0.0, on_wait=None) -> None:
+        self.handle = open(self.path, "a+")
+        deadline = time.monotonic() + wait_seconds
+        told = False
+        while True:
+            try:
+                fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self.handle.seek(0)
+                self.handle.truncate()
+                self.handle.write(str(os.getpid()))
+                self.handle.flush()
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = self.holder()
+                    self.handle.close()
+                    self.handle = None
+                    raise IndexBusy(f"another codesearch process{f' (pid {holder})' if holder else ''} "
+                                    f"is writing this index; try again when it has finished") from None
+                if on_wait and not told:
+                    on_wait(self.holder())
+                    told = True
+                time.sleep(0.2)
+
+    def holder(self) -> str:
+        try:
+            return self.path.read_text().strip()
+        except OSError:
+            return ""
+
+    def release(self) -> None:
+        if self.handle is not None:
+            fcntl.flock(self.handle, fcntl.LOCK_UN)
+            self.handle.close()
+            self.handle = None
+
+    def __enter__(self) -> "IndexLock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+class Index:
+    """Paths and lazily opened parts of one repository's index."""
+
+    def __init__(self, root: Path, settings: Settings, index_dir: Path | str | None = None,
+                 create: bool = False):
+        self.root = Path(root).resolve()
+        self.settings = settings
+        self.dir = index_dir_for(self.root, index_dir)
+        self.catalog_path = self.dir / CATALOG_NAME
+        if not self.catalog_path.exists():
+            if not create:
+                raise IndexMissing(f"{self.root} has no index yet; run: codesearch index {self.root}")
+            self.dir.mkdir(parents=True, exist_ok=True)
+            (self.dir / ".gitignore").write_text("*\n")
+        self.catalog = Catalog(self.catalog_path)
+        self._embedder: Embedder | None = None
+        self._vectors = None
+
+    # --- parts ----------------------------------------------------------------------------
+    @property
+    def model_name(self) -> str:
+        return self.settings.model
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            s = self.settings
+            self._embedder = Embedder(s.model, s.device, s.embed_batch_size, s.embed_max_tokens)
+        return self._embedder
+
+    def vector_dimension(self) -> int:
+        stored = self.catalog.get_meta("dimension")
+        if stored and self.catalog.get_meta("model") == self.model_name:
+            return int(stored)
+        return self.embedder.dimension
+
+    @property
+    def vectors(self):
+        if self._vectors is None:
+            from .store.vectors import VectorStore
+            s = self.settings
+            name = f"chunks-{model_slug(self.model_name)}-{self.vector_dimension()}"
+            self._vectors = VectorStore(self.dir, name, s.chroma_url, s.hnsw_m, s.hnsw_construction_ef,
+                                        s.hnsw_search_ef)
+        return self._vectors
+
+    def close(self) -> None:
+        self.catalog.close()
+
+    # --- compatibility --------------------------------------------------------------------
+    def compatibility_problem(self) -> str | None:
+        """Why the stored index does not fit this code and these settings, or None."""
+        cat = self.catalog
+        if cat.is_empty():
+            return None
+        version = cat.get_meta("schema_version")
+        if version != str(SCHEMA_VERSION):
+            return f"the index was written by another version of codesearch (format {version}, now {SCHEMA_VERSION})"
+        if cat.get_meta("settings") != settings_fingerprint(self.settings):
+            return "settings that shape the index (chunk sizes, limits or model) changed"
+        return None
+
+    def write_meta(self) -> None:
+        with self.catalog.transaction():
+            self.catalog.set_meta("schema_version", str(SCHEMA_VERSION))
+            self.catalog.set_meta("settings", settings_fingerprint(self.settings))
+            self.catalog.set_meta("model", self.model_name)
+            self.catalog.set_meta("root", str(self.root))

@@ -1,0 +1,340 @@
+"""Full and incremental indexing: walk, diff against the catalog, extract, write, embed.
+
+Order of work, chosen for crash safety: every file's rows (file record, chunks, keyword
+entries, call sites, imports) are written in one transaction with the others of its batch, so
+the catalog is always a consistent snapshot. Graph edges are then re-resolved for what changed,
+and only then does Chroma catch up (deletions first, then new vectors), driven by bookkeeping
+that lives in the catalog. Killing the process anywhere leaves a catalog that the next run
+completes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from .embedding import embed_text, text_hash
+from .extract import Extracted, SkipFile, extract_files
+from .index import Index, IndexLock
+from .model import Chunk
+from .progress import Progress
+from .store.catalog import FileRecord
+from .store.graph import rebuild_import_edges, resolve_call_edges
+from .walker import RepoWalker, Skipped, SourceFile
+
+WRITE_BATCH_FILES = 200
+EMBED_BATCH = 256  # chunks per encode call (progress granularity); the model batches inside
+
+
+@dataclass
+class IndexReport:
+    added: int = 0
+    modified: int = 0
+    deleted: int = 0
+    renamed: int = 0
+    unchanged: int = 0
+    skipped: Counter = field(default_factory=Counter)
+    chunks_written: int = 0
+    vectors_embedded: int = 0
+    vectors_from_cache: int = 0
+    vectors_deleted: int = 0
+    embedded_ids: list[str] = field(default_factory=list)
+    rebuilt: str = ""
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> int:
+        return self.added + self.modified + self.deleted
+
+    def summary(self) -> str:
+        parts = [f"{self.added} added", f"{self.modified} modified", f"{self.deleted} deleted",
+                 f"{self.unchanged} unchanged"]
+        if self.renamed:
+            parts.append(f"{self.renamed} renamed")
+        if self.skipped:
+            parts.append(f"{sum(self.skipped.values())} skipped")
+        vec = f"{self.vectors_embedded} embedded, {self.vectors_from_cache} from cache"
+        return f"indexed in {self.seconds:.1f}s: {', '.join(parts)}; {self.chunks_written} chunks written; {vec}"
+
+
+@dataclass
+class _RunState:
+    """What one run learns as it goes: used to re-resolve graph edges and count renames."""
+
+    known: dict[str, FileRecord]
+    changed_paths: set[str] = field(default_factory=set)
+    dirty_names: set[str] = field(default_factory=set)  # names (un)defined by changed files
+    added_hashes: set[str] = field(default_factory=set)
+
+
+def _file_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class Indexer:
+    """Brings an Index up to date with the files on disk."""
+
+    def __init__(self, index: Index, progress: bool | None = None, log: Callable[[str], None] | None = None):
+        self.index = index
+        self.catalog = index.catalog
+        self.settings = index.settings
+        self.progress = progress
+        self.log = log or (lambda message: None)
+
+    # --- public ---------------------------------------------------------------------------
+    def run(self, paths: Iterable[str] | None = None, embed: bool = True, wait_for_lock: float = 0.0) -> IndexReport:
+        """Index the whole repository, or only `paths` (relative, files or folders)."""
+        started = time.monotonic()
+        with IndexLock(self.index.dir) as lock:
+            lock.acquire(wait_for_lock, on_wait=lambda pid: self.log(
+                f"waiting for another codesearch process (pid {pid}) to finish writing the index"))
+            report = IndexReport()
+            problem = self.index.compatibility_problem()
+            if problem:
+                self.log(f"rebuilding the index: {problem}")
+                self.catalog.reset()
+                report.rebuilt = problem
+                paths = None
+            self.update_catalog(report, None if paths is None else list(paths))
+            if self.catalog.get_meta("schema_version") is None or report.rebuilt:
+                self.index.write_meta()
+            if embed:
+                self.sync_vectors(report)
+            with self.catalog.transaction():
+                self.catalog.set_meta("last_index_time", str(time.time()))
+                self.catalog.set_meta("last_index_seconds", f"{time.monotonic() - started:.3f}")
+        report.seconds = time.monotonic() - started
+        return report
+
+    # --- catalog --------------------------------------------------------------------------
+    def _scan(self, paths: list[str] | None) -> tuple[dict[str, SourceFile], dict[str, Skipped], set[str]]:
+        """What is on disk now: indexable files, skipped files, and the scope that was looked at."""
+        walker = RepoWalker(self.index.root, self.settings, self.index.dir)
+        found: dict[str, SourceFile] = {}
+        skipped: dict[str, Skipped] = {}
+        entries: Iterable[SourceFile | Skipped]
+        if paths is None:
+            entries = walker.walk()
+        else:
+            entries = self._scan_paths(walker, paths)
+        for entry in entries:
+            if isinstance(entry, SourceFile):
+                found[entry.rel] = entry
+            else:
+                skipped[entry.rel] = entry
+        return found, skipped, set(paths or [])
+
+    def _scan_paths(self, walker: RepoWalker, paths: list[str]) -> Iterable[SourceFile | Skipped]:
+        root = self.index.root
+        for rel in paths:
+            rel = rel.strip("/")
+            path = root / rel
+            if not rel or walker.ignore.is_ignored_anywhere(rel, path.is_dir()):
+                continue
+            if path.is_symlink():
+                yield walker.symlink(path, rel)
+            elif path.is_dir():
+                yield from walker.walk_folder(rel)
+            elif path.is_file():
+                yield walker.classify(rel, path)
+
+    def update_catalog(self, report: IndexReport, paths: list[str] | None) -> None:
+        known = self.catalog.files()
+        found, skipped, scope = self._scan(paths)
+
+        def in_scope(rel: str) -> bool:
+            return paths is None or any(rel == p.strip("/") or rel.startswith(p.strip("/") + "/") for p in scope)
+
+        gone = [rel for rel in known if in_scope(rel) and rel not in found and rel not in skipped]
+        candidates: list[SourceFile] = []
+        for rel, entry in found.items():
+            old = known.get(rel)
+            if old and old.skip_reason is None and old.size == entry.size and old.mtime_ns == entry.mtime_ns:
+                report.unchanged += 1
+            else:
+                candidates.append(entry)
+        state = _RunState(known)
+
+        with self.catalog.transaction() as db:
+            for rel, entry in skipped.items():
+                old = known.get(rel)
+                if old is None or old.skip_reason != entry.reason:
+                    if old is not None and old.skip_reason is None:
+                        self._forget(rel, state)
+                    self.catalog.delete_chunks_of(db, rel)
+                    self.catalog.upsert_file(db, FileRecord(rel, 0, 0, "", "", entry.reason), entry.detail)
+                report.skipped[entry.reason] += 1
+
+        bar = Progress("indexing", len(candidates), enabled=self.progress) if candidates else None
+        batch: list[tuple[SourceFile, Extracted | SkipFile]] = []
+        jobs = [(e.rel, e.path, e.language) for e in candidates]
+        for entry, result in zip(candidates, extract_files(jobs, self.settings)):
+            batch.append((entry, result))
+            if bar:
+                bar.advance()
+            if len(batch) >= WRITE_BATCH_FILES:
+                self._write_batch(batch, report, state)
+                batch = []
+        if batch:
+            self._write_batch(batch, report, state)
+        if bar:
+            bar.close()
+
+        with self.catalog.transaction() as db:
+            for rel in gone:
+                self._forget(rel, state)
+                self.catalog.delete_file(db, rel)
+                report.deleted += 1
+            report.renamed = sum(1 for rel in gone if known[rel].content_hash in state.added_hashes)
+            if state.changed_paths:
+                rebuild_import_edges(db)  # cheap, and files that come and go change what resolves
+                resolve_call_edges(db, state.changed_paths, state.dirty_names, everything=not known)
+
+    def _forget(self, rel: str, state: _RunState) -> None:
+        """Note a file whose definitions are about to go: callers of them need re-resolving."""
+        state.changed_paths.add(rel)
+        state.dirty_names |= {r[0] for r in self.catalog.db.execute(
+            "SELECT DISTINCT name FROM chunks WHERE path = ?", (rel,))}
+
+    def _write_batch(self, batch: list[tuple[SourceFile, Extracted | SkipFile]], report: IndexReport,
+                     state: _RunState) -> None:
+        model = self.index.model_name
+        body_lines = self.settings.embed_body_lines
+        with self.catalog.transaction() as db:
+            for entry, result in batch:
+                rel = entry.rel
+                old = state.known.get(rel)
+                if isinstance(result, SkipFile):
+                    if old is not None and old.skip_reason is None:
+                        self._forget(rel, state)
+                    self.catalog.delete_chunks_of(db, rel)
+                    self.catalog.upsert_file(db, FileRecord(rel, entry.size, entry.mtime_ns, "", entry.language,
+                                                            result.reason), str(result))
+                    report.skipped[result.reason] += 1
+                    continue
+                digest = _file_hash(result.content)
+                record = FileRecord(rel, entry.size, entry.mtime_ns, digest, result.language, None)
+                if old is not None and old.skip_reason is None and old.content_hash == digest:
+                    self.catalog.upsert_file(db, record)  # touched, not changed
+                    report.unchanged += 1
+                    continue
+                previous = self.catalog.vector_hashes_of(rel)
+                if old is not None and old.skip_reason is None:
+                    self._forget(rel, state)
+                    report.modified += 1
+                else:
+                    report.added += 1
+                    state.added_hashes.add(digest)
+                self.catalog.delete_chunks_of(db, rel)
+                embed_hashes = {c.id: text_hash(model, self._embed_text(c, body_lines)) for c in result.chunks}
+                carried = {cid: vh for cid, (eh, vh) in previous.items() if vh and embed_hashes.get(cid) == vh}
+                self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried)
+                parsed = result.parsed
+                if parsed is not None:
+                    ids = self._definition_ids(result.chunks, parsed)
+                    file_id = result.chunks[0].id
+                    self.catalog.insert_calls(db, [(ids.get(c.caller, file_id), rel, c.name, c.line)
+                                                   for c in parsed.calls])
+                    self.catalog.insert_imports(db, [(rel, i.module, i.line, i.text) for i in parsed.imports])
+                    state.dirty_names |= {d.name for d in parsed.definitions}
+                self.catalog.upsert_file(db, record)
+                state.changed_paths.add(rel)
+                report.chunks_written += len(result.chunks)
+
+    @staticmethod
+    def _embed_text(chunk: Chunk, body_lines: int) -> str:
+        return embed_text(chunk.kind, chunk.qualified_name, chunk.signature, chunk.docstring, chunk.text, body_lines)
+
+    @staticmethod
+    def _definition_ids(chunks: list[Chunk], parsed) -> dict[int | None, str]:
+        """Definition index -> id of its (first-part) chunk, matched in document order."""
+        by_key: dict[tuple[str, str, int], str] = {}
+        for c in chunks:
+            if c.part == 1 and c.kind not in ("file", "block", "section"):
+                by_key.setdefault((c.kind, c.qualified_name, c.start_line), c.id)
+        out: dict[int | None, str] = {}
+        for i, d in enumerate(parsed.definitions):
+            cid = by_key.get((d.kind, d.qualified_name, d.start_line))
+            if cid:
+                out[i] = cid
+        return out
+
+    # --- vectors --------------------------------------------------------------------------
+    def sync_vectors(self, report: IndexReport, limit: int | None = None,
+                     should_stop: Callable[[], bool] = lambda: False) -> None:
+        """Make Chroma match the catalog: drop vectors of deleted chunks, add missing ones."""
+        catalog = self.catalog
+        pending = catalog.pending_vector_deletions()
+        rows = catalog.chunks_needing_vectors(limit)
+        if not pending and not rows:
+            return  # nothing to do: do not even open Chroma
+        vectors = self.index.vectors
+        if pending:
+            live = {r[0] for r in catalog.db.execute(
+                f"SELECT id FROM chunks WHERE vector_hash IS NOT NULL AND id IN ({','.join('?' * len(pending))})",
+                pending)} if len(pending) < 900 else self._live_vector_ids()
+            doomed = [i for i in pending if i not in live]
+            vectors.delete(doomed)
+            catalog.clear_vector_deletions(pending)
+            report.vectors_deleted += len(doomed)
+        if not rows:
+            return
+        # definitions before file and block chunks: the most useful vectors arrive first
+        rows.sort(key=lambda r: (r["kind"] in ("file", "block", "section"), r["path"]))
+        model = self.index.model_name
+        body_lines = self.settings.embed_body_lines
+        bar = Progress("embedding", len(rows), unit="chunks", enabled=self.progress)
+        try:
+            for start in range(0, len(rows), EMBED_BATCH):
+                if should_stop():
+                    break
+                part = rows[start:start + EMBED_BATCH]
+                hashes = [r["embed_hash"] for r in part]
+                cached = catalog.cached_vectors(model, list(set(hashes)))
+                missing = [i for i, h in enumerate(hashes) if h not in cached]
+                if missing:
+                    texts = [embed_text(part[i]["kind"], part[i]["qualified_name"], part[i]["signature"],
+                                        part[i]["docstring"], part[i]["text"], body_lines) for i in missing]
+                    fresh = self.index.embedder.encode(texts)
+                    new_items = {hashes[i]: fresh[j].astype(np.float32).tobytes() for j, i in enumerate(missing)}
+                    catalog.cache_vectors(model, list(new_items.items()))
+                    cached.update(new_items)
+                    report.vectors_embedded += len(new_items)
+                    report.embedded_ids.extend(part[i]["id"] for i in missing)
+                report.vectors_from_cache += len(part) - len(missing)
+                matrix = np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
+                vectors.upsert([r["id"] for r in part], matrix,
+                               [{"path": r["path"], "language": r["language"], "kind": r["kind"]} for r in part])
+                catalog.mark_vectors([(r["id"], r["embed_hash"]) for r in part])
+                bar.advance(len(part))
+        finally:
+            bar.close()
+        if self.catalog.get_meta("dimension") is None:
+            with catalog.transaction():
+                catalog.set_meta("dimension", str(self.index.vector_dimension()))
+        catalog.prune_cache(model, keep=max(50_000, 2 * len(rows)))
+
+    def _live_vector_ids(self) -> set[str]:
+        return {r[0] for r in self.catalog.db.execute("SELECT id FROM chunks WHERE vector_hash IS NOT NULL")}
+
+    def verify_vectors(self) -> tuple[int, int]:
+        """Full reconciliation with Chroma: (vectors removed, chunks marked for re-embedding)."""
+        in_chroma = self.index.vectors.ids()
+        live = self._live_vector_ids()
+        extra = sorted(in_chroma - live)
+        self.index.vectors.delete(extra)
+        missing = sorted(live - in_chroma)
+        with self.catalog.transaction() as db:
+            db.executemany("UPDATE chunks SET vector_hash = NULL WHERE id = ?", [(i,) for i in missing])
+        return len(extra), len(missing)
+
+
+def print_log(message: str) -> None:
+    print(f"codesearch: {message}", file=sys.stderr)

@@ -1,0 +1,250 @@
+"""The catalog: one SQLite database (WAL) that is the source of truth for an index.
+
+Files, chunks, call sites, imports, graph edges, the keyword index (FTS5) and the embedding
+cache live here. Chroma only mirrors vectors; what Chroma still has to delete or add is itself
+recorded here, in the same transactions, so a crash never loses track of it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..model import Chunk
+from ..tokens import index_text, path_text
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(
+    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, content_hash TEXT, language TEXT,
+    skip_reason TEXT, skip_detail TEXT, indexed_at REAL);
+CREATE TABLE IF NOT EXISTS chunks(
+    rid INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, parent_id TEXT, path TEXT NOT NULL,
+    language TEXT, kind TEXT, name TEXT, qualified_name TEXT, signature TEXT, docstring TEXT,
+    start_line INTEGER, end_line INTEGER, content_hash TEXT, header TEXT, text TEXT, part INTEGER,
+    embed_hash TEXT,   -- hash of the text the embedding model sees
+    vector_hash TEXT,  -- embed_hash of the vector Chroma holds for this id (NULL: none yet)
+    indexed_at REAL);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name);
+CREATE INDEX IF NOT EXISTS chunks_parent ON chunks(parent_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    name, path, signature, body, tokenize = 'porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
+CREATE TABLE IF NOT EXISTS calls(caller_id TEXT NOT NULL, path TEXT NOT NULL, name TEXT NOT NULL,
+                                 line INTEGER);
+CREATE INDEX IF NOT EXISTS calls_name ON calls(name);
+CREATE INDEX IF NOT EXISTS calls_path ON calls(path);
+CREATE TABLE IF NOT EXISTS imports(path TEXT NOT NULL, module TEXT, line INTEGER, text TEXT);
+CREATE INDEX IF NOT EXISTS imports_path ON imports(path);
+CREATE TABLE IF NOT EXISTS edges(src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL,
+                                 weight REAL NOT NULL DEFAULT 1, line INTEGER);
+CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(dst);
+CREATE TABLE IF NOT EXISTS vector_deletions(id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS embed_cache(model TEXT NOT NULL, text_hash TEXT NOT NULL,
+                                       vector BLOB NOT NULL, used_at REAL,
+                                       PRIMARY KEY (model, text_hash));
+CREATE TRIGGER IF NOT EXISTS chunks_deleted AFTER DELETE ON chunks BEGIN
+    DELETE FROM chunks_fts WHERE rowid = old.rid;
+    DELETE FROM edges WHERE src = old.id OR dst = old.id;
+    DELETE FROM calls WHERE caller_id = old.id;
+    INSERT OR IGNORE INTO vector_deletions(id) SELECT old.id WHERE old.vector_hash IS NOT NULL;
+END;
+"""
+
+CHUNK_COLUMNS = ("id", "parent_id", "path", "language", "kind", "name", "qualified_name", "signature",
+                 "docstring", "start_line", "end_line", "content_hash", "header", "text", "part")
+
+
+class CatalogError(RuntimeError):
+    """The catalog cannot be used as it is (locked, corrupt, from another version)."""
+
+
+@dataclass
+class FileRecord:
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+    language: str
+    skip_reason: str | None
+
+
+def chunk_from_row(row: sqlite3.Row) -> Chunk:
+    return Chunk(**{name: row[name] for name in CHUNK_COLUMNS})
+
+
+class Catalog:
+    """Typed access to the catalog database. One instance per thread."""
+
+    def __init__(self, path: Path, readonly: bool = False):
+        self.path = Path(path)
+        uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
+        try:
+            self.db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False,
+                                      isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA busy_timeout = 30000")
+            if not readonly:
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA synchronous = NORMAL")
+                self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise CatalogError(f"the index database {self.path} cannot be opened ({exc})") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- transactions and metadata -------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error: all or nothing."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def is_empty(self) -> bool:
+        return self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
+
+    def reset(self) -> None:
+        """Drop everything indexed (not the embedding cache): for schema or settings changes."""
+        with self.transaction() as db:
+            for table in ("files", "chunks", "calls", "imports", "edges", "vector_deletions", "meta"):
+                db.execute(f"DELETE FROM {table}")
+            db.execute("DELETE FROM chunks_fts")
+
+    # --- files ----------------------------------------------------------------------------
+    def files(self) -> dict[str, FileRecord]:
+        rows = self.db.execute("SELECT path, size, mtime_ns, content_hash, language, skip_reason FROM files")
+        return {r[0]: FileRecord(*r) for r in rows}
+
+    def upsert_file(self, db: sqlite3.Connection, record: FileRecord, detail: str = "") -> None:
+        db.execute("INSERT OR REPLACE INTO files(path, size, mtime_ns, content_hash, language, skip_reason,"
+                   " skip_detail, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   (record.path, record.size, record.mtime_ns, record.content_hash, record.language,
+                    record.skip_reason, detail, time.time()))
+
+    def delete_file(self, db: sqlite3.Connection, path: str) -> None:
+        self.delete_chunks_of(db, path)
+        db.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    def delete_chunks_of(self, db: sqlite3.Connection, path: str) -> None:
+        db.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        db.execute("DELETE FROM imports WHERE path = ?", (path,))
+        db.execute("DELETE FROM calls WHERE path = ?", (path,))
+
+    # --- chunks ---------------------------------------------------------------------------
+    def insert_chunks(self, db: sqlite3.Connection, chunks: Iterable[Chunk], embed_hashes: dict[str, str],
+                      vector_hashes: dict[str, str | None]) -> None:
+        now = time.time()
+        for c in chunks:
+            cur = db.execute(
+                "INSERT INTO chunks(id, parent_id, path, language, kind, name, qualified_name, signature,"
+                " docstring, start_line, end_line, content_hash, header, text, part, embed_hash, vector_hash,"
+                " indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (c.id, c.parent_id, c.path, c.language, c.kind, c.name, c.qualified_name, c.signature,
+                 c.docstring, c.start_line, c.end_line, c.content_hash, c.header, c.text, c.part,
+                 embed_hashes.get(c.id), vector_hashes.get(c.id), now))
+            names = f"{c.name} {c.qualified_name}" if c.kind not in ("file", "block") else c.name
+            db.execute("INSERT INTO chunks_fts(rowid, name, path, signature, body) VALUES (?, ?, ?, ?, ?)",
+                       (cur.lastrowid, index_text(names), path_text(c.path),
+                        index_text(f"{c.signature}\n{c.docstring}"), index_text(c.text)))
+            if c.parent_id:
+                db.execute("INSERT INTO edges(src, dst, kind, weight) VALUES (?, ?, 'contains', 1)",
+                           (c.parent_id, c.id))
+
+    def vector_hashes_of(self, path: str) -> dict[str, tuple[str | None, str | None]]:
+        """id -> (embed_hash, vector_hash) of a file's current chunks."""
+        rows = self.db.execute("SELECT id, embed_hash, vector_hash FROM chunks WHERE path = ?", (path,))
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def chunks_by_ids(self, ids: list[str]) -> dict[str, Chunk]:
+        out: dict[str, Chunk] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            rows = self.db.execute(f"SELECT * FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)
+            out.update((r["id"], chunk_from_row(r)) for r in rows)
+        return out
+
+    def chunks_needing_vectors(self, limit: int | None = None) -> list[sqlite3.Row]:
+        sql = ("SELECT id, path, language, kind, name, qualified_name, signature, docstring, text, embed_hash"
+               " FROM chunks WHERE vector_hash IS NULL OR vector_hash != embed_hash")
+        return self.db.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
+
+    def mark_vectors(self, pairs: list[tuple[str, str]]) -> None:
+        """Record that Chroma now holds these (id, embed_hash) vectors."""
+        with self.transaction() as db:
+            db.executemany("UPDATE chunks SET vector_hash = ? WHERE id = ?", [(h, i) for i, h in pairs])
+
+    def pending_vector_deletions(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT id FROM vector_deletions")]
+
+    def clear_vector_deletions(self, ids: list[str]) -> None:
+        with self.transaction() as db:
+            db.executemany("DELETE FROM vector_deletions WHERE id = ?", [(i,) for i in ids])
+
+    # --- call sites, imports, edges -------------------------------------------------------
+    def insert_calls(self, db: sqlite3.Connection, rows: list[tuple[str, str, str, int]]) -> None:
+        db.executemany("INSERT INTO calls(caller_id, path, name, line) VALUES (?, ?, ?, ?)", rows)
+
+    def insert_imports(self, db: sqlite3.Connection, rows: list[tuple[str, str, int, str]]) -> None:
+        db.executemany("INSERT INTO imports(path, module, line, text) VALUES (?, ?, ?, ?)", rows)
+
+    # --- embedding cache ------------------------------------------------------------------
+    def cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        for start in range(0, len(hashes), 500):
+            part = hashes[start:start + 500]
+            rows = self.db.execute(
+                f"SELECT text_hash, vector FROM embed_cache WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})",
+                [model, *part])
+            out.update((r[0], r[1]) for r in rows)
+        return out
+
+    def cache_vectors(self, model: str, items: list[tuple[str, bytes]]) -> None:
+        now = time.time()
+        with self.transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO embed_cache(model, text_hash, vector, used_at) VALUES (?, ?, ?, ?)",
+                           [(model, h, v, now) for h, v in items])
+
+    def prune_cache(self, model: str, keep: int) -> int:
+        """Keep the `keep` most recently used cached vectors of a model, plus every live one."""
+        with self.transaction() as db:
+            db.execute("UPDATE embed_cache SET used_at = ? WHERE model = ? AND text_hash IN "
+                       "(SELECT embed_hash FROM chunks)", (time.time(), model))
+            cur = db.execute("DELETE FROM embed_cache WHERE model = ? AND rowid NOT IN (SELECT rowid FROM "
+                             "embed_cache WHERE model = ? ORDER BY used_at DESC LIMIT ?)", (model, model, keep))
+            return cur.rowcount
+
+    # --- statistics -----------------------------------------------------------------------
+    def counts(self) -> dict:
+        one = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
+        skipped = {r[0]: r[1] for r in self.db.execute(
+            "SELECT skip_reason, COUNT(*) FROM files WHERE skip_reason IS NOT NULL GROUP BY skip_reason")}
+        return {
+            "files": one("SELECT COUNT(*) FROM files WHERE skip_reason IS NULL"),
+            "chunks": one("SELECT COUNT(*) FROM chunks"),
+            "vectors": one("SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash"),
+            "edges": one("SELECT COUNT(*) FROM edges"),
+            "skipped": skipped,
+            "languages": {r[0]: r[1] for r in self.db.execute(
+                "SELECT language, COUNT(*) FROM files WHERE skip_reason IS NULL GROUP BY language ORDER BY 2 DESC")},
+        }

@@ -1,0 +1,182 @@
+"""The call and import graph: resolved into catalog rows, loaded into NetworkX for search.
+
+Call resolution, for a call of NAME from a chunk in file F: definitions named NAME in F first
+(those in the caller's own class before others); else in files F imports, or whose import
+statements in F mention NAME; else the unique definition of that name in the repository; else
+every candidate (at most MAX_CANDIDATES) with a weight shared among them.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass
+
+import networkx as nx
+
+from .catalog import Catalog
+
+DEFINITION_KINDS_EXCLUDED = ("file", "block", "section")
+MAX_CANDIDATES = 8
+_MODULE_SPLIT = re.compile(r"[./\\:]+")
+
+
+@dataclass(frozen=True)
+class Symbol:
+    id: str
+    path: str
+    qualified_name: str
+
+
+def _symbols(db: sqlite3.Connection, names: set[str] | None = None) -> dict[str, list[Symbol]]:
+    sql = ("SELECT id, path, name, qualified_name FROM chunks WHERE part = 1 AND kind NOT IN "
+           f"({','.join('?' * len(DEFINITION_KINDS_EXCLUDED))})")
+    table: dict[str, list[Symbol]] = defaultdict(list)
+    for row in db.execute(sql, DEFINITION_KINDS_EXCLUDED):
+        if names is None or row[2] in names:
+            table[row[2]].append(Symbol(row[0], row[1], row[3]))
+    return table
+
+
+def _module_keys(module: str) -> list[str]:
+    """Path suffixes an import might refer to: 'a.b.c' -> 'a/b/c', './x' -> 'x', '<x.h>' -> 'x'."""
+    module = module.strip().strip("\"'<>`;")
+    module = re.sub(r"\.(h|hpp|js|ts|mjs|cjs|py|rb|php|zig|lua|sh|jsx|tsx)$", "", module)
+    parts = [p for p in _MODULE_SPLIT.split(module) if p and p not in ("crate", "self", "super", "@")]
+    keys = []
+    for i in range(len(parts)):
+        keys.append("/".join(parts[i:]))
+    return keys
+
+
+class _FileIndex:
+    """Maps path suffixes without extension ('flask/app', 'app') to file paths."""
+
+    def __init__(self, paths: list[str]):
+        self.by_suffix: dict[str, list[str]] = defaultdict(list)
+        for path in paths:
+            stem = posixpath.splitext(path)[0]
+            if posixpath.basename(stem) in ("__init__", "index", "mod", "lib"):
+                stem_dir = posixpath.dirname(stem)
+                if stem_dir:
+                    self._add(stem_dir, path)
+            self._add(stem, path)
+
+    def _add(self, stem: str, path: str) -> None:
+        parts = stem.split("/")
+        for i in range(len(parts)):
+            self.by_suffix["/".join(parts[i:])].append(path)
+
+    def resolve(self, module: str, importer: str) -> list[str]:
+        if module.startswith("."):  # relative import: try next to the importer first
+            local = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module.lstrip(".") or "."))
+            found = self.by_suffix.get(posixpath.splitext(local)[0])
+            if found:
+                return found[:1]
+        for key in _module_keys(module):
+            found = self.by_suffix.get(key)
+            if found:
+                return found if len(found) <= 2 else []
+        return []
+
+
+def rebuild_import_edges(db: sqlite3.Connection) -> None:
+    """Imports change meaning when files come and go: re-resolve all of them (cheap)."""
+    db.execute("DELETE FROM edges WHERE kind = 'imports'")
+    file_ids = {r[0]: r[1] for r in db.execute("SELECT path, id FROM chunks WHERE kind = 'file'")}
+    index = _FileIndex(list(file_ids))
+    rows = []
+    for path, module, line in db.execute("SELECT path, module, line FROM imports"):
+        src = file_ids.get(path)
+        if not src or not module:
+            continue
+        for target in index.resolve(module, path):
+            if target != path and target in file_ids:
+                rows.append((src, file_ids[target], line))
+    db.executemany("INSERT INTO edges(src, dst, kind, weight, line) VALUES (?, ?, 'imports', 1, ?)", rows)
+
+
+def _in_chunks(db: sqlite3.Connection, sql: str, values: list) -> list[tuple]:
+    """Run `sql` (with one `IN ({})`) over values in slices that fit SQLite's variable limit."""
+    rows: list[tuple] = []
+    for start in range(0, len(values), 500):
+        part = values[start:start + 500]
+        rows += db.execute(sql.format(",".join("?" * len(part))), part).fetchall()
+    return rows
+
+
+def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_names: set[str],
+                       everything: bool = False) -> None:
+    """Re-resolve every call site of the affected callers: those in changed files and those that
+    call a name the changed files define or defined."""
+    if everything:
+        db.execute("DELETE FROM edges WHERE kind = 'calls'")
+        call_rows = db.execute("SELECT caller_id, path, name, line FROM calls").fetchall()
+    else:
+        affected = {r[0] for r in _in_chunks(db, "SELECT caller_id FROM calls WHERE path IN ({})",
+                                             sorted(changed_paths))}
+        affected |= {r[0] for r in _in_chunks(db, "SELECT caller_id FROM calls WHERE name IN ({})",
+                                              sorted(dirty_names))}
+        if not affected:
+            return
+        callers = sorted(affected)
+        _in_chunks(db, "DELETE FROM edges WHERE kind = 'calls' AND src IN ({})", callers)
+        call_rows = _in_chunks(db, "SELECT caller_id, path, name, line FROM calls WHERE caller_id IN ({})",
+                               callers)
+    names = {r[2] for r in call_rows}
+    symbols = _symbols(db, names)
+    paths = sorted({r[1] for r in call_rows})
+    import_texts: dict[str, list[str]] = defaultdict(list)
+    for path, text in _in_chunks(db, "SELECT path, text FROM imports WHERE path IN ({})", paths):
+        import_texts[path].append(text)
+    imported_files: dict[str, set[str]] = defaultdict(set)
+    for src_path, dst_path in db.execute(
+            "SELECT a.path, b.path FROM edges e JOIN chunks a ON a.id = e.src JOIN chunks b ON b.id = e.dst "
+            "WHERE e.kind = 'imports'"):
+        imported_files[src_path].add(dst_path)
+    caller_names = dict(_in_chunks(db, "SELECT id, qualified_name FROM chunks WHERE id IN ({})",
+                                   sorted({r[0] for r in call_rows})))
+    edges: dict[tuple[str, str], tuple[float, int]] = {}
+    for caller, path, name, line in call_rows:
+        candidates = symbols.get(name)
+        if not candidates:
+            continue
+        chosen, weight = _choose(candidates, caller_names.get(caller, ""), path,
+                                 imported_files.get(path, set()), import_texts.get(path, []), name)
+        for symbol in chosen:
+            if symbol.id != caller and (caller, symbol.id) not in edges:
+                edges[(caller, symbol.id)] = (weight, line)
+    db.executemany("INSERT INTO edges(src, dst, kind, weight, line) VALUES (?, ?, 'calls', ?, ?)",
+                   [(s, d, w, line) for (s, d), (w, line) in edges.items()])
+
+
+def _choose(candidates: list[Symbol], caller_qualified: str, path: str,
+            imported: set[str], import_texts: list[str], name: str) -> tuple[list[Symbol], float]:
+    same_file = [s for s in candidates if s.path == path]
+    if same_file:
+        scope = caller_qualified.rsplit(".", 1)[0] if "." in caller_qualified else ""
+        same_scope = [s for s in same_file if scope and s.qualified_name.startswith(scope + ".")]
+        pick = same_scope or same_file
+        return pick, 1.0 / len(pick)
+    from_imports = [s for s in candidates if s.path in imported]
+    if not from_imports and any(re.search(rf"\b{re.escape(name)}\b", t) for t in import_texts):
+        from_imports = [s for s in candidates if any(
+            posixpath.splitext(posixpath.basename(s.path))[0] in t for t in import_texts)]
+    if from_imports:
+        return from_imports, 1.0 / len(from_imports)
+    if len(candidates) == 1:
+        return candidates, 1.0
+    return candidates[:MAX_CANDIDATES], 0.5 / min(len(candidates), MAX_CANDIDATES)
+
+
+def load_graph(catalog: Catalog) -> nx.DiGraph:
+    """All edges as a weighted directed graph over chunk ids (node attribute: kind)."""
+    graph = nx.DiGraph()
+    for src, dst, kind, weight in catalog.db.execute("SELECT src, dst, kind, weight FROM edges"):
+        if graph.has_edge(src, dst):
+            graph[src][dst]["weight"] = max(graph[src][dst]["weight"], weight)
+        else:
+            graph.add_edge(src, dst, kind=kind, weight=weight)
+    return graph

@@ -1,0 +1,49 @@
+"""Shared helpers for the codesearch tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from codesearch.config import Settings
+from codesearch.extract import Extracted, extract
+from codesearch.languages import language_for_path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = REPO_ROOT / "sample_repos"
+
+
+def extract_text(rel: str, text: str | bytes, settings: Settings | None = None,
+                 language: str | None = None) -> Extracted:
+    """Run the real extraction pipeline on in-memory content."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return extract(rel, data, language or language_for_path(rel) or "text", settings or Settings())
+
+
+@lru_cache(maxsize=None)
+def extract_sample(language_dir: str, rel: str) -> Extracted:
+    """Extract sample_repos/<language_dir>/<rel> with default settings (cached: read-only use)."""
+    data = (SAMPLES / language_dir / rel).read_bytes()
+    return extract_text(rel, data)
+
+
+def qualified(parsed, index: int | None) -> str | None:
+    return None if index is None else parsed.definitions[index].qualified_name
+
+
+def run_cli(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess:
+    """Run `python -m codesearch.cli ARGS` in a clean environment."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")}
+    env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "codesearch.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings()
