@@ -119,6 +119,92 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _filters(args: argparse.Namespace):
+    from .languages import known_languages
+    from .search.retrievers import Filters
+    if args.lang and args.lang not in known_languages():
+        raise UsageError(f"unknown language {args.lang!r}; known: {', '.join(sorted(known_languages()))}")
+    if args.kind and args.kind not in KINDS:
+        raise UsageError(f"unknown kind {args.kind!r}; known: {', '.join(sorted(KINDS))}")
+    return Filters(language=args.lang, kind=args.kind, path_glob=args.path)
+
+
+KINDS = {"file", "class", "function", "method", "struct", "interface", "trait", "enum", "module", "namespace",
+         "impl", "type", "object", "record", "protocol", "extension", "union", "macro", "instance", "block",
+         "section", "test"}
+
+
+def _searcher(args: argparse.Namespace):
+    from .search.searcher import Searcher
+    index = _open_index(args)
+    if index.catalog.is_empty():
+        raise CommandError(f"the index of {index.root} is empty; run: codesearch index {index.root}")
+    return Searcher(index)
+
+
+def _request(args: argparse.Namespace, text: str):
+    from .search.searcher import SearchRequest
+    return SearchRequest(query=text, mode=args.mode, limit=args.limit, filters=_filters(args), files=args.files,
+                         explain=args.explain, context=args.context)
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from .output import print_human, print_vimgrep
+    from .search.searcher import SearchError
+    if args.batch:
+        if not args.repo:
+            raise UsageError("--batch needs --repo PATH")
+        queries = Path(args.batch).read_text(encoding="utf-8").splitlines()
+    else:
+        if not args.text or not " ".join(args.text).strip():
+            raise UsageError("the query is empty: codesearch query TEXT")
+        queries = [" ".join(args.text)]
+    filters = _filters(args)  # validate before opening anything
+    del filters
+    from .daemon.client import daemon_search
+    searcher = None
+    for text in queries:
+        if args.batch and not text.strip():
+            print(json.dumps({"query": text, "results": [], "timing_ms": {"total": 0.0}, "error": "empty query"}))
+            continue
+        request = _request(args, text)
+        answer = None if args.no_daemon else daemon_search(_root_of(args), args.index_dir, request)
+        if answer is None:
+            searcher = searcher or _searcher(args)
+            try:
+                answer = searcher.search(request)
+            except SearchError as exc:
+                raise UsageError(str(exc)) from None
+        if args.json or args.batch:
+            print(json.dumps(answer, ensure_ascii=False), flush=True)
+        elif args.vimgrep:
+            print_vimgrep(answer, _root_of(args))
+        else:
+            print_human(answer, color=sys.stdout.isatty(), explain=args.explain)
+    return EXIT_OK
+
+
+def cmd_relations(args: argparse.Namespace) -> int:
+    from .daemon.client import daemon_call
+    direction = "callers" if args.command == "callers" else "callees"
+    answer = None if args.no_daemon else daemon_call(_root_of(args), args.index_dir, direction,
+                                                     {"name": args.name, "depth": args.depth})
+    if answer is None:
+        answer = _searcher(args).relations(args.name, direction, args.depth)
+    if args.json:
+        print(json.dumps(answer, ensure_ascii=False))
+        return EXIT_OK
+    if not answer["targets"]:
+        print(f"no definition named {args.name!r} in the index", file=sys.stderr)
+        return EXIT_OK
+    for r in answer["results"]:
+        indent = "  " * (r["depth"] - 1)
+        print(f"{indent}{r['path']}:{r['start_line']}  {r['kind']} {r['qualified_name']}")
+    if not answer["results"]:
+        print(f"no {direction} of {args.name!r} found", file=sys.stderr)
+    return EXIT_OK
+
+
 def _add_index_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
     p.add_argument("--model", dest="model", help="sentence-transformers model name or path")
@@ -150,6 +236,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
     p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("query", help="search the index")
+    p.add_argument("text", nargs="*", metavar="TEXT")
+    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: .)")
+    _add_index_options(p)
+    p.add_argument("--limit", "-n", type=int, default=10)
+    p.add_argument("--json", action="store_true", help="one JSON object (JSON Lines with --batch)")
+    p.add_argument("--vimgrep", action="store_true", help="path:line:col:text lines for editors")
+    p.add_argument("--files", action="store_true", help="at most one result per file")
+    p.add_argument("--mode", choices=("hybrid", "vector", "keyword", "graph"), default="hybrid")
+    p.add_argument("--lang", help="only this language")
+    p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
+    p.add_argument("--kind", help="only this kind of chunk (function, class, method, file, ...)")
+    p.add_argument("--batch", metavar="FILE", help="one query per line; JSON Lines out")
+    p.add_argument("--explain", action="store_true", help="show retriever ranks and ranking steps")
+    p.add_argument("--context", type=int, default=0, metavar="N", help="N more snippet lines")
+    p.add_argument("--no-daemon", action="store_true", help="answer in this process even if a daemon runs")
+    p.set_defaults(func=cmd_query)
+
+    for name, what in (("callers", "who calls NAME"), ("callees", "what NAME calls")):
+        p = sub.add_parser(name, help=what)
+        p.add_argument("name", metavar="NAME")
+        p.add_argument("--repo", default=None, metavar="PATH")
+        _add_index_options(p)
+        p.add_argument("--depth", type=int, default=1)
+        p.add_argument("--json", action="store_true")
+        p.add_argument("--no-daemon", action="store_true")
+        p.set_defaults(func=cmd_relations)
 
     p = sub.add_parser("stats", help="what the index holds")
     p.add_argument("--repo", default=".", metavar="PATH")

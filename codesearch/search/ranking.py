@@ -1,0 +1,185 @@
+"""The ranking stage after fusion. Every step can be switched off for ablation.
+
+Scores coming in are fused RRF scores; each step multiplies or reorders them and records what
+it did, so `--explain` can show it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ..model import Chunk
+from ..tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
+
+TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures?|examples?|samples?|demos?|"
+                       r"benchmarks?|benches|vendor|third_party|node_modules|docs?)(/|$)|"
+                       r"(^|/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|[^/]*Tests?\.[a-z]+|conftest\.py)$",
+                       re.IGNORECASE)
+TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "example", "examples", "benchmark", "fixture",
+              "fixtures", "mock", "mocks", "vendor", "demo", "sample", "doc", "docs"}
+DEFINITION_KINDS = {"class", "struct", "interface", "trait", "enum", "function", "method", "type", "module",
+                    "namespace", "impl", "object", "record", "protocol", "extension", "union", "macro",
+                    "instance"}
+TYPE_KINDS = {"class", "struct", "interface", "trait", "enum", "type", "record", "protocol", "object", "union"}
+
+
+@dataclass
+class RankingOptions:
+    symbol_boost: bool = True
+    name_path_boost: bool = True
+    test_penalty: bool = True
+    parent_child_dedupe: bool = True
+    file_diminishing: bool = True
+    file_decay: float = 0.7
+    test_factor: float = 0.5
+
+    @classmethod
+    def off(cls) -> "RankingOptions":
+        return cls(False, False, False, False, False)
+
+
+@dataclass
+class Ranked:
+    chunk: Chunk
+    score: float
+    notes: list[str] = field(default_factory=list)
+
+
+def _query_words(query: str) -> set[str]:
+    words = set()
+    for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
+        for t in identifier_terms(w):
+            if t not in STOPWORDS and len(t) > 2:
+                words.add(t)
+    return words
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ers", "er", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
+def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions) -> list[Ranked]:
+    items = [Ranked(chunk, score) for chunk, score in fused]
+    if options.symbol_boost and looks_like_symbol(query):
+        _boost_symbol(query, items)
+    if options.name_path_boost:
+        _boost_names(query, items)
+    if options.test_penalty:
+        _penalize_tests(query, items, options.test_factor)
+    items.sort(key=lambda r: -r.score)
+    if options.parent_child_dedupe:
+        items = _dedupe_parent_child(items)
+    if options.file_diminishing:
+        _diminish_per_file(items, options.file_decay)
+        items.sort(key=lambda r: -r.score)
+    return items
+
+
+def _boost_symbol(query: str, items: list[Ranked]) -> None:
+    """A bare name: its definitions first (types and exact-case matches above the rest)."""
+    symbol = re.sub(r"\(\)$", "", query.strip())
+    short = re.split(r"\.|::|#|->", symbol)[-1]
+    top = max((r.score for r in items), default=0.0)
+    for r in items:
+        c = r.chunk
+        if c.kind not in DEFINITION_KINDS or c.part != 1:
+            continue
+        qualified_hit = c.qualified_name == symbol.replace("::", ".") or c.qualified_name.endswith("." + symbol)
+        if c.name == short or qualified_hit:
+            bonus = 1.0 + (0.5 if c.kind in TYPE_KINDS else 0.0) + (0.5 if qualified_hit and symbol != short else 0)
+            r.score = top * (1.0 + bonus) + r.score
+            r.notes.append("defines the symbol")
+        elif c.name.lower() == short.lower():
+            r.score = top * 1.5 + r.score
+            r.notes.append("defines the symbol (case differs)")
+
+
+def _boost_names(query: str, items: list[Ranked]) -> None:
+    """Query words in the file's or folder's name, or in the chunk's own name."""
+    words = {_stem(w) for w in _query_words(query)}
+    if not words:
+        return
+    for r in items:
+        path_terms = {_stem(t) for part in r.chunk.path.lower().split("/") for t in split_identifier(part.split(".")[0])}
+        name_terms = {_stem(t) for t in split_identifier(r.chunk.name)} if r.chunk.kind in DEFINITION_KINDS else set()
+        in_path = len(words & path_terms)
+        in_name = len(words & name_terms)
+        if in_path or in_name:
+            factor = 1.0 + 0.3 * min(in_path, 2) + 0.15 * min(in_name, 2)
+            r.score *= factor
+            r.notes.append(f"name/path match x{factor:.2f}")
+
+
+def _penalize_tests(query: str, items: list[Ranked], factor: float) -> None:
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", query)}
+    if words & TEST_WORDS:
+        return
+    for r in items:
+        if TEST_PATH.search(r.chunk.path):
+            r.score *= factor
+            r.notes.append(f"test/example/vendor path x{factor}")
+
+
+def _dedupe_parent_child(items: list[Ranked]) -> list[Ranked]:
+    """Keep the better of a parent and its child; the other goes to the end, not away."""
+    taken: set[str] = set()
+    parents_of_taken: set[str] = set()
+    kept, demoted = [], []
+    for r in items:
+        c = r.chunk
+        if (c.parent_id and c.parent_id in taken) or c.id in parents_of_taken:
+            r.notes.append("parent or child ranked higher")
+            r.score *= 0.5
+            demoted.append(r)
+            continue
+        kept.append(r)
+        taken.add(c.id)
+        if c.parent_id:
+            parents_of_taken.add(c.parent_id)
+    return kept + demoted
+
+
+def _diminish_per_file(items: list[Ranked], decay: float) -> None:
+    seen: dict[str, int] = defaultdict(int)
+    for r in items:
+        n = seen[r.chunk.path]
+        if n:
+            r.score *= decay ** n
+            r.notes.append(f"chunk {n + 1} of its file x{decay ** n:.2f}")
+        seen[r.chunk.path] += 1
+
+
+# --- file aggregation ----------------------------------------------------------------------
+AGGREGATIONS = ("max_p", "top_m_sum", "top_m_avg", "rrf_per_doc", "weighted_top")
+
+
+def aggregate_files(items: list[Ranked], method: str = "weighted_top", m: int = 3, k: int = 60,
+                    decay: float = 0.5, top_l: int = 5) -> list[tuple[Ranked, float]]:
+    """One entry per file: (its best chunk, the file's aggregate score), best first."""
+    if method not in AGGREGATIONS:
+        raise ValueError(f"unknown aggregation {method!r}; choose from {', '.join(AGGREGATIONS)}")
+    by_file: dict[str, list[tuple[int, Ranked]]] = defaultdict(list)
+    for position, r in enumerate(items, start=1):
+        by_file[r.chunk.path].append((position, r))
+    out = []
+    for path, entries in by_file.items():
+        scores = sorted((r.score for _, r in entries), reverse=True)
+        if method == "max_p":
+            agg = scores[0]
+        elif method == "top_m_sum":
+            agg = sum(scores[:m])
+        elif method == "top_m_avg":
+            agg = sum(scores[:m]) / min(m, len(scores))
+        elif method == "rrf_per_doc":
+            agg = sum(1.0 / (k + pos) for pos, _ in entries)
+        else:
+            agg = sum(s * decay ** i for i, s in enumerate(scores[:top_l]))
+        best = max(entries, key=lambda e: e[1].score)[1]
+        out.append((best, agg))
+    out.sort(key=lambda pair: -pair[1])
+    return out

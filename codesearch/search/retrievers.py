@@ -1,0 +1,257 @@
+"""The three independent retrievers. Each returns chunk ids, best first, with a score."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ..store.catalog import Catalog
+from ..tokens import identifier_terms, query_terms
+
+# bm25 column weights: name, path, signature+docstring, body
+COLUMN_WEIGHTS = (6.0, 3.0, 3.0, 1.0)
+
+
+@dataclass
+class Filters:
+    """Result filters, pushed into each retriever where it can apply them."""
+
+    language: str | None = None
+    kind: str | None = None
+    path_glob: str | None = None
+
+    def sql(self, alias: str = "c") -> tuple[str, list]:
+        clauses, params = [], []
+        if self.language:
+            clauses.append(f"{alias}.language = ?")
+            params.append(self.language)
+        if self.kind:
+            clauses.append(f"{alias}.kind = ?")
+            params.append(self.kind)
+        if self.path_glob:
+            clauses.append(f"{alias}.path GLOB ?")
+            params.append(self.path_glob)
+        return (" AND " + " AND ".join(clauses)) if clauses else "", params
+
+    def chroma_where(self) -> dict | None:
+        parts = []
+        if self.language:
+            parts.append({"language": self.language})
+        if self.kind:
+            parts.append({"kind": self.kind})
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else {"$and": parts}
+
+    @property
+    def active(self) -> bool:
+        return bool(self.language or self.kind or self.path_glob)
+
+
+@dataclass
+class Hits:
+    ids: list[str] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    note: str = ""
+
+
+class KeywordRetriever:
+    """BM25 over FTS5 with code-aware terms; low-IDF query terms dropped."""
+
+    def __init__(self, catalog: Catalog, min_idf: float = 0.0):
+        self.catalog = catalog
+        self.min_idf = min_idf
+
+    def idf(self, terms: list[str]) -> dict[str, float]:
+        """BM25 idf of each (stemmed) term over all chunks."""
+        db = self.catalog.db
+        total = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
+        out = {}
+        for term in terms:  # counted through MATCH, so the term is stemmed exactly as indexed
+            df = db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{term}"',)).fetchone()[0]
+            out[term] = math.log(1 + (total - df + 0.5) / (df + 0.5))
+        return out
+
+    def search(self, query: str, limit: int, filters: Filters) -> Hits:
+        terms = query_terms(query)
+        if not terms:
+            return Hits(note="no searchable words")
+        if self.min_idf > 0 and len(terms) > 1:
+            idf = self.idf(terms)
+            kept = [t for t in terms if idf[t] >= self.min_idf]
+            terms = kept or [max(terms, key=lambda t: idf[t])]
+        match = " OR ".join(f'"{t}"' for t in terms)
+        where, params = filters.sql()
+        weights = ", ".join(str(w) for w in COLUMN_WEIGHTS)
+        rows = self.catalog.db.execute(
+            f"SELECT c.id, bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
+            f"JOIN chunks c ON c.rid = chunks_fts.rowid WHERE chunks_fts MATCH ?{where} "
+            f"ORDER BY score LIMIT ?", [match, *params, limit]).fetchall()
+        return Hits([r[0] for r in rows], [-r[1] for r in rows])
+
+
+class VectorRetriever:
+    """Nearest chunks by cosine similarity in Chroma."""
+
+    def __init__(self, index, min_score: float = 0.0):
+        self.index = index
+        self.min_score = min_score
+
+    def search(self, query: str, limit: int, filters: Filters) -> Hits:
+        vector = self.index.embedder.encode_query(query)
+        fetch = limit * 3 if filters.path_glob else limit
+        pairs = self.index.vectors.query(vector, fetch, filters.chroma_where())
+        if filters.path_glob:
+            allowed = _paths_matching(self.index.catalog, [i for i, _ in pairs], filters.path_glob)
+            pairs = [(i, s) for i, s in pairs if i in allowed]
+        pairs = [(i, s) for i, s in pairs if s >= self.min_score][:limit]
+        return Hits([i for i, _ in pairs], [s for _, s in pairs])
+
+
+def _paths_matching(catalog: Catalog, ids: list[str], glob: str) -> set[str]:
+    if not ids:
+        return set()
+    rows = catalog.db.execute(f"SELECT id FROM chunks WHERE path GLOB ? AND id IN ({','.join('?' * len(ids))})",
+                              [glob, *ids])
+    return {r[0] for r in rows}
+
+
+RELATION = re.compile(r"\b(?:who|what|which\s+\w+)?\s*(calls?|uses?|invokes?|callers\s+of|references?)\s+"
+                      r"`?([A-Za-z_$][\w$.:]*)`?", re.IGNORECASE)
+CALLEES = re.compile(r"\b(?:what\s+does|callees\s+of)\s+`?([A-Za-z_$][\w$.:]*)`?\s*(?:call)?", re.IGNORECASE)
+
+
+class GraphRetriever:
+    """Personalized PageRank from the definitions a query names and the other retrievers' hits.
+
+    A relation query ("who calls parse_config") ranks the callers of the named definition first.
+    """
+
+    def __init__(self, catalog: Catalog, graph: nx.DiGraph, edge_weights: dict[str, float] | None = None):
+        self.catalog = catalog
+        self.graph = graph
+        self.edge_weights = edge_weights or {"calls": 1.0, "imports": 0.5, "contains": 0.3}
+
+    def named_definitions(self, query: str, filters: Filters | None = None) -> list[str]:
+        """Definitions whose name is a word of the query (or a joined identifier)."""
+        words = set(re.findall(r"[A-Za-z_$][\w$]*", query))
+        joined = {identifier_terms(w)[0] for w in words}
+        if not words:
+            return []
+        names = sorted(words)
+        rows = self.catalog.db.execute(
+            f"SELECT id, name FROM chunks WHERE part = 1 AND kind NOT IN ('file', 'block', 'section') "
+            f"AND (name IN ({','.join('?' * len(names))}) OR lower(name) IN ({','.join('?' * len(joined))}))",
+            [*names, *sorted(joined)]).fetchall()
+        return [r[0] for r in rows]
+
+    def relation(self, query: str) -> tuple[str, list[str]] | None:
+        """('callers'|'callees', target ids) for relation queries, else None."""
+        m = CALLEES.search(query)
+        if m:
+            return "callees", self._ids_named(m.group(1))
+        m = RELATION.search(query)
+        if m:
+            return "callers", self._ids_named(m.group(2))
+        return None
+
+    def _ids_named(self, name: str) -> list[str]:
+        short = re.split(r"\.|::", name)[-1]
+        rows = self.catalog.db.execute(
+            "SELECT id, qualified_name FROM chunks WHERE part = 1 AND name = ? AND kind NOT IN "
+            "('file', 'block', 'section')", (short,)).fetchall()
+        exact = [r[0] for r in rows if r[1] == name or r[1].endswith("." + name)]
+        return exact or [r[0] for r in rows]
+
+    def neighbours(self, ids: list[str], direction: str, depth: int = 1) -> list[tuple[str, float, int]]:
+        """(id, weight, depth) of callers or callees of `ids`, breadth first."""
+        seen = set(ids)
+        frontier = list(ids)
+        out: list[tuple[str, float, int]] = []
+        for level in range(1, depth + 1):
+            nxt = []
+            for node in frontier:
+                if node not in self.graph:
+                    continue
+                edges = self.graph.in_edges(node, data=True) if direction == "callers" else \
+                    self.graph.out_edges(node, data=True)
+                for src, dst, data in edges:
+                    other = src if direction == "callers" else dst
+                    if data.get("kind") != "calls" or other in seen:
+                        continue
+                    seen.add(other)
+                    nxt.append(other)
+                    out.append((other, data.get("weight", 1.0), level))
+            frontier = nxt
+        out.sort(key=lambda t: (t[2], -t[1]))
+        return out
+
+    def search(self, query: str, limit: int, filters: Filters, seeds: list[str] | None = None) -> Hits:
+        relation = self.relation(query)
+        if relation and relation[1]:
+            direction, targets = relation
+            found = self.neighbours(targets, direction, depth=2)
+            ids = [i for i, _, _ in found]
+            return Hits(ids[:limit], [1.0 / d for _, _, d in found][:limit], note=f"{direction} of {len(targets)} definitions")
+        named = self.named_definitions(query)
+        personalization: dict[str, float] = {}
+        for node in named:
+            if node in self.graph:
+                personalization[node] = personalization.get(node, 0) + 2.0
+        for rank, node in enumerate(seeds or [], start=1):
+            if node in self.graph:
+                personalization[node] = personalization.get(node, 0) + 1.0 / rank
+        if not personalization:
+            return Hits(note="no seed in the graph")
+        sub = self._neighbourhood(list(personalization), radius=2)
+        if sub.number_of_edges() == 0:
+            ranked = sorted(personalization.items(), key=lambda kv: -kv[1])
+        else:
+            try:
+                pr = nx.pagerank(sub, alpha=0.85, personalization={n: personalization.get(n, 0.0) for n in sub},
+                                 weight="w", max_iter=50, tol=1e-5)
+            except nx.PowerIterationFailedConvergence:
+                pr = personalization
+            ranked = sorted(pr.items(), key=lambda kv: -kv[1])
+        ids = [n for n, _ in ranked]
+        if filters.active:
+            allowed = self._allowed(ids, filters)
+            ranked = [(n, s) for n, s in ranked if n in allowed]
+        ranked = ranked[:limit]
+        return Hits([n for n, _ in ranked], [s for _, s in ranked])
+
+    def _neighbourhood(self, seeds: list[str], radius: int) -> nx.Graph:
+        """An undirected, weighted neighbourhood of the seeds (PageRank over the whole graph is slow)."""
+        nodes = set(seeds)
+        frontier = set(seeds)
+        for _ in range(radius):
+            nxt = set()
+            for node in frontier:
+                nxt.update(self.graph.successors(node))
+                nxt.update(self.graph.predecessors(node))
+            nxt -= nodes
+            nodes |= nxt
+            frontier = nxt
+            if len(nodes) > 5000:
+                break
+        sub = nx.Graph()
+        for src, dst, data in self.graph.subgraph(nodes).edges(data=True):
+            w = self.edge_weights.get(data.get("kind", "calls"), 0.5) * data.get("weight", 1.0)
+            if sub.has_edge(src, dst):
+                sub[src][dst]["w"] += w
+            else:
+                sub.add_edge(src, dst, w=w)
+        return sub
+
+    def _allowed(self, ids: list[str], filters: Filters) -> set[str]:
+        where, params = filters.sql()
+        out: set[str] = set()
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            rows = self.catalog.db.execute(
+                f"SELECT c.id FROM chunks c WHERE c.id IN ({','.join('?' * len(part))}){where}", [*part, *params])
+            out.update(r[0] for r in rows)
+        return out
