@@ -253,10 +253,15 @@ def _add_loose_blocks(parsed: ParsedFile, all_lines: list[str], sink: _ChunkSink
     for group in merged:
         for piece in split_lines(group, seams, budget):
             piece = _trim_blank(piece)
-            if piece:
-                name = f"lines {piece[0][0]}-{piece[-1][0]}"
+            if piece:  # named by its first line, so its id survives edits above it
+                name = _first_words(piece)
                 sink.add(kind="block", name=name, qualified_name=name, signature="", docstring="",
                          lines=piece, parent_id=file_id)
+
+
+def _first_words(lines: list[Line], limit: int = 60) -> str:
+    text = " ".join(lines[0][1].split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def chunk_text(path: str, language: str, text: str, budget: int, window_lines: int) -> list[Chunk]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -121,7 +122,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def _filters(args: argparse.Namespace):
     from .languages import known_languages
-    from .search.retrievers import Filters
+    from .search.request import Filters
     if args.lang and args.lang not in known_languages():
         raise UsageError(f"unknown language {args.lang!r}; known: {', '.join(sorted(known_languages()))}")
     if args.kind and args.kind not in KINDS:
@@ -143,14 +144,14 @@ def _searcher(args: argparse.Namespace):
 
 
 def _request(args: argparse.Namespace, text: str):
-    from .search.searcher import SearchRequest
+    from .search.request import SearchRequest
     return SearchRequest(query=text, mode=args.mode, limit=args.limit, filters=_filters(args), files=args.files,
                          explain=args.explain, context=args.context)
 
 
 def cmd_query(args: argparse.Namespace) -> int:
     from .output import print_human, print_vimgrep
-    from .search.searcher import SearchError
+    from .search.request import SearchError
     if args.batch:
         if not args.repo:
             raise UsageError("--batch needs --repo PATH")
@@ -203,6 +204,77 @@ def cmd_relations(args: argparse.Namespace) -> int:
     if not answer["results"]:
         print(f"no {direction} of {args.name!r} found", file=sys.stderr)
     return EXIT_OK
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from .eval.runner import METRICS, evaluate, load_queries
+    from .search.request import SearchRequest
+    try:
+        queries = load_queries(Path(args.queries))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read {args.queries}: {exc}") from None
+    searcher = _searcher(args)
+    report = evaluate(searcher, queries, lambda text: SearchRequest(query=text, mode=args.mode, limit=args.limit,
+                                                                    files=args.files))
+    if args.json:
+        print(json.dumps(report))
+        return EXIT_OK
+    header = f"{'':<14}" + "".join(f"{m:>11}" for m in METRICS) + f"{'queries':>9}"
+    print(header)
+    rows = [("overall", report["overall"])] + list(report["categories"].items())
+    for name, values in rows:
+        print(f"{name:<14}" + "".join(f"{values[m]:>11.3f}" for m in METRICS) + f"{values['queries']:>9}")
+    return EXIT_OK
+
+
+def cmd_daemon(args: argparse.Namespace) -> int:
+    from .daemon import main as lifecycle
+    root = _root_of(args, "path")
+    try:
+        if args.action == "run":
+            return lifecycle.run_foreground(root, args.index_dir, args.polling)
+        if args.action == "start":
+            health = lifecycle.start_detached(root, args.index_dir, args.timeout, args.polling)
+            verb = "already running" if health.get("already_running") else "started"
+            print(f"codesearch daemon {verb} for {root} (pid {health.get('pid')})")
+            return EXIT_OK
+        if args.action == "stop":
+            stopped = lifecycle.stop_daemon(root, args.index_dir)
+            print("codesearch daemon stopped" if stopped else f"no codesearch daemon serves {root}")
+            return EXIT_OK
+        health = lifecycle.running_daemon(root, args.index_dir)
+        if not health:
+            if args.json:
+                print(json.dumps({"running": False}))
+            else:
+                print(f"no codesearch daemon serves {root}")
+            return EXIT_OK
+        from .daemon.client import call, socket_path
+        status = call(socket_path(root, args.index_dir), "status")
+        if args.json:
+            print(json.dumps({"running": True, **status}))
+        else:
+            print(_format_status(status))
+        return EXIT_OK
+    except lifecycle.DaemonLifecycleError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _format_status(s: dict) -> str:
+    last = s.get("last_reindex") or {}
+    emb = s["embedding"]
+    lines = [f"pid {s['pid']}, up {s['uptime_seconds']:.0f}s, watching {s['root']} ({s['watcher']})",
+             f"files {s['files']}, chunks {s['chunks']}, vectors {s['vectors']}, edges {s['edges']}",
+             f"pending changes {s['pending_changes']}"]
+    if last:
+        lines.append(f"last reindex {time.strftime('%H:%M:%S', time.localtime(last['at']))} "
+                     f"in {last['seconds'] * 1000:.0f} ms")
+    if emb["chunks_without_vectors"]:
+        lines.append(f"embedding: {emb['chunks_without_vectors']} chunks left, {emb['rate_per_second']}/s, "
+                     f"ETA {emb['eta_seconds']:.0f}s")
+    if s.get("watcher_note"):
+        lines.append(s["watcher_note"])
+    return "\n".join(lines)
 
 
 def _add_index_options(p: argparse.ArgumentParser) -> None:
@@ -264,6 +336,25 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true")
         p.add_argument("--no-daemon", action="store_true")
         p.set_defaults(func=cmd_relations)
+
+    p = sub.add_parser("eval", help="NDCG@10, MRR@10, P@5, Recall@10 of a query file")
+    p.add_argument("queries", metavar="QUERIES.json")
+    p.add_argument("--repo", default=None, metavar="PATH")
+    _add_index_options(p)
+    p.add_argument("--mode", choices=("hybrid", "vector", "keyword", "graph"), default="hybrid")
+    p.add_argument("--limit", type=int, default=30)
+    p.add_argument("--files", action="store_true", help="rank files (aggregated) instead of chunks")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("daemon", help="background watcher and socket server")
+    p.add_argument("action", choices=("start", "stop", "status", "run"))
+    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--polling", action="store_true", help="poll instead of native file events")
+    p.add_argument("--timeout", type=float, default=600, help="seconds to wait for readiness on start")
+    p.set_defaults(func=cmd_daemon)
 
     p = sub.add_parser("stats", help="what the index holds")
     p.add_argument("--repo", default=".", metavar="PATH")

@@ -49,16 +49,27 @@ def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, t
     return "\n".join(p for p in parts if p)
 
 
+def quantize_linear_layers(model):
+    """int8 dynamic quantization of every Linear layer: about twice the CPU throughput."""
+    import warnings
+
+    import torch
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+
+
 def text_hash(model: str, text: str) -> str:
     return hashlib.blake2b(f"{model}\0{text}".encode("utf-8", "replace"), digest_size=16).hexdigest()
 
 
 class Embedder:
-    """Loads the model on first use; thread-safe encode."""
+    """Loads the model on first use (once, under a lock); encode may run on several threads."""
 
     def __init__(self, model: str = DEFAULT_MODEL, device: str = "", batch_size: int = 8,
-                 max_tokens: int = 256):
+                 max_tokens: int = 256, quantize: bool = False):
         self.model_name = model
+        self.quantize = quantize
         self.device = device
         self.batch_size = batch_size
         self.max_tokens = max_tokens
@@ -82,7 +93,10 @@ class Embedder:
             raise EmbeddingError(f"cannot load embedding model {self.model_name!r} offline: {exc}") from None
         if self.max_tokens:
             model.max_seq_length = min(self.max_tokens, model.max_seq_length or self.max_tokens)
+        if self.quantize and device == "cpu":
+            model = quantize_linear_layers(model)
         return model
+
 
     @property
     def model(self):
@@ -103,10 +117,9 @@ class Embedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self.model
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        with self._lock:
-            vectors = model.encode([texts[i] for i in order], batch_size=self.batch_size,
-                                   convert_to_numpy=True, normalize_embeddings=True,
-                                   show_progress_bar=False)
+        # no lock here: inference is thread-safe, and a query must not wait for a batch
+        vectors = model.encode([texts[i] for i in order], batch_size=self.batch_size,
+                               convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
         out = np.empty_like(vectors, dtype=np.float32)
         out[order] = vectors
         return out

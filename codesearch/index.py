@@ -83,7 +83,9 @@ class Index:
     """Paths and lazily opened parts of one repository's index."""
 
     def __init__(self, root: Path, settings: Settings, index_dir: Path | str | None = None,
-                 create: bool = False):
+                 create: bool = False, share_with: "Index | None" = None):
+        """`share_with`: another Index of the same folder whose model and Chroma client this
+        one uses (the daemon's readers and writer), while keeping its own catalog connection."""
         self.root = Path(root).resolve()
         self.settings = settings
         self.dir = index_dir_for(self.root, index_dir)
@@ -96,17 +98,22 @@ class Index:
         self.catalog = Catalog(self.catalog_path)
         self._embedder: Embedder | None = None
         self._vectors = None
+        self._shared = share_with
 
     # --- parts ----------------------------------------------------------------------------
     @property
     def model_name(self) -> str:
-        return self.settings.model
+        """The model as the embedding cache and Chroma know it (quantized vectors apart)."""
+        return f"{self.settings.model}:q8" if self.settings.embed_quantize else self.settings.model
 
     @property
     def embedder(self) -> Embedder:
+        if self._shared is not None:
+            return self._shared.embedder
         if self._embedder is None:
             s = self.settings
-            self._embedder = Embedder(s.model, s.device, s.embed_batch_size, s.embed_max_tokens)
+            self._embedder = Embedder(s.model, s.device, s.embed_batch_size, s.embed_max_tokens,
+                                      s.embed_quantize)
         return self._embedder
 
     def vector_dimension(self) -> int:
@@ -117,6 +124,8 @@ class Index:
 
     @property
     def vectors(self):
+        if self._shared is not None:
+            return self._shared.vectors
         if self._vectors is None:
             from .store.vectors import VectorStore
             s = self.settings

@@ -46,7 +46,9 @@ def _clean_comment(text: str) -> str:
     lines = []
     for line in text.strip().splitlines():
         line = line.strip()
-        line = re.sub(r"^(/\*\*?|\*/|\*|///?|//!|#+|--+\s*\|?|;+|@(module)?doc\s*(\"\"\"|~[sS]\"\"\")?)", "", line)
+        if line.startswith("#!"):  # a shebang is not documentation
+            continue
+        line = re.sub(r"^(/\*\*?|\*/|\*|//!|///?|#+|--+\s*\|?|;+|@(module)?doc\s*(\"\"\"|~[sS]\"\"\")?)", "", line)
         line = re.sub(r"(\*/|\"\"\"|''')$", "", line).strip()
         lines.append(line)
     return "\n".join(lines).strip().strip("\"'").strip()
@@ -71,6 +73,8 @@ class _DefinitionBuilder:
         parts: list[str] = []
         first_row = node.start_point[0]
         sibling = node.prev_named_sibling
+        if sibling is None and node.parent is not None and node.parent.start_point[0] == first_row:
+            sibling = node.parent.prev_named_sibling  # first in a body whose comment sits outside it
         expected_row = node.start_point[0]
         while sibling is not None:
             is_comment = sibling.type in spec.comment_types
@@ -117,15 +121,25 @@ class _DefinitionBuilder:
             first = first.named_children[0]  # older grammars wrap the string in a statement
         if first is not None and first.type == "string":
             return _clean_comment(_text(self.source, first))[:MAX_DOCSTRING_CHARS]
+        if first is not None and self.spec.doc_prefixes:
+            text = _text(self.source, first).lstrip()
+            if text.startswith(self.spec.doc_prefixes):
+                return _clean_comment(text)[:MAX_DOCSTRING_CHARS]
         return ""
 
     def opening_comment(self, root: ts.Node) -> str:
         """The comment block a file opens with (often its documentation)."""
         parts = []
+        last_row = None
         for child in root.named_children:
             if child.type not in self.spec.comment_types:
                 break
-            parts.append(_text(self.source, child))
+            if last_row is not None and child.start_point[0] > last_row + 1:
+                break  # a blank line ends the opening comment
+            text = _text(self.source, child)
+            if not text.startswith("#!"):
+                parts.append(text)
+            last_row = child.end_point[0]
         return _clean_comment("\n".join(parts))[:MAX_DOCSTRING_CHARS] if parts else ""
 
     def signature(self, node: ts.Node, outer: ts.Node, body: ts.Node | None) -> str:
@@ -171,6 +185,37 @@ def _split_qualified(name: str, separators: tuple[str, ...]) -> list[str]:
     return [p for p in (p.strip() for p in parts) if p]
 
 
+def _content_end(node: ts.Node, comment_types: frozenset[str]) -> ts.Node:
+    """The last descendant on the right edge that is not a comment (Scala and Kotlin attach the
+    comment of the next definition to the end of the previous one)."""
+    current = node
+    while current.named_child_count:
+        children = current.named_children
+        last = children[-1]
+        if last.type in comment_types:
+            kept = [c for c in children if c.type not in comment_types]
+            return kept[-1] if kept else current
+        current = last
+    return node
+
+
+def _last_line(node: ts.Node) -> int:
+    """1-based last line; a node that ends at column 0 ends on the line before."""
+    row, column = node.end_point
+    return row if column == 0 and row > node.start_point[0] else row + 1
+
+
+def _has_ancestor(node: ts.Node, types: frozenset[str], levels: int) -> bool:
+    parent = node.parent
+    for _ in range(levels):
+        if parent is None:
+            return False
+        if parent.type in types:
+            return True
+        parent = parent.parent
+    return False
+
+
 def _import_target(statement: str) -> str:
     """The module an import statement names, when the query did not capture it."""
     words = statement.split(None, 1)
@@ -212,8 +257,10 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
             elif cap_name == "import":
                 module_nodes = captures.get("import.module")
                 for node in nodes:
-                    module = _text(source, module_nodes[0]) if module_nodes else _import_target(_text(source, node))
-                    parsed.imports.append(ImportRef(text=_WS.sub(" ", _text(source, node)).strip()[:300],
+                    text = source[node.start_byte:_content_end(node, spec.comment_types).end_byte].decode(
+                        "utf-8", errors="replace")
+                    module = _text(source, module_nodes[0]) if module_nodes else _import_target(text)
+                    parsed.imports.append(ImportRef(text=_WS.sub(" ", text).strip()[:300],
                                                     module=module.strip("\"'<>` "), line=node.start_point[0] + 1))
 
     # definitions in document order; parents by range containment (a stack of open ranges)
@@ -244,14 +291,15 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
                                    or len(name_parts) > 1):
             kind = "method"
         body = builder.body_node(node)
+        end_node = _content_end(outer, spec.comment_types)
         doc = builder.body_docstring(body)
         leading, first_line = builder.leading_doc(outer)
         doc = doc or leading
         parsed.definitions.append(Definition(
             kind=kind, name=name, qualified_name=qualified,
             signature=builder.signature(node, outer, body), docstring=doc,
-            start_line=min(first_line, outer.start_point[0] + 1), end_line=outer.end_point[0] + 1,
-            start_byte=outer.start_byte, end_byte=outer.end_byte,
+            start_line=min(first_line, outer.start_point[0] + 1), end_line=_last_line(end_node),
+            start_byte=outer.start_byte, end_byte=end_node.end_byte,
             body_start_byte=body.start_byte if body is not None else node.end_byte,
             parent=parent))
         bodies.append(body)
@@ -259,7 +307,12 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
 
     # attribute each call to the innermost definition that contains it
     starts = [d.start_byte for d in parsed.definitions]
+    name_ranges = {(n.start_byte, n.end_byte) for _, _, n, _ in raw_defs}
     for node in call_nodes:
+        if (node.start_byte, node.end_byte) in name_ranges:
+            continue  # Elixir's `def f(x)` is a call node naming the definition
+        if spec.call_parent_excluded and _has_ancestor(node, spec.call_parent_excluded, 3):
+            continue
         line = node.start_point[0] + 1
         caller = None
         i = bisect.bisect_right(starts, node.start_byte) - 1

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .config import Settings
+from .config import INDEX_DIR_NAME, Settings
 from .ignore import ALWAYS_SKIPPED_DIRS, IgnoreRules
 from .languages import language_for_path
 
@@ -75,7 +75,11 @@ class RepoWalker:
                 yield self.classify(rel, Path(entry.path))
 
     def _is_index_dir(self, path: str) -> bool:
-        return self.index_dir is not None and Path(path).resolve() == self.index_dir
+        """The configured index folder, and any ROOT/.codesearch (another index of this root)."""
+        p = Path(path)
+        if p.name == INDEX_DIR_NAME and p.parent.resolve() == self.root:
+            return True
+        return self.index_dir is not None and p.resolve() == self.index_dir
 
     def symlink(self, path: Path, rel: str) -> Skipped:
         """Links are never followed: a target inside the root is indexed under its own path, a

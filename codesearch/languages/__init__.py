@@ -48,6 +48,7 @@ class LanguageSpec:
     method_parent_kinds: frozenset[str] = CONTAINER_KINDS - {"module", "namespace"}
     qualifier_separators: tuple[str, ...] = ("::", ".")
     ignored_calls: frozenset[str] = frozenset()  # keywords that parse as calls (Elixir's def, ...)
+    call_parent_excluded: frozenset[str] = frozenset()  # call-like syntax that is not a call
 
 
 # module name in this package -> its spec; keep alphabetical

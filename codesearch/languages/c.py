@@ -10,6 +10,7 @@ SPEC = LanguageSpec(
     name="c",
     grammar="c",
     extensions=(".c", ".h"),
+    wrapper_types=frozenset({"field_declaration"}),  # a struct declared inside a struct
     block_types=frozenset({"compound_statement", "if_statement", "for_statement", "while_statement",
                            "switch_statement", "field_declaration_list"}),
     query=r"""

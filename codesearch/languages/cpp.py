@@ -8,7 +8,7 @@ SPEC = LanguageSpec(
     name="cpp",
     grammar="cpp",
     extensions=(".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp", ".inl"),
-    wrapper_types=frozenset({"template_declaration"}),
+    wrapper_types=frozenset({"template_declaration", "field_declaration"}),
     block_types=frozenset({"compound_statement", "if_statement", "for_statement", "while_statement",
                            "switch_statement", "field_declaration_list", "declaration_list",
                            "for_range_loop"}),

@@ -7,6 +7,7 @@ SPEC = LanguageSpec(
     grammar="go",
     extensions=(".go",),
     wrapper_types=frozenset({"type_declaration"}),
+    body_types=frozenset({"func_literal"}),
     block_types=frozenset({"block", "if_statement", "for_statement", "expression_switch_statement",
                            "type_switch_statement", "select_statement"}),
     query=r"""
@@ -23,6 +24,8 @@ SPEC = LanguageSpec(
 (type_spec name: (type_identifier) @name type: [(type_identifier) (qualified_type) (function_type)
   (map_type) (slice_type) (array_type) (pointer_type) (channel_type) (generic_type)]) @definition.type
 (type_alias name: (type_identifier) @name) @definition.type
+(short_var_declaration left: (expression_list . (identifier) @name)
+  right: (expression_list . (func_literal))) @definition.function
 (call_expression function: [(identifier) @call (selector_expression field: (field_identifier) @call)])
 (import_spec path: (interpreted_string_literal) @import.module) @import
 """,

@@ -13,6 +13,7 @@ CALLS = r"""
 FUNCTIONS = r"""
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
+(function_expression name: (identifier) @name) @definition.function
 (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
 (assignment_expression left: (member_expression property: (property_identifier) @name)

@@ -7,6 +7,7 @@ SPEC = LanguageSpec(
     grammar="php",
     extensions=(".php", ".phtml"),
     qualifier_separators=("\\", "::", "."),
+    wrapper_types=frozenset({"expression_statement"}),
     block_types=frozenset({"compound_statement", "declaration_list", "if_statement", "foreach_statement",
                            "for_statement", "while_statement", "try_statement", "switch_statement"}),
     query=r"""
@@ -17,6 +18,8 @@ SPEC = LanguageSpec(
 (enum_declaration name: (name) @name) @definition.enum
 (function_definition name: (name) @name) @definition.function
 (method_declaration name: (name) @name) @definition.method
+(assignment_expression left: (variable_name (name) @name)
+  right: [(anonymous_function) (arrow_function)]) @definition.function
 (function_call_expression function: [(name) (qualified_name)] @call)
 (member_call_expression name: (name) @call)
 (nullsafe_member_call_expression name: (name) @call)

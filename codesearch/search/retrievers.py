@@ -10,45 +10,10 @@ import networkx as nx
 
 from ..store.catalog import Catalog
 from ..tokens import identifier_terms, query_terms
+from .request import Filters
 
 # bm25 column weights: name, path, signature+docstring, body
 COLUMN_WEIGHTS = (6.0, 3.0, 3.0, 1.0)
-
-
-@dataclass
-class Filters:
-    """Result filters, pushed into each retriever where it can apply them."""
-
-    language: str | None = None
-    kind: str | None = None
-    path_glob: str | None = None
-
-    def sql(self, alias: str = "c") -> tuple[str, list]:
-        clauses, params = [], []
-        if self.language:
-            clauses.append(f"{alias}.language = ?")
-            params.append(self.language)
-        if self.kind:
-            clauses.append(f"{alias}.kind = ?")
-            params.append(self.kind)
-        if self.path_glob:
-            clauses.append(f"{alias}.path GLOB ?")
-            params.append(self.path_glob)
-        return (" AND " + " AND ".join(clauses)) if clauses else "", params
-
-    def chroma_where(self) -> dict | None:
-        parts = []
-        if self.language:
-            parts.append({"language": self.language})
-        if self.kind:
-            parts.append({"kind": self.kind})
-        if not parts:
-            return None
-        return parts[0] if len(parts) == 1 else {"$and": parts}
-
-    @property
-    def active(self) -> bool:
-        return bool(self.language or self.kind or self.path_glob)
 
 
 @dataclass

@@ -4,35 +4,17 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
 
 from ..index import Index
 from ..model import Chunk
 from ..tokens import query_terms
 from .fusion import weighted_rrf
 from .ranking import Ranked, RankingOptions, aggregate_files, rank
-from .retrievers import Filters, GraphRetriever, Hits, KeywordRetriever, VectorRetriever
+from .request import MODES, SearchError, SearchRequest
+from .retrievers import GraphRetriever, Hits, KeywordRetriever, VectorRetriever
 
-MODES = ("hybrid", "vector", "keyword", "graph")
 RETRIEVERS_OF_MODE = {"hybrid": ("vector", "keyword", "graph"), "vector": ("vector",),
                       "keyword": ("keyword",), "graph": ("graph",)}
-
-
-class SearchError(ValueError):
-    """A query that cannot be answered as asked (bad mode, empty query, ...)."""
-
-
-@dataclass
-class SearchRequest:
-    query: str
-    mode: str = "hybrid"
-    limit: int = 10
-    filters: Filters = field(default_factory=Filters)
-    files: bool = False
-    explain: bool = False
-    retrievers: tuple[str, ...] | None = None  # override the mode's set (ablations)
-    ranking: RankingOptions | None = None
-    context: int = 0  # extra lines around the snippet
 
 
 class Searcher:

@@ -1,0 +1,115 @@
+"""JSON-RPC 2.0 over a Unix domain socket, one message per line, many clients at once."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socketserver
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+log = logging.getLogger("codesearch.daemon")
+MAX_MESSAGE_BYTES = 1 << 20
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def _error(request_id: Any, code: int, message: str) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    timeout = 300  # an idle client is dropped, its thread freed
+
+    def handle(self) -> None:
+        server: RpcServer = self.server  # type: ignore[assignment]
+        while True:
+            try:
+                line = self.rfile.readline(MAX_MESSAGE_BYTES + 1)
+            except (OSError, ValueError):
+                return
+            if not line:
+                return
+            if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
+                self._send(_error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
+                return  # the rest of the oversized line cannot be framed: drop the client
+            if not line.strip():
+                continue
+            reply = server.dispatch(line)
+            if reply is not None and not self._send(reply):
+                return
+
+    def _send(self, reply: dict) -> bool:
+        try:
+            self.wfile.write(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
+            self.wfile.flush()
+            return True
+        except (OSError, ValueError):
+            return False  # the client went away mid-request
+
+
+class RpcServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, path: Path, methods: dict[str, Callable[[dict], Any]]):
+        self.path = Path(path)
+        self.methods = methods
+        if self.path.exists():
+            self.path.unlink()
+        old_umask = os.umask(0o177)  # the socket is born 0600
+        try:
+            super().__init__(str(self.path), _Handler)
+        finally:
+            os.umask(old_umask)
+        os.chmod(self.path, 0o600)
+
+    def dispatch(self, line: bytes) -> dict | None:
+        try:
+            message = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return _error(None, PARSE_ERROR, f"parse error: {exc}")
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
+            return _error(message.get("id") if isinstance(message, dict) else None, INVALID_REQUEST,
+                          "invalid request: expected a JSON-RPC 2.0 object with a method")
+        request_id = message.get("id")
+        params = message.get("params", {})
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            return _error(request_id, INVALID_PARAMS, "params must be an object")
+        method = self.methods.get(message["method"])
+        if method is None:
+            return _error(request_id, METHOD_NOT_FOUND, f"unknown method {message['method']!r}")
+        try:
+            result = method(params)
+        except RpcError as exc:
+            return _error(request_id, exc.code, str(exc))
+        except (KeyError, TypeError, ValueError) as exc:
+            return _error(request_id, INVALID_PARAMS, f"invalid params: {exc}")
+        except Exception as exc:  # noqa: BLE001 - never let one request take the daemon down
+            log.exception("request %s failed", message["method"])
+            return _error(request_id, INTERNAL_ERROR, f"internal error: {exc}")
+        if "id" not in message:
+            return None  # a notification gets no answer
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def serve_in_thread(self) -> threading.Thread:
+        thread = threading.Thread(target=self.serve_forever, name="rpc", daemon=True)
+        thread.start()
+        return thread
+
+    def close(self) -> None:
+        self.shutdown()
+        self.server_close()
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass

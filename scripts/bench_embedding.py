@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Embedding throughput: the naive baseline against codesearch's settings, in one run.
+
+Usage: scripts/bench_embedding.py [--chunks 400] [--runs 3] REPO_DIR...
+Chunks are sampled (fixed seed) from the repositories' code chunks. Variants:
+  naive      every chunk's full text through model.encode with default settings
+  bounded    kind + qualified name + signature + docstring + first 30 body lines, length-sorted, batch 8
+  bounded+q  the same with int8 dynamic quantization of the linear layers (torch)
+Also prints the cosine agreement of each variant's vectors with the naive ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from codesearch.config import Settings  # noqa: E402
+from codesearch.embedding import Embedder, embed_text  # noqa: E402
+from codesearch.extract import SkipFile, extract_file  # noqa: E402
+from codesearch.walker import RepoWalker, SourceFile  # noqa: E402
+
+
+def sample_chunks(roots: list[Path], n: int) -> list:
+    settings = Settings()
+    chunks = []
+    for root in roots:
+        for entry in RepoWalker(root, settings).walk():
+            if isinstance(entry, SourceFile):
+                result = extract_file(entry.rel, entry.path, entry.language, settings)
+                if not isinstance(result, SkipFile) and result.parsed is not None:
+                    chunks.extend(c for c in result.chunks if c.kind != "file")
+    random.Random(7).shuffle(chunks)
+    return chunks[:n]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chunks", type=int, default=400)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("roots", nargs="+", type=Path)
+    args = parser.parse_args()
+    chunks = sample_chunks(args.roots, args.chunks)
+    settings = Settings()
+    full = [f"{c.header}\n{c.text}" for c in chunks]
+    bounded = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines)
+               for c in chunks]
+    base = Embedder(settings.model)
+    model = base.model
+
+    def naive():
+        return model.encode(full, normalize_embeddings=True, show_progress_bar=False)
+
+    def ours():
+        return base.encode(bounded)
+
+    quant = Embedder(settings.model)
+    import torch
+    quant._model = torch.ao.quantization.quantize_dynamic(quant.model, {torch.nn.Linear}, dtype=torch.qint8)
+
+    def ours_q():
+        return quant.encode(bounded)
+
+    variants = {"naive": naive, "bounded": ours, "bounded+q": ours_q}
+    times = {name: [] for name in variants}
+    vectors = {}
+    for _ in range(args.runs):
+        for name, fn in variants.items():
+            t = time.perf_counter()
+            vectors[name] = np.asarray(fn())
+            times[name].append(time.perf_counter() - t)
+    print(f"{len(chunks)} chunks, {args.runs} runs, torch threads {torch.get_num_threads()}")
+    naive_rate = len(chunks) / statistics.median(times["naive"])
+    for name in variants:
+        rate = len(chunks) / statistics.median(times[name])
+        agree = float(np.mean(np.sum(vectors[name] * vectors["naive"], axis=1)))
+        print(f"  {name:<10} {rate:7.1f} chunks/s  x{rate / naive_rate:4.2f}  cos with naive {agree:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
