@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from . import __version__
+
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
 
@@ -290,6 +292,7 @@ def _overrides(args: argparse.Namespace) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="codesearch", description="Local code search.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    parser.add_argument("--version", action="version", version=f"codesearch {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("chunks", help="print the chunks of some files (no index needed)")

@@ -45,6 +45,7 @@ class Daemon:
         self._stop = threading.Event()
         self.in_progress: set[str] = set()
         self.last_reindex: dict | None = None
+        self.reindex_count = 0  # batches applied since start (the initial reconcile included)
         self.embedding = {"pending": 0, "done": 0, "rate": 0.0, "started": None}
         self.force_polling = force_polling
         self.watcher: RepoWatcher | None = None
@@ -141,6 +142,7 @@ class Daemon:
             report = self.indexer.run(None if paths is None else sorted(paths), embed=False, wait_for_lock=60)
         finally:
             self.in_progress = set()
+        self.reindex_count += 1
         self.last_reindex = {"at": time.time(), "seconds": round(time.monotonic() - started, 4),
                              "paths": len(paths) if paths is not None else None,
                              "added": report.added, "modified": report.modified, "deleted": report.deleted}
@@ -213,7 +215,8 @@ class Daemon:
             "files": stats["files"], "chunks": stats["chunks"], "vectors": stats["vectors"],
             "edges": stats["edges"], "skipped": stats["skipped"],
             "pending_changes": len(self.pending_paths()) + self._queue.qsize(),
-            "last_reindex": self.last_reindex,
+            "last_reindex": self.last_reindex, "reindex_count": self.reindex_count,
+            "ready": self.ready.is_set(),
             "embedding": {"chunks_without_vectors": stats["chunks"] - stats["vectors"],
                           "rate_per_second": round(emb["rate"], 1), "eta_seconds": round(eta, 1)},
             "watcher": self.watcher.mode if self.watcher else None,
