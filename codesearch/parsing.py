@@ -16,6 +16,7 @@ from .model import CallSite, Definition, ImportRef, ParsedFile
 MAX_SIGNATURE_CHARS = 240
 MAX_DOCSTRING_CHARS = 2000
 _WS = re.compile(r"\s+")
+_LICENCE = re.compile(r"copyright|licen[cs]e|SPDX-|all rights reserved", re.IGNORECASE)
 
 
 @lru_cache(maxsize=None)
@@ -129,18 +130,24 @@ class _DefinitionBuilder:
 
     def opening_comment(self, root: ts.Node) -> str:
         """The comment block a file opens with (often its documentation)."""
-        parts = []
+        blocks: list[list[str]] = []
         last_row = None
         for child in root.named_children:
             if child.type not in self.spec.comment_types:
                 break
-            if last_row is not None and child.start_point[0] > last_row + 1:
-                break  # a blank line ends the opening comment
             text = _text(self.source, child)
-            if not text.startswith("#!"):
-                parts.append(text)
+            if text.startswith("#!"):
+                continue  # a shebang is not documentation
+            if last_row is None or child.start_point[0] > last_row + 1:
+                blocks.append([])  # a blank line starts a new block
+            blocks[-1].append(text)
             last_row = child.end_point[0]
-        return _clean_comment("\n".join(parts))[:MAX_DOCSTRING_CHARS] if parts else ""
+        # the first block, unless it is a licence header: then the next one (Go's package doc)
+        for block in blocks:
+            text = _clean_comment("\n".join(block))
+            if not _LICENCE.search(text[:400]):
+                return text[:MAX_DOCSTRING_CHARS]
+        return ""
 
     def signature(self, node: ts.Node, outer: ts.Node, body: ts.Node | None) -> str:
         start = outer.start_byte if self.spec.signature_includes_wrapper else node.start_byte
@@ -189,12 +196,13 @@ def _content_end(node: ts.Node, comment_types: frozenset[str]) -> ts.Node:
     """The last descendant on the right edge that is not a comment (Scala and Kotlin attach the
     comment of the next definition to the end of the previous one)."""
     current = node
-    while current.named_child_count:
-        children = current.named_children
-        last = children[-1]
+    while current.child_count:
+        last = current.children[-1]
         if last.type in comment_types:
-            kept = [c for c in children if c.type not in comment_types]
+            kept = [c for c in current.children if c.type not in comment_types]
             return kept[-1] if kept else current
+        if not last.is_named:
+            return node  # a closing token (`}`, `end`) ends it: nothing hangs on it
         current = last
     return node
 
@@ -223,9 +231,12 @@ def _import_target(statement: str) -> str:
 
 
 def _restates(parent: Definition, node: ts.Node, name: str) -> bool:
-    """A nested definition with its parent's name that spans all of the parent but its edges."""
-    return (parent.name == name and node.start_point[0] + 1 - parent.start_line <= 1
-            and parent.end_line - (node.end_point[0] + 1) <= 1)
+    """A nested definition that adds nothing: its parent's name and span but for the edges
+    (`typedef struct X {...} X;`), or exactly its parent's lines (`const f = function g() {}`)."""
+    start, end = node.start_point[0] + 1, _last_line(node)
+    if start == parent.start_line and end == parent.end_line and parent.kind not in ("class", "module", "namespace"):
+        return True
+    return parent.name == name and start - parent.start_line <= 1 and parent.end_line - end <= 1
 
 
 def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:

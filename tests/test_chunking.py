@@ -28,8 +28,9 @@ EXPECTED_TREE = [
     ("function", "Inventory.to_json.encode", 58, 59, "Inventory.to_json"),
     ("function", "compute_backoff", 64, 67, REL),
     ("function", "main", 70, 78, REL),
-    ("block", "lines 1-1", 1, 1, REL),  # the module docstring is a loose statement
-    ("block", "lines 81-82", 81, 82, REL),  # if __name__ == "__main__": main()
+    # loose statements are named by their first line, whitespace-collapsed, at most 60 characters
+    ("block", '"""Inventory service: stores items and computes their total…', 1, 1, REL),  # docstring
+    ("block", 'if __name__ == "__main__":', 81, 82, REL),  # if __name__ == "__main__": main()
 ]
 
 
@@ -148,14 +149,14 @@ def test_ids_survive_blank_lines_inserted_above_a_function():
     assert after[unmoved].start_line == before[unmoved].start_line
 
 
-@pytest.mark.xfail(strict=True, reason="block chunks are named and identified by their line range "
-                                       "('lines 81-82'), so unchanged loose code gets a new id and "
-                                       "content_hash whenever lines above it move")
 def test_block_ids_survive_blank_lines_inserted_above():
     before = [c for c in chunks_of(INVENTORY_PY) if c.kind == "block"]
     after = [c for c in chunks_of(_insert_blank_lines_above(INVENTORY_PY, "def compute_backoff", 3))
              if c.kind == "block"]
+    assert [(c.start_line, c.end_line) for c in before] == [(1, 1), (81, 82)]
+    assert [(c.start_line, c.end_line) for c in after] == [(1, 1), (84, 85)]  # the second one moved
     assert [c.text for c in after] == [c.text for c in before]
+    assert [c.qualified_name for c in after] == [c.qualified_name for c in before]
     assert [c.id for c in after] == [c.id for c in before]
     assert [c.content_hash for c in after] == [c.content_hash for c in before]
 
@@ -270,10 +271,26 @@ def test_loose_top_level_statements_become_block_chunks():
     blocks = [(c.kind, c.name, c.start_line, c.end_line, c.text) for c in chunks if c.kind == "block"]
     # runs separated by a definition are not merged; imports are not blocks
     assert blocks == [
-        ("block", "lines 3-4", 3, 4, "X = 1\nY = 2"),
-        ("block", "lines 11-12", 11, 12, "print(f())\nZ = 3"),
+        ("block", "X = 1", 3, 4, "X = 1\nY = 2"),
+        ("block", "print(f())", 11, 12, "print(f())\nZ = 3"),
     ]
     assert all(c.parent_id == chunks[0].id for c in chunks if c.kind == "block")
+
+
+def test_block_names_collapse_whitespace_and_are_cut_at_60_characters():
+    long_call = "configure(" + ", ".join(f"option_{i}=True" for i in range(10)) + ")"
+    source = f"x  =   {{'a':    1}}\n\n\ndef f():\n    return 1\n\n\n{long_call}\n"
+    blocks = [c for c in chunks_of(source, rel="loose.py") if c.kind == "block"]
+    assert [(c.name, c.start_line, c.end_line) for c in blocks] == [
+        ("x = {'a': 1}", 1, 1), (long_call[:59] + "…", 8, 8)]
+    assert all(c.qualified_name == c.name and len(c.name) <= 60 for c in blocks)
+
+
+def test_blocks_with_the_same_first_line_get_distinct_ids():
+    source = "print(1)\n\n\ndef f():\n    return 1\n\n\nprint(1)\n"
+    blocks = [c for c in chunks_of(source, rel="loose.py") if c.kind == "block"]
+    assert [(c.name, c.start_line) for c in blocks] == [("print(1)", 1), ("print(1)", 8)]
+    assert blocks[0].id != blocks[1].id
 
 
 def test_markdown_is_chunked_by_headings():
@@ -370,10 +387,14 @@ def test_javascript_with_garbage_keeps_intact_definitions(garbage):
     assert JS_EXPECTED <= {(c.kind, c.qualified_name, c.start_line, c.end_line) for c in result.chunks}
 
 
-@pytest.mark.xfail(strict=True, reason="error recovery turns a function declaration next to garbage into "
-                                       "a named function_expression (`function alpha(){} % ...`, "
-                                       "`!!! function beta(){}`), which the JavaScript query does not capture")
-@pytest.mark.parametrize("garbage", ["%%% ))) garbage {{{ <<< @@@ ;;;", "@@@ ### !!!"])
+@pytest.mark.parametrize("garbage", [
+    pytest.param("%%% ))) garbage {{{ <<< @@@ ;;;", marks=pytest.mark.xfail(
+        strict=True, reason="error recovery parses `function alpha(){}` + the garbage line as one "
+                            "expression_statement (`function alpha(){} % ...`); the named function_expression "
+                            "is now captured, but expression_statement is a JavaScript wrapper type, so "
+                            "alpha's range runs on to the garbage: 1-5 instead of 1-3")),
+    "@@@ ### !!!",
+])
 def test_javascript_garbage_next_to_a_declaration(garbage):
     result = extract_text("broken.js", JS_TEMPLATE.format(garbage=garbage))
     assert JS_EXPECTED <= {(c.kind, c.qualified_name, c.start_line, c.end_line) for c in result.chunks}

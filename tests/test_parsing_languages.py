@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import extract_sample, qualified
+from conftest import extract_sample, extract_text, qualified
 
 FILE = "<file>"
 
@@ -300,10 +300,6 @@ GO = {
             "Inventory.TotalValue": "TotalValue returns the summed value of every item.",
         },
     },
-    "bugs": {
-        "definitions": "main.go:52-54: the closure `lineValue := func(...)` inside Inventory.TotalValue "
-                       "is not a definition (the TypeScript twin `const lineValue = ...` is)",
-    },
 }
 
 RUST = {
@@ -367,10 +363,6 @@ RUST = {
             FILE: "Configuration loading helpers for the inventory service.",
             "parsing.split_line": "Split one config line into a trimmed key and value.",
         },
-    },
-    "bugs": {
-        "docs": "the file docstring from `//!` inner doc comments keeps a leading '!' "
-                "('! Inventory service: ...')",
     },
 }
 
@@ -500,11 +492,6 @@ C = {
         },
         "config.h": {"Config": "Settings that control the inventory service."},
     },
-    "bugs": {
-        "definitions": "inventory.c:23: the doc comment of the struct nested in a field declaration "
-                       "(`struct Stats {...} stats;`) is not attached: Inventory.Stats starts at 24, not 23",
-        "docs": "inventory.c:23: Inventory.Stats has no docstring (its doc comment is not attached)",
-    },
 }
 
 CPP = {
@@ -574,11 +561,6 @@ CPP = {
             "inventory.Inventory.Stats": "Summary statistics for an inventory snapshot.",
         },
         "inventory.cpp": {"main": "Build an inventory from config and print its total value."},
-    },
-    "bugs": {
-        "definitions": "inventory.hpp:25: the doc comment of the class nested in a class body "
-                       "(`class Stats {...};`, a field_declaration) is not attached: starts at 26, not 25",
-        "docs": "inventory.hpp:25: inventory.Inventory.Stats has no docstring",
     },
 }
 
@@ -687,14 +669,11 @@ RUBY = {
         "lib/config.rb": {"InventoryService.Config": "Loads settings and provides small numeric helpers."},
     },
     "bugs": {
-        "definitions": "a comment right before the first statement of a class/module/do-block body is a "
-                       "child of the class node, not of body_statement, so it is not attached: "
-                       "inventory.rb:17 Stats starts at 18, config.rb:6 Config starts at 7, inventory.rb:9 "
-                       "value starts at 10; and `Item = Struct.new(...) do ... end` (inventory.rb:7-13) is "
-                       "not a definition, so its method is InventoryService.value instead of "
-                       "InventoryService.Item.value",
-        "docs": "docs of Inventory.Stats (inventory.rb:17), Config (config.rb:6) and the Struct.new "
-                "block's value (inventory.rb:9) are not attached",
+        "definitions": "inventory.rb:7-13: `Item = Struct.new(...) do ... end` is not a definition, so there "
+                       "is no class InventoryService.Item and its method is ('function', "
+                       "'InventoryService.value', 9, 12) instead of ('method', 'InventoryService.Item.value', 9, 12)",
+        "docs": "inventory.rb:9: the doc of the Struct.new block's `value` is found, but under the name "
+                "InventoryService.value (no InventoryService.Item.value, see definitions)",
     },
 }
 
@@ -748,8 +727,6 @@ PHP = {
         },
     },
     "bugs": {
-        "definitions": "Inventory.php:70-72: the closure `$lineValue = function (...) {...}` inside "
-                       "Inventory.totalValue is not a definition",
         "imports": "Inventory.php:7: the module of `require_once __DIR__ . '/Config.php'` loses only its "
                    "closing quote (\"__DIR__ . '/Config.php\")",
     },
@@ -811,11 +788,6 @@ KOTLIN = {
             "Backoff.computeBackoff": "Return the retry delay for an attempt using capped exponential growth.",
         },
     },
-    "bugs": {
-        "imports": "the last import's text swallows the following KDoc comment "
-                   "('import kotlin.math.pow /** * A single stock-keeping unit ... */', Inventory.kt:5; "
-                   "same in Config.kt:4)",
-    },
 }
 
 SCALA = {
@@ -873,11 +845,6 @@ SCALA = {
         "src/main/scala/inventory/config/ConfigParser.scala": {
             "ConfigParser.clamp": "Restrict value to the closed interval [low, high].",
         },
-    },
-    "bugs": {
-        "definitions": "ConfigParser.scala: a brace-less body (`= expr` on the next lines) ends at column 0 "
-                       "of a later line, so end_line is one too far: splitLine is 23-31 (overlapping "
-                       "clamp's doc comment and signature) instead of 23-28, clamp 30-33 instead of 30-32",
     },
 }
 
@@ -1024,10 +991,6 @@ BASH = {
             "parse_config": "Parse a key=value config file into CONFIG, falling back to defaults.\nArguments: path",
         },
     },
-    "bugs": {
-        "docs": "the file docstring starts with the shebang ('!/usr/bin/env bash\\n...') and, in config.sh, "
-                "runs on across the blank line into the comment of `declare -A CONFIG` (line 4)",
-    },
 }
 
 ELIXIR = {
@@ -1083,24 +1046,23 @@ ELIXIR = {
         },
     },
     "spurious_calls": {
-        # the head of every `def name(...)` is reported as a call of name from inside name
+        # the head of a `def name(...)` / `defp name(...)` is not a call of name from inside name
         "lib/inventory.ex": [
             ("value", 17, "Inventory.Item.value"),
             ("new", 23, "Inventory.new"),
             ("add_item", 26, "Inventory.add_item"),
+            ("remove_item", 35, "Inventory.remove_item"),
+            ("total_value", 41, "Inventory.total_value"),
+            ("line_value", 48, "Inventory.line_value"),  # defp
             ("compute_backoff", 51, "Inventory.compute_backoff"),
         ],
         "lib/inventory/config.ex": [
             ("parse_config", 11, "Inventory.Config.parse_config"),
+            ("apply_line", 23, "Inventory.Config.apply_line"),  # defp
+            ("coerce", 30, "Inventory.Config.coerce"),  # defp
             ("clamp", 40, "Inventory.Config.clamp"),
             ("defaults", 6, "Inventory.Config"),  # the module attribute `@defaults %{...}`
         ],
-    },
-    "bugs": {
-        "docs": "@moduledoc is not used as the module's docstring (Inventory, Inventory.Item, "
-                "Inventory.Config all have '')",
-        "spurious_calls": "every def/defp head is reported as a call of itself (inventory.ex:17,23,26,...; "
-                          "config.ex:11,23,30,40) and `@defaults ...` as a call of `defaults` (config.ex:6)",
     },
 }
 
@@ -1166,12 +1128,6 @@ HASKELL = {
         },
         "src/Config.hs": {"Settings": "Settings that control the inventory service."},
     },
-    "bugs": {
-        "definitions": "the haddock comment of the first declaration after the imports is parsed into the "
-                       "`imports` node, so it is not attached: Inventory.hs:17 Item starts at 18, "
-                       "Config.hs:12 Settings starts at 13",
-        "docs": "Item (Inventory.hs:17) and Settings (Config.hs:12) have no docstring",
-    },
 }
 
 ZIG = {
@@ -1223,10 +1179,6 @@ ZIG = {
             "Inventory.Stats": "Summary statistics for an inventory snapshot.",
             "computeBackoff": "Return the retry delay for an attempt using capped exponential growth.",
         },
-    },
-    "bugs": {
-        "docs": "the file docstring from `//!` container doc comments keeps a leading '!' "
-                "('! Inventory service: ...')",
     },
 }
 
@@ -1340,3 +1292,63 @@ def test_swift_call_after_multiplication():
     actual = {(c.name, c.line, qualified(parsed, c.caller)) for c in parsed.calls}
     assert ("Double", 18, "Item.value") in actual
     assert ("pow", 72, "computeBackoff") in actual
+
+
+# a body whose last line before the closing token is a comment: (language, file, source, qualified
+# name, start, end); the definition runs to its closing `}` / `end`
+TRAILING_COMMENT_CASES = [
+    ("c", "a.c", "int f(void) {\n    g();\n    // note\n}\n", "f", 1, 4),
+    ("cpp", "a.cpp", "int f() {\n    g();\n    // note\n}\n", "f", 1, 4),
+    ("javascript", "a.js", "function f() {\n  g();\n  // note\n}\n", "f", 1, 4),
+    ("typescript", "a.ts", "function f(): void {\n  g();\n  // note\n}\n", "f", 1, 4),
+    ("go", "a.go", "package a\n\nfunc f() {\n\tg()\n\t// note\n}\n", "f", 3, 6),
+    ("rust", "a.rs", "fn f() {\n    g();\n    // note\n}\n", "f", 1, 4),
+    ("java", "A.java", "class A {\n  void f() {\n    g();\n    // note\n  }\n}\n", "A.f", 2, 5),
+    ("csharp", "A.cs", "class A {\n  void F() {\n    G();\n    // note\n  }\n}\n", "A.F", 2, 5),
+    ("kotlin", "a.kt", "fun f() {\n    g()\n    // note\n}\n", "f", 1, 4),
+    ("scala", "a.scala", "object A {\n  def f(): Unit = {\n    g()\n    // note\n  }\n}\n", "A.f", 2, 5),
+    ("swift", "a.swift", "func f() {\n    g()\n    // note\n}\n", "f", 1, 4),
+    ("php", "a.php", "<?php\nfunction f() {\n    g();\n    // note\n}\n", "f", 2, 5),
+    ("ruby", "a.rb", "def f\n  g\n  # note\nend\n", "f", 1, 4),
+    ("lua", "a.lua", "function f()\n  g()\n  -- note\nend\n", "f", 1, 4),
+    ("bash", "a.sh", "f() {\n  g\n  # note\n}\n", "f", 1, 4),
+    ("zig", "a.zig", "fn f() void {\n    g();\n    // note\n}\n", "f", 1, 4),
+    ("elixir", "a.ex", "defmodule A do\n  def f do\n    g()\n    # note\n  end\nend\n", "A.f", 2, 5),
+]
+
+
+@pytest.mark.parametrize("language, rel, source, name, start, end", TRAILING_COMMENT_CASES,
+                         ids=[c[0] for c in TRAILING_COMMENT_CASES])
+def test_trailing_comment_in_a_body_keeps_the_closing_brace(language, rel, source, name, start, end):
+    result = extract_text(rel, source)
+    assert result.language == language and not result.parsed.has_errors
+    actual = [(d.qualified_name, d.start_line, d.end_line) for d in result.parsed.definitions]
+    assert (name, start, end) in actual, actual
+    lines = source.splitlines()
+    chunk = next(c for c in result.chunks if c.qualified_name == name)
+    assert chunk.text == "\n".join(lines[start - 1:end])
+
+
+def test_javascript_named_function_expression_in_a_declaration_is_one_definition():
+    source = "const f = function g(x) {\n  return x;\n};\n"
+    parsed = extract_text("a.js", source).parsed
+    assert [(d.kind, d.qualified_name, d.start_line, d.end_line) for d in parsed.definitions] == [
+        ("function", "f", 1, 3)]
+
+
+def test_javascript_named_function_expressions_are_definitions():
+    source = ("setTimeout(function tick() {\n  run();\n}, 100);\n\n"
+              "(function init() {\n  boot();\n})();\n")
+    parsed = extract_text("a.js", source).parsed
+    assert [(d.kind, d.qualified_name, d.start_line, d.end_line) for d in parsed.definitions] == [
+        ("function", "tick", 1, 3), ("function", "init", 5, 7)]
+    calls = {(c.name, c.line, qualified(parsed, c.caller)) for c in parsed.calls}
+    assert {("run", 2, "tick"), ("boot", 6, "init"), ("setTimeout", 1, None)} <= calls
+
+
+@pytest.mark.parametrize("source", [
+    "#!/usr/bin/env bash\n# Tool: does things.\n# More.\n\nset -e\n",
+    "#!/usr/bin/env bash\n\n# Tool: does things.\n# More.\n\nset -e\n",
+], ids=["shebang-then-comment", "shebang-blank-line-comment"])
+def test_bash_file_docstring_after_a_shebang(source):
+    assert extract_text("tool.sh", source).parsed.docstring == "Tool: does things.\nMore."
