@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet "torch==2.13.0"
-.venv/bin/python -m pip install --quiet -e ".[test]"
+pip_install() {  # quiet, and without the noise of package index locations missing on this machine
+  .venv/bin/python -m pip install --quiet "$@" 2> >(grep -v "^WARNING: Location" >&2)
+}
+pip_install --upgrade pip
+pip_install "torch==2.13.0"
+pip_install -e ".[test]"
 echo "codesearch installed in .venv ($(.venv/bin/codesearch --version 2>/dev/null || echo ok))"
