@@ -86,6 +86,19 @@ def _open_index(args: argparse.Namespace, create: bool = False):
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from .daemon.client import daemon_call
+    if not args.no_daemon and not args.verify:
+        # a running daemon owns the index: ask it, rather than write beside it from here
+        answer = daemon_call(_root_of(args, "path"), args.index_dir, "index", {"timeout": 3600})
+        if answer is not None:
+            if args.json:
+                print(json.dumps(answer))
+            elif not args.quiet:
+                last = answer.get("last_reindex") or {}
+                print(f"the daemon reindexed: {last.get('added', 0)} added, {last.get('modified', 0)} modified, "
+                      f"{last.get('deleted', 0)} deleted in {last.get('seconds', 0):.1f}s "
+                      "(vectors follow in the background)")
+            return EXIT_OK
     from .index import IndexBusy
     from .indexer import Indexer, print_log
     from .store.catalog import CatalogError
@@ -310,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how long to wait for another indexer to finish (default 60)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
+    p.add_argument("--no-daemon", action="store_true", help="index in this process even if a daemon runs")
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser("query", help="search the index")
