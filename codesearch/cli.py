@@ -69,7 +69,9 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     return EXIT_ERROR if failures and not out else EXIT_OK
 
 
-def _root_of(args: argparse.Namespace, attr: str = "repo") -> Path:
+def _root_of(args: argparse.Namespace) -> Path:
+    """The repository a command works on: `index PATH` and `daemon ... PATH`, else --repo."""
+    attr = "path" if args.command in ("index", "daemon") else "repo"
     root = Path(getattr(args, attr, None) or ".").resolve()
     if not root.is_dir():
         raise UsageError(f"{root} is not a folder")
@@ -78,7 +80,7 @@ def _root_of(args: argparse.Namespace, attr: str = "repo") -> Path:
 
 def _open_index(args: argparse.Namespace, create: bool = False):
     from .index import Index, IndexMissing
-    root = _root_of(args, "path" if hasattr(args, "path") else "repo")
+    root = _root_of(args)
     try:
         return Index(root, _settings_for(root, args), args.index_dir, create=create)
     except IndexMissing as exc:
@@ -89,7 +91,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     from .daemon.client import daemon_call
     if not args.no_daemon and not args.verify:
         # a running daemon owns the index: ask it, rather than write beside it from here
-        answer = daemon_call(_root_of(args, "path"), args.index_dir, "index", {"timeout": 3600})
+        answer = daemon_call(_root_of(args), args.index_dir, "index", {"timeout": 3600})
         if answer is not None:
             if args.json:
                 print(json.dumps(answer))
@@ -244,7 +246,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_daemon(args: argparse.Namespace) -> int:
     from .daemon import main as lifecycle
-    root = _root_of(args, "path")
+    root = _root_of(args)
     try:
         if args.action == "run":
             return lifecycle.run_foreground(root, args.index_dir, args.polling)

@@ -38,7 +38,8 @@ def matches(result: dict, target: Target) -> bool:
     start, end = result.get("start_line"), result.get("end_line")
     if start is None or end is None:
         return True
-    return start <= target.end_line and end >= target.start_line
+    target_end = target.end_line if target.end_line is not None else target.start_line
+    return start <= target_end and end >= target.start_line
 
 
 def dedupe_by_path(results: list[dict]) -> list[dict]:

@@ -13,10 +13,13 @@ from dataclasses import dataclass, field
 from ..model import Chunk
 from ..tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
 
-TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures?|examples?|samples?|demos?|"
+# folders and file names of tests, examples, benchmarks and vendored code; `example` alone is
+# left out on purpose (Java's com/example/... packages are real code)
+TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures?|examples|samples|demos|"
                        r"benchmarks?|benches|vendor|third_party|node_modules|docs?)(/|$)|"
-                       r"(^|/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|[^/]*Tests?\.[a-z]+|conftest\.py)$",
+                       r"(^|/)(test_[^/]*|[^/]*_(test|spec)\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$",
                        re.IGNORECASE)
+TEST_CLASS_FILE = re.compile(r"(^|/)[A-Z][A-Za-z0-9]*(Test|Tests|Spec|Specs)\.[a-z]+$")  # FooTest.java
 TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "example", "examples", "benchmark", "fixture",
               "fixtures", "mock", "mocks", "vendor", "demo", "sample", "doc", "docs"}
 DEFINITION_KINDS = {"class", "struct", "interface", "trait", "enum", "function", "method", "type", "module",
@@ -65,12 +68,12 @@ def _stem(word: str) -> str:
 
 def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions) -> list[Ranked]:
     items = [Ranked(chunk, score) for chunk, score in fused]
-    if options.symbol_boost and looks_like_symbol(query):
-        _boost_symbol(query, items)
     if options.name_path_boost:
         _boost_names(query, items)
     if options.test_penalty:
         _penalize_tests(query, items, options.test_factor)
+    if options.symbol_boost and looks_like_symbol(query):  # last: its tiers must not be reordered
+        _boost_symbol(query, items)
     items.sort(key=lambda r: -r.score)
     if options.parent_child_dedupe:
         items = _dedupe_parent_child(items)
@@ -81,22 +84,25 @@ def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions) 
 
 
 def _boost_symbol(query: str, items: list[Ranked]) -> None:
-    """A bare name: its definitions first (types and exact-case matches above the rest)."""
-    symbol = re.sub(r"\(\)$", "", query.strip())
-    short = re.split(r"\.|::|#|->", symbol)[-1]
-    top = max((r.score for r in items), default=0.0)
+    """A bare name: its definitions first, in tiers that fused scores cannot reorder:
+    qualified match > exact-case type > exact-case other > same name in another case."""
+    symbol = re.sub(r"(\.|::|#|->)", ".", re.sub(r"\(\)$", "", query.strip()))
+    short = symbol.rsplit(".", 1)[-1]
+    gap = 2 * max((r.score for r in items), default=0.0) or 1.0
     for r in items:
         c = r.chunk
         if c.kind not in DEFINITION_KINDS or c.part != 1:
             continue
-        qualified_hit = c.qualified_name == symbol.replace("::", ".") or c.qualified_name.endswith("." + symbol)
-        if c.name == short or qualified_hit:
-            bonus = 1.0 + (0.5 if c.kind in TYPE_KINDS else 0.0) + (0.5 if qualified_hit and symbol != short else 0)
-            r.score = top * (1.0 + bonus) + r.score
-            r.notes.append("defines the symbol")
+        if c.name == short:
+            qualified = symbol != short and (c.qualified_name == symbol or c.qualified_name.endswith("." + symbol))
+            tier = 4 if qualified else 3 if c.kind in TYPE_KINDS else 2
+            note = "defines the symbol"
         elif c.name.lower() == short.lower():
-            r.score = top * 1.5 + r.score
-            r.notes.append("defines the symbol (case differs)")
+            tier, note = 1, "defines the symbol (case differs)"
+        else:
+            continue
+        r.score += gap * tier
+        r.notes.append(note)
 
 
 def _boost_names(query: str, items: list[Ranked]) -> None:
@@ -120,7 +126,7 @@ def _penalize_tests(query: str, items: list[Ranked], factor: float) -> None:
     if words & TEST_WORDS:
         return
     for r in items:
-        if TEST_PATH.search(r.chunk.path):
+        if TEST_PATH.search(r.chunk.path) or TEST_CLASS_FILE.search(r.chunk.path):
             r.score *= factor
             r.notes.append(f"test/example/vendor path x{factor}")
 

@@ -159,6 +159,9 @@ class GraphRetriever:
         if relation and relation[1]:
             direction, targets = relation
             found = self.neighbours(targets, direction, depth=2)
+            if filters.active:
+                allowed = self._allowed([i for i, _, _ in found], filters)
+                found = [f for f in found if f[0] in allowed]
             ids = [i for i, _, _ in found]
             return Hits(ids[:limit], [1.0 / d for _, _, d in found][:limit], note=f"{direction} of {len(targets)} definitions")
         named = self.named_definitions(query)
