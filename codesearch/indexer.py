@@ -102,9 +102,9 @@ class Indexer:
                 self.catalog.reset()
                 report.rebuilt = problem
                 paths = None
+            if self.catalog.get_meta("schema_version") is None:
+                self.index.write_meta()  # before any data: a crash never leaves rows without it
             self.update_catalog(report, None if paths is None else list(paths))
-            if self.catalog.get_meta("schema_version") is None or report.rebuilt:
-                self.index.write_meta()
             if embed:
                 self.sync_vectors(report)
             with self.catalog.transaction():
@@ -147,6 +147,7 @@ class Indexer:
 
     def update_catalog(self, report: IndexReport, paths: list[str] | None) -> None:
         known = self.catalog.files()
+        edges_stale = self.catalog.get_meta("edges_stale") == "1"  # a run died before resolving
         found, skipped, scope = self._scan(paths)
 
         def in_scope(rel: str) -> bool:
@@ -193,9 +194,11 @@ class Indexer:
                 self.catalog.delete_file(db, rel)
                 report.deleted += 1
             report.renamed = sum(1 for rel in gone if known[rel].content_hash in state.added_hashes)
-            if state.changed_paths:
+            if state.changed_paths or edges_stale:
                 rebuild_import_edges(db)  # cheap, and files that come and go change what resolves
-                resolve_call_edges(db, state.changed_paths, state.dirty_names, everything=not known)
+                resolve_call_edges(db, state.changed_paths, state.dirty_names,
+                                   everything=not known or edges_stale)
+                self.catalog.set_meta("edges_stale", "0")
 
     def _forget(self, rel: str, state: _RunState) -> None:
         """Note a file whose definitions are about to go: callers of them need re-resolving."""
@@ -208,6 +211,7 @@ class Indexer:
         model = self.index.model_name
         body_lines = self.settings.embed_body_lines
         with self.catalog.transaction() as db:
+            self.catalog.set_meta("edges_stale", "1")  # cleared once edges are resolved
             for entry, result in batch:
                 rel = entry.rel
                 old = state.known.get(rel)
@@ -298,16 +302,21 @@ class Indexer:
                 part = rows[start:start + EMBED_BATCH]
                 hashes = [r["embed_hash"] for r in part]
                 cached = catalog.cached_vectors(model, list(set(hashes)))
-                missing = [i for i, h in enumerate(hashes) if h not in cached]
+                missing: dict[str, int] = {}  # text hash -> first row that needs it: encode once
+                for i, h in enumerate(hashes):
+                    if h not in cached and h not in missing:
+                        missing[h] = i
                 if missing:
+                    rows_to_embed = list(missing.values())
                     texts = [embed_text(part[i]["kind"], part[i]["qualified_name"], part[i]["signature"],
-                                        part[i]["docstring"], part[i]["text"], body_lines) for i in missing]
+                                        part[i]["docstring"], part[i]["text"], body_lines) for i in rows_to_embed]
                     fresh = self.index.embedder.encode(texts)
-                    new_items = {hashes[i]: fresh[j].astype(np.float32).tobytes() for j, i in enumerate(missing)}
+                    new_items = {hashes[i]: fresh[j].astype(np.float32).tobytes()
+                                 for j, i in enumerate(rows_to_embed)}
                     catalog.cache_vectors(model, list(new_items.items()))
                     cached.update(new_items)
-                    report.vectors_embedded += len(new_items)
-                    report.embedded_ids.extend(part[i]["id"] for i in missing)
+                    report.embedded_ids.extend(part[i]["id"] for i in rows_to_embed)
+                report.vectors_embedded += len(missing)
                 report.vectors_from_cache += len(part) - len(missing)
                 matrix = np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
                 vectors.upsert([r["id"] for r in part], matrix,

@@ -125,9 +125,12 @@ class Catalog:
         return self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
     def reset(self) -> None:
-        """Drop everything indexed (not the embedding cache): for schema or settings changes."""
+        """Drop everything indexed (not the embedding cache): for schema or settings changes.
+
+        Deleting the chunks queues their vectors for deletion (the trigger), and that queue is
+        kept, so Chroma is emptied of them on the next sync."""
         with self.transaction() as db:
-            for table in ("files", "chunks", "calls", "imports", "edges", "vector_deletions", "meta"):
+            for table in ("chunks", "files", "calls", "imports", "edges", "meta"):
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM chunks_fts")
 

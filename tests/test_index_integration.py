@@ -1,0 +1,688 @@
+"""Integration tests of indexing with the real stack: SQLite catalog, Chroma, all-MiniLM-L6-v2.
+
+The model loads once in this process (module fixture `model`) and once in each CLI subprocess
+that has something to embed; tests that need a fresh index copy one that is already built.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from codesearch.config import load_settings
+from codesearch.embedding import embed_text
+from codesearch.extract import extract
+from codesearch.index import IndexLock
+from codesearch.languages import language_for_path
+from codesearch.store.catalog import SCHEMA_VERSION, Catalog
+from conftest_index import (IS_ROOT, CliProcess, build_large_tree, catalog_chunk_ids, chroma_ids, copy_sample,
+                            copy_tree, free_port, open_index, query_catalog, run_cli, run_indexer, run_main,
+                            shared_embedders, snapshot, try_count, wait_for_http)
+
+CATALOG = "catalog.sqlite3"
+
+
+# --- fixtures ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module", autouse=True)
+def model():
+    """One loaded model for every in-process Index of this module (loaded on first use)."""
+    with shared_embedders() as loaded:
+        yield loaded
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes():
+    yield
+    CliProcess.kill_leftovers()
+
+
+@pytest.fixture(scope="module")
+def python_indexed(tmp_path_factory):
+    """A copy of sample_repos/python indexed by `codesearch index PATH --json` in a subprocess."""
+    repo = copy_sample("python", tmp_path_factory.mktemp("python-indexed") / "repo")
+    proc = run_cli("index", repo, "--json")
+    return repo, proc
+
+
+@pytest.fixture
+def python_repo(python_indexed, tmp_path):
+    """A fresh copy of the indexed python repository, its index (repo/.codesearch) included."""
+    repo, proc = python_indexed
+    assert proc.returncode == 0, proc.stderr
+    return copy_tree(repo, tmp_path / "repo")
+
+
+def catalog_of(repo: Path) -> Path:
+    return repo / ".codesearch" / CATALOG
+
+
+def assert_vectors_mirror_catalog(repo: Path, index_dir: Path | None = None) -> None:
+    catalog = (index_dir or repo / ".codesearch") / CATALOG
+    ids = catalog_chunk_ids(catalog)
+    assert ids, "the index has no chunks"
+    assert chroma_ids(repo, index_dir) == ids
+    marked = query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash")[0][0]
+    assert marked == len(ids)
+    assert query_catalog(catalog, "SELECT COUNT(*) FROM vector_deletions")[0][0] == 0
+
+
+def embedded_texts(rel: str, data: bytes, settings) -> dict[str, str]:
+    """chunk id -> the text the model sees, computed from the extraction pipeline itself."""
+    result = extract(rel, data, language_for_path(rel), settings)
+    return {c.id: embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines)
+            for c in result.chunks}
+
+
+def chunk_rows(catalog: Path, path: str) -> list[tuple]:
+    return query_catalog(catalog, "SELECT id, kind, qualified_name FROM chunks WHERE path = ?", (path,))
+
+
+# --- 1. full index through the CLI ------------------------------------------------------------
+def test_full_index_via_cli(python_indexed):
+    repo, proc = python_indexed
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["added"] == 4 and report["modified"] == report["deleted"] == 0
+    assert report["vectors_embedded"] + report["vectors_from_cache"] == report["chunks_written"] > 0
+
+    stats = run_cli("stats", "--repo", repo, "--json")
+    assert stats.returncode == 0, stats.stderr
+    data = json.loads(stats.stdout)
+    for key in ("files", "chunks", "vectors", "edges"):
+        assert type(data[key]) is int, key
+    # .gitignore has no language: skipped as such; build/ and *.log are ignored, not "skipped"
+    assert data["skipped"] == {"unsupported_type": 1}
+    assert data["files"] == 4
+    assert data["vectors"] == data["chunks"] == report["chunks_written"]
+    assert data["vectors_in_store"] == data["chunks"]
+    assert data["edges"] > 0
+
+    files = {r[0]: r[1] for r in query_catalog(catalog_of(repo), "SELECT path, skip_reason FROM files")}
+    assert files == {".gitignore": "unsupported_type", "README.md": None, "config.py": None,
+                     "inventory.py": None, "tests/test_inventory.py": None}
+    kinds = {r[0] for r in query_catalog(catalog_of(repo), "SELECT DISTINCT kind FROM edges")}
+    assert {"contains", "calls", "imports"} <= kinds
+
+    gitignore = repo / ".codesearch" / ".gitignore"
+    assert gitignore.is_file() and "*" in gitignore.read_text().split()
+
+
+# --- 2. incremental indexing ------------------------------------------------------------------
+def test_edit_one_function_embeds_exactly_the_changed_chunks(python_repo):
+    settings = load_settings(python_repo)
+    path = python_repo / "inventory.py"
+    before = path.read_bytes()
+    after = before.replace(b"        return self.items.pop(name)\n",
+                           b"        item = self.items.pop(name)\n        return item\n")
+    assert after != before
+    old_texts = embedded_texts("inventory.py", before, settings)
+    new_texts = embedded_texts("inventory.py", after, settings)
+    expected = {cid for cid, text in new_texts.items() if old_texts.get(cid) != text}
+    method_id = next(r[0] for r in chunk_rows(catalog_of(python_repo), "inventory.py")
+                     if r[2] == "Inventory.remove_item")
+    assert method_id in expected
+    unchanged_before = snapshot(catalog_of(python_repo))["chunks"]
+    path.write_bytes(after)
+
+    report = run_indexer(python_repo)
+
+    assert (report.added, report.modified, report.deleted, report.unchanged) == (0, 1, 0, 3)
+    assert set(report.embedded_ids) == expected and len(report.embedded_ids) == len(expected)
+    assert report.vectors_embedded == len(expected)
+    assert report.vectors_from_cache == 0  # the others keep their vectors: not even looked up
+    # the other files' chunks were not rewritten
+    now = snapshot(catalog_of(python_repo))["chunks"]
+    others = {c for c in unchanged_before if c[0] not in new_texts}
+    assert others <= now
+    assert_vectors_mirror_catalog(python_repo)
+    # and Chroma holds the vector of the new text, not the old one
+    index = open_index(python_repo)
+    try:
+        stored = np.asarray(index.vectors.collection.get(ids=[method_id], include=["embeddings"])["embeddings"][0])
+        fresh = index.embedder.encode([new_texts[method_id]])[0]
+        stale = index.embedder.encode([old_texts[method_id]])[0]
+    finally:
+        index.close()
+    assert float(stored @ fresh) > 0.999
+    assert float(stored @ fresh) > float(stored @ stale)
+
+
+def test_added_file_embeds_only_its_chunks(python_repo):
+    (python_repo / "shipping.py").write_text(
+        '"""Shipping rates for parcels."""\n\nfrom config import clamp\n\n\n'
+        "def parcel_rate(weight_kg: float) -> float:\n"
+        '    """Price of shipping a parcel of this weight, within the carrier\'s limits."""\n'
+        "    return clamp(weight_kg * 1.75, 4.0, 90.0)\n", encoding="utf-8")
+
+    report = run_indexer(python_repo)
+
+    catalog = catalog_of(python_repo)
+    new_ids = {r[0] for r in chunk_rows(catalog, "shipping.py")}
+    assert len(new_ids) >= 2
+    assert (report.added, report.modified, report.deleted, report.unchanged) == (1, 0, 0, 4)
+    assert set(report.embedded_ids) == new_ids and report.vectors_embedded == len(new_ids)
+    assert report.chunks_written == len(new_ids)
+    # the new call resolves: parcel_rate -> config.clamp
+    rate = next(r[0] for r in chunk_rows(catalog, "shipping.py") if r[2] == "parcel_rate")
+    clamp = next(r[0] for r in chunk_rows(catalog, "config.py") if r[2] == "clamp")
+    assert (rate, clamp, "calls") in snapshot(catalog)["edges"]
+    assert_vectors_mirror_catalog(python_repo)
+
+
+def test_identical_texts_in_one_run_are_embedded_once(python_repo, monkeypatch):
+    from codesearch.embedding import Embedder
+    encoded: list[str] = []
+    real_encode = Embedder.encode
+
+    def counting_encode(self, texts):
+        encoded.extend(texts)
+        return real_encode(self, texts)
+
+    monkeypatch.setattr(Embedder, "encode", counting_encode)
+    body = "def shared_helper(value):\n    return value + 41\n"  # the same definition in two files
+    (python_repo / "first_copy.py").write_text(body)
+    (python_repo / "second_copy.py").write_text(body)
+
+    report = run_indexer(python_repo)
+
+    catalog = catalog_of(python_repo)
+    new_ids = {r[0] for path in ("first_copy.py", "second_copy.py") for r in chunk_rows(catalog, path)}
+    assert report.added == 2 and len(new_ids) == 4
+    assert_vectors_mirror_catalog(python_repo)
+    assert len(encoded) == len(set(encoded)), "the same text was encoded more than once"
+    assert report.vectors_embedded + report.vectors_from_cache == len(new_ids)
+    assert len(report.embedded_ids) == report.vectors_embedded
+
+
+def test_deleted_file_leaves_nothing_behind(python_repo):
+    catalog = catalog_of(python_repo)
+    gone_ids = {r[0] for r in chunk_rows(catalog, "config.py")}
+    assert gone_ids and gone_ids <= chroma_ids(python_repo)
+    (python_repo / "config.py").unlink()
+
+    report = run_indexer(python_repo)
+
+    assert (report.added, report.modified, report.deleted) == (0, 0, 1)
+    assert report.vectors_embedded == 0 and report.vectors_deleted == len(gone_ids)
+    marks = ",".join("?" * len(gone_ids))
+    ids = tuple(gone_ids)
+    assert query_catalog(catalog, "SELECT COUNT(*) FROM files WHERE path = 'config.py'")[0][0] == 0
+    assert query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE path = 'config.py'")[0][0] == 0
+    assert query_catalog(catalog, "SELECT COUNT(*) FROM calls WHERE path = 'config.py'")[0][0] == 0
+    assert query_catalog(catalog, f"SELECT COUNT(*) FROM calls WHERE caller_id IN ({marks})", ids)[0][0] == 0
+    assert query_catalog(catalog, "SELECT COUNT(*) FROM imports WHERE path = 'config.py'")[0][0] == 0
+    assert query_catalog(catalog, f"SELECT COUNT(*) FROM edges WHERE src IN ({marks}) OR dst IN ({marks})",
+                         ids + ids)[0][0] == 0
+    assert query_catalog(catalog, "SELECT COUNT(*) FROM chunks_fts")[0][0] == len(catalog_chunk_ids(catalog))
+    assert not gone_ids & chroma_ids(python_repo)
+    assert_vectors_mirror_catalog(python_repo)
+
+
+def test_renamed_file_is_counted_as_a_rename_and_its_vectors_move(python_repo):
+    catalog = catalog_of(python_repo)
+    old_ids = {r[0] for r in chunk_rows(catalog, "config.py")}
+    (python_repo / "config.py").rename(python_repo / "settings_loader.py")
+
+    report = run_indexer(python_repo)
+
+    assert report.renamed == 1
+    assert (report.added, report.deleted) == (1, 1)
+    new_ids = {r[0] for r in chunk_rows(catalog, "settings_loader.py")}
+    assert len(new_ids) == len(old_ids)
+    ids = chroma_ids(python_repo)
+    assert new_ids <= ids and not old_ids & ids
+    # every definition's vector comes from the cache (their embedded text has no path)
+    definitions = {r[0] for r in chunk_rows(catalog, "settings_loader.py") if r[1] != "file"}
+    assert not definitions & set(report.embedded_ids)
+    assert_vectors_mirror_catalog(python_repo)
+
+
+def test_renamed_file_embeds_nothing(python_repo):
+    (python_repo / "config.py").rename(python_repo / "settings_loader.py")
+    report = run_indexer(python_repo)
+    assert report.renamed == 1
+    assert report.vectors_embedded == 0, f"embedded {report.embedded_ids}"
+
+
+def test_no_change_rerun_touches_nothing(python_repo):
+    catalog = catalog_of(python_repo)
+    before = snapshot(catalog)
+    indexed_at = query_catalog(catalog, "SELECT id, indexed_at FROM chunks")
+
+    report = run_indexer(python_repo)
+
+    assert (report.added, report.modified, report.deleted, report.renamed) == (0, 0, 0, 0)
+    assert report.unchanged == 4
+    assert report.chunks_written == 0
+    assert report.vectors_embedded == report.vectors_from_cache == report.vectors_deleted == 0
+    assert snapshot(catalog) == before
+    assert query_catalog(catalog, "SELECT id, indexed_at FROM chunks") == indexed_at
+
+    # a touched file (new mtime, same bytes) is read again but nothing is rewritten
+    os.utime(python_repo / "config.py", ns=(time.time_ns(), time.time_ns()))
+    report = run_indexer(python_repo)
+    assert (report.added, report.modified, report.deleted, report.unchanged) == (0, 0, 0, 4)
+    assert report.chunks_written == report.vectors_embedded == 0
+    assert snapshot(catalog) == before
+
+
+def test_branch_switch_back_embeds_nothing(python_repo):
+    catalog = catalog_of(python_repo)
+    a_snapshot = snapshot(catalog)
+    a_inventory = (python_repo / "inventory.py").read_bytes()
+    a_config = (python_repo / "config.py").read_bytes()
+    # branch B: one file changed, one deleted, one added
+    (python_repo / "inventory.py").write_bytes(a_inventory.replace(
+        b"return self.price * self.quantity", b"return round(self.price * self.quantity, 2)"))
+    (python_repo / "config.py").unlink()
+    (python_repo / "feature.py").write_text("def feature_flag(name):\n    return name.startswith('beta_')\n")
+    b_report = run_indexer(python_repo)
+    assert (b_report.added, b_report.modified, b_report.deleted) == (1, 1, 1)
+    assert b_report.vectors_embedded > 0
+
+    # back to A
+    (python_repo / "inventory.py").write_bytes(a_inventory)
+    (python_repo / "config.py").write_bytes(a_config)
+    (python_repo / "feature.py").unlink()
+    report = run_indexer(python_repo)
+
+    assert (report.added, report.modified, report.deleted) == (1, 1, 1)
+    assert report.vectors_embedded == 0 and report.embedded_ids == []
+    assert report.vectors_from_cache > 0
+    assert snapshot(catalog) == a_snapshot
+    assert_vectors_mirror_catalog(python_repo)
+
+
+# --- 3. kill -9 at several moments, then recovery ---------------------------------------------
+@pytest.fixture(scope="module")
+def large_tree(tmp_path_factory):
+    """Three sample projects plus 300 generated modules: a few seconds of indexing."""
+    return build_large_tree(tmp_path_factory.mktemp("large") / "repo")
+
+
+count = try_count  # a count from a catalog that an indexer may be writing right now
+
+
+def test_kill9_recovery_matches_a_clean_index(large_tree, tmp_path):
+    repo = large_tree
+    crash_dir, clean_dir = tmp_path / "crash-index", tmp_path / "clean-index"
+    catalog = crash_dir / CATALOG
+    logs = tmp_path / "logs"
+    args = ("index", repo, "--index-dir", crash_dir, "--json")
+
+    # A: just started (the index folder exists, nothing is written yet)
+    run = CliProcess(logs, *args)
+    run.wait_for(catalog.exists)
+    assert run.kill9() == -signal.SIGKILL
+    assert count(catalog, "SELECT COUNT(*) FROM files WHERE skip_reason IS NULL") == 0
+
+    # B: the catalog is complete, the model is loading, no vector exists yet
+    run = CliProcess(logs, *args)
+    # edges_stale turns '0' in the transaction that completes the catalog (edges resolved)
+    assert run.wait_for(lambda: count(catalog, "SELECT COUNT(*) FROM meta WHERE key = 'edges_stale' "
+                                               "AND value = '0'") > 0)
+    assert run.kill9() == -signal.SIGKILL, run.stderr()
+    total = count(catalog, "SELECT COUNT(*) FROM chunks")
+    assert total > 256  # more than one embedding batch
+    assert count(catalog, "SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash") < total
+
+    # C: during embedding, as soon as the first batch of vectors exists
+    run = CliProcess(logs, *args)
+    assert run.wait_for(lambda: count(catalog, "SELECT COUNT(*) FROM embed_cache") > 0, timeout=240)
+    assert run.kill9() == -signal.SIGKILL, run.stderr()
+    cached = count(catalog, "SELECT COUNT(*) FROM embed_cache")
+    assert count(catalog, "SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash") < total
+
+    # run again to completion
+    code, out, err = run_main(*args)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["added"] == report["modified"] == report["deleted"] == 0
+    assert report["vectors_embedded"] <= total - cached  # what was embedded before the kill is kept
+    code, _, err = run_main(*args, "--verify")
+    assert code == 0, err
+    assert "0 stray removed, 0 missing re-added" in err
+
+    # a clean index of the same tree, elsewhere
+    run_indexer(repo, clean_dir)
+    recovered, clean = snapshot(catalog), snapshot(clean_dir / CATALOG)
+    assert recovered["files"] == clean["files"]
+    assert recovered["chunks"] == clean["chunks"]
+    assert recovered["edges"] == clean["edges"]
+    assert recovered["calls"] == clean["calls"] and recovered["imports"] == clean["imports"]
+    assert_vectors_mirror_catalog(repo, crash_dir)
+    assert_vectors_mirror_catalog(repo, clean_dir)
+
+
+@pytest.fixture(scope="module")
+def killed_between_write_batches(tmp_path_factory):
+    """An indexed tree where every generated module then changes (a big branch switch); the
+    `codesearch index --no-vectors` that follows is killed after its first write batch
+    committed, and run again. Also a clean index of the changed tree (vectors play no part)."""
+    base = tmp_path_factory.mktemp("mid-catalog")
+    repo = build_large_tree(base / "repo", generated=600, languages=("python",), definitions=True)
+    crash_dir, clean_dir = base / "crash-index", base / "clean-index"
+    catalog = crash_dir / CATALOG
+    run_indexer(repo, crash_dir, embed=False)
+    for module in sorted((repo / "gen").rglob("mod_*.py")):
+        module.write_text(module.read_text().replace("(value) * ", "(value) + "))
+    started = time.time()
+    rewritten = f"SELECT COUNT(*) FROM files WHERE skip_reason IS NULL AND indexed_at > {started}"
+    run = CliProcess(base / "logs", "index", repo, "--index-dir", crash_dir, "--no-vectors")
+    run.wait_for(lambda: count(catalog, rewritten) > 0, interval=0.002)
+    code = run.kill9()
+    written = count(catalog, rewritten)
+    resumed = run_indexer(repo, crash_dir, embed=False)
+    run_indexer(repo, clean_dir, embed=False)
+    return code, written, resumed, snapshot(catalog), snapshot(clean_dir / CATALOG)
+
+
+def test_kill9_between_write_batches_recovers_files_and_chunks(killed_between_write_batches):
+    code, written, resumed, recovered, clean = killed_between_write_batches
+    assert code == -signal.SIGKILL
+    assert 0 < written < 600  # the kill landed between two write batches
+    assert not resumed.rebuilt and resumed.modified == 600 - written
+    assert recovered["files"] == clean["files"]
+    assert recovered["chunks"] == clean["chunks"]
+    assert recovered["calls"] == clean["calls"] and recovered["imports"] == clean["imports"]
+    assert {e: n for e, n in recovered["edges"].items() if e[2] != "calls"} == \
+        {e: n for e, n in clean["edges"].items() if e[2] != "calls"}
+
+
+def test_kill9_between_write_batches_recovers_call_edges(killed_between_write_batches):
+    code, written, resumed, recovered, clean = killed_between_write_batches
+    assert code == -signal.SIGKILL and 0 < written < 600
+    missing = clean["edges"] - recovered["edges"]
+    assert not missing, f"{sum(missing.values())} call edges missing after recovery"
+    assert recovered["edges"] == clean["edges"]
+
+
+# --- 4. concurrent indexers -------------------------------------------------------------------
+def test_second_indexer_fails_fast_or_waits_for_the_lock(python_repo, tmp_path):
+    index_dir = python_repo / ".codesearch"
+    catalog = index_dir / CATALOG
+    (python_repo / "config.py").unlink()  # work for the indexer that gets the lock
+    before = snapshot(catalog)
+    lock = IndexLock(index_dir)
+    lock.acquire()
+    waiting = None
+    try:
+        busy = run_cli("index", python_repo, "--wait", "0")
+        assert busy.returncode == 1
+        lines = busy.stderr.strip().splitlines()
+        assert len(lines) == 1, busy.stderr
+        assert "Traceback" not in busy.stderr
+        assert f"pid {os.getpid()}" in lines[0] and "another codesearch process" in lines[0]
+        assert snapshot(catalog) == before
+
+        waiting = CliProcess(tmp_path / "logs", "index", python_repo, "--wait", "30", "--json")
+        waiting.wait_for(lambda: "waiting for another codesearch process" in waiting.stderr(), timeout=60)
+        time.sleep(0.5)
+        assert waiting.running()
+        assert snapshot(catalog) == before
+    finally:
+        lock.release()
+    assert waiting.wait(120) == 0, waiting.stderr()
+    assert "Traceback" not in waiting.stderr()
+    report = json.loads(waiting.stdout())
+    assert report["deleted"] == 1
+    assert query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE path = 'config.py'")[0][0] == 0
+    assert_vectors_mirror_catalog(python_repo)
+    # the lock is free again
+    again = IndexLock(index_dir)
+    again.acquire(0)
+    again.release()
+
+
+# --- 5. schema and settings changes -----------------------------------------------------------
+def set_meta(catalog: Path, key: str, value: str) -> None:
+    db = sqlite3.connect(catalog)
+    try:
+        with db:
+            db.execute("UPDATE meta SET value = ? WHERE key = ?", (value, key))
+    finally:
+        db.close()
+
+
+def test_old_schema_version_rebuilds(python_repo):
+    catalog = catalog_of(python_repo)
+    before = snapshot(catalog)
+    set_meta(catalog, "schema_version", "0")
+
+    code, out, err = run_main("index", python_repo, "--json")
+
+    assert code == 0, err
+    assert "rebuilding" in err and "format 0" in err
+    assert json.loads(out)["rebuilt"]
+    assert query_catalog(catalog, "SELECT value FROM meta WHERE key = 'schema_version'")[0][0] == str(SCHEMA_VERSION)
+    assert snapshot(catalog) == before
+    assert_vectors_mirror_catalog(python_repo)
+    code, out, err = run_main("index", python_repo, "--json")
+    assert code == 0 and "rebuilding" not in err and not json.loads(out)["rebuilt"]
+
+
+def test_rebuild_leaves_no_stale_vectors(python_repo):
+    catalog = catalog_of(python_repo)
+    gone = {r[0] for r in chunk_rows(catalog, "config.py")}
+    (python_repo / "config.py").unlink()
+    set_meta(catalog, "schema_version", "0")
+    code, _, err = run_main("index", python_repo, "--json")
+    assert code == 0 and "rebuilding" in err
+    assert not gone & chroma_ids(python_repo)
+    assert_vectors_mirror_catalog(python_repo)
+
+
+def test_changed_index_setting_rebuilds(python_repo, tmp_path):
+    catalog = catalog_of(python_repo)
+    before = snapshot(catalog)
+    (python_repo / ".codesearch.toml").write_text("max_chunk_chars = 250\n")  # small enough to split here
+
+    code, out, err = run_main("index", python_repo, "--json")
+
+    assert code == 0, err
+    assert "rebuilding the index" in err and "settings" in err
+    assert json.loads(out)["rebuilt"]
+    after = snapshot(catalog)
+    assert after["chunks"] != before["chunks"]
+    assert max(r[0] for r in query_catalog(catalog, "SELECT part FROM chunks")) > 1  # smaller budget: splits
+    # complete: the same as a clean index built with these settings
+    run_indexer(python_repo, tmp_path / "clean-index", embed=False)
+    clean = snapshot(tmp_path / "clean-index" / CATALOG)
+    assert after == clean
+    assert_vectors_mirror_catalog(python_repo)
+    code, out, err = run_main("index", python_repo, "--json")
+    assert code == 0 and not json.loads(out)["rebuilt"]
+
+
+# --- 6. a Chroma server -----------------------------------------------------------------------
+@pytest.fixture
+def chroma_server(tmp_path):
+    exe = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
+    if not Path(exe).is_file():
+        pytest.skip("the chroma executable is not installed")
+    port = free_port()
+    log = open(tmp_path / "chroma-server.log", "w")
+    proc = subprocess.Popen([exe, "run", "--path", str(tmp_path / "chroma-server"), "--host", "127.0.0.1",
+                             "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/api/v2/heartbeat", proc)
+        yield f"http://127.0.0.1:{port}", port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(15)
+        log.close()
+
+
+def test_chroma_server_mode(tmp_path, chroma_server):
+    url, port = chroma_server
+    repo = copy_sample("python", tmp_path / "repo")
+
+    code, out, err = run_main("index", repo, "--chroma-url", url, "--json")
+
+    assert code == 0, err
+    assert json.loads(out)["vectors_embedded"] > 0
+    assert not (repo / ".codesearch" / "chroma").exists()  # nothing local
+    code, out, err = run_main("query", "retry delay with capped exponential growth", "--repo", repo,
+                              "--chroma-url", url, "--json", "--mode", "vector", "--no-daemon")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["results"]
+    assert all(r["sources"]["vector"] is not None for r in answer["results"])
+    assert "compute_backoff" in [r["name"] for r in answer["results"][:3]]
+
+    import chromadb
+    client = chromadb.HttpClient(host="127.0.0.1", port=port)
+    collections = client.list_collections()
+    assert len(collections) == 1
+    collection = client.get_collection(collections[0].name)
+    ids = catalog_chunk_ids(catalog_of(repo))
+    assert collection.count() == len(ids)
+    assert set(collection.get(include=[])["ids"]) == ids
+    code, out, err = run_main("stats", "--repo", repo, "--chroma-url", url, "--json")
+    assert code == 0, err
+    assert json.loads(out)["vectors_in_store"] == len(ids)
+
+
+# --- 7. a failing run leaves the previous index usable ----------------------------------------
+def keyword_query(repo: Path, text: str) -> list[tuple]:
+    proc = run_cli("query", text, "--repo", repo, "--mode", "keyword", "--json", "--no-daemon")
+    assert proc.returncode == 0, proc.stderr
+    return [(r["path"], r["name"], r["start_line"], r["end_line"]) for r in json.loads(proc.stdout)["results"]]
+
+
+def test_failed_run_keeps_the_previous_index(python_repo, monkeypatch):
+    catalog = catalog_of(python_repo)
+    before = snapshot(catalog)
+    old_results = keyword_query(python_repo, "compute_backoff")
+    assert any(name == "compute_backoff" for _, name, _, _ in old_results)
+    inventory = python_repo / "inventory.py"
+    inventory.write_text(inventory.read_text().replace("compute_backoff", "retry_delay"))
+    (python_repo / "shipping.py").write_text("def parcel_rate(weight):\n    return weight * 1.75\n")
+
+    if IS_ROOT:  # root writes to read-only files: simulate a full disk in the middle of the writes
+        real_insert = Catalog.insert_chunks
+        calls = []
+
+        def insert_then_fail(self, *args, **kwargs):
+            calls.append(1)
+            if len(calls) == 2:
+                raise OSError(28, "No space left on device")
+            return real_insert(self, *args, **kwargs)
+
+        monkeypatch.setattr(Catalog, "insert_chunks", insert_then_fail)
+        code, _, err = run_main("index", python_repo, "--json")
+        monkeypatch.undo()
+        assert len(calls) == 2  # the first file's chunks were written before the failure
+        assert "No space left on device" in err
+    else:
+        index_dir = python_repo / ".codesearch"
+        frozen = [index_dir, *index_dir.rglob("*")]
+        modes = {p: p.stat().st_mode for p in frozen}
+        for p in frozen:
+            p.chmod(modes[p] & ~0o222)
+        try:
+            proc = run_cli("index", python_repo, "--json")
+        finally:
+            for p in reversed(frozen):
+                p.chmod(modes[p])
+        code, err = proc.returncode, proc.stderr
+    assert code == 1
+    assert len(err.strip().splitlines()) == 1 and err.startswith("codesearch: ") and "Traceback" not in err
+
+    assert snapshot(catalog) == before
+    assert keyword_query(python_repo, "compute_backoff") == old_results
+    assert not [r for r in keyword_query(python_repo, "parcel_rate") if r[0] == "shipping.py"]
+
+    report = run_indexer(python_repo)
+    assert (report.added, report.modified, report.deleted) == (1, 1, 0)
+    assert any(name == "retry_delay" for _, name, _, _ in keyword_query(python_repo, "retry_delay"))
+    assert not any(name == "compute_backoff" for _, name, _, _ in keyword_query(python_repo, "compute_backoff"))
+    assert_vectors_mirror_catalog(python_repo)
+
+
+def test_query_repo_option_selects_the_index(python_repo):
+    proc = run_cli("query", "compute_backoff", "--repo", python_repo, "--mode", "keyword", "--json", "--no-daemon")
+    assert proc.returncode == 0, proc.stderr
+    assert "compute_backoff" in [r["name"] for r in json.loads(proc.stdout)["results"]]
+
+
+# --- 8. bad input in the tree -----------------------------------------------------------------
+def test_bad_input_is_skipped_with_reasons(tmp_path, monkeypatch):
+    import codesearch.indexer as indexer_module
+    repo = copy_sample("python", tmp_path / "repo")
+    bad = repo / "bad"
+    bad.mkdir()
+    (bad / "blob.py").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)))
+    (bad / "huge.py").write_text("x = 1\n" * 200_000)  # over max_file_bytes (1 MiB)
+    (bad / "latin1.py").write_bytes("# caf\xe9\ndef cafe_price(amount):\n    return amount * 2  # \xe9\n"
+                                    .encode("latin-1"))
+    (bad / "broken.py").write_text("def broken(x) return x\n\n\nclass Fine:\n    def still_parsed(self, x):\n"
+                                   "        return x + 1\n")
+    (bad / "minified.js").write_text("var a=" + "1+" * 1500 + "1;\n")
+    (bad / "vanishing.py").write_text("def soon_gone():\n    return 1\n")
+    secret = bad / "secret.py"
+    secret.write_text("def hidden():\n    return 2\n")
+    secret.chmod(0)
+    os.symlink("loop_b.py", bad / "loop_a.py")
+    os.symlink("loop_a.py", bad / "loop_b.py")
+    os.symlink(".", bad / "here")  # a folder link to the folder that holds it
+
+    real_extract = indexer_module.extract_files
+
+    def vanish_then_extract(jobs, settings, workers=0):
+        (bad / "vanishing.py").unlink()  # after the walk saw it, before it is read
+        yield from real_extract(jobs, settings, workers)
+
+    monkeypatch.setattr(indexer_module, "extract_files", vanish_then_extract)
+    if IS_ROOT:  # root reads anything: let os.access answer as it would for a user
+        real_access = os.access
+
+        def access_as_user(path, mode, *args, **kwargs):
+            if mode & os.R_OK and os.path.exists(path) and not os.stat(path).st_mode & 0o444:
+                return False
+            return real_access(path, mode, *args, **kwargs)
+
+        monkeypatch.setattr(os, "access", access_as_user)
+
+    code, out, err = run_main("index", repo, "--no-vectors", "--json")
+
+    assert code == 0, err
+    expected = {"unsupported_type": 1, "binary": 1, "too_large": 1, "minified": 1, "symlink_loop": 3,
+                "vanished": 1, "unreadable": 1}
+    assert json.loads(out)["skipped"] == expected
+    code, out, err = run_main("stats", "--repo", repo, "--json", "--fast")
+    assert code == 0, err
+    stats = json.loads(out)
+    assert stats["skipped"] == expected
+    assert stats["files"] == 6  # the 4 good ones, invalid UTF-8 and the syntax error
+    catalog = catalog_of(repo)
+    names = {r[0] for r in query_catalog(catalog, "SELECT name FROM chunks WHERE path LIKE 'bad/%'")}
+    assert {"cafe_price", "still_parsed"} <= names
+    reasons = dict(query_catalog(catalog, "SELECT path, skip_reason FROM files WHERE path LIKE 'bad/%'"))
+    assert reasons == {"bad/blob.py": "binary", "bad/huge.py": "too_large", "bad/minified.js": "minified",
+                       "bad/vanishing.py": "vanished", "bad/secret.py": "unreadable", "bad/loop_a.py": "symlink_loop",
+                       "bad/loop_b.py": "symlink_loop", "bad/here": "symlink_loop", "bad/latin1.py": None,
+                       "bad/broken.py": None}
+
+    # the next run forgets the file that vanished and keeps the rest
+    monkeypatch.setattr(indexer_module, "extract_files", real_extract)
+    code, out, err = run_main("index", repo, "--no-vectors", "--json")
+    assert code == 0, err
+    assert json.loads(out)["deleted"] == 1
+    code, out, _ = run_main("stats", "--repo", repo, "--json", "--fast")
+    assert json.loads(out)["skipped"] == {k: v for k, v in expected.items() if k != "vanished"}
