@@ -321,7 +321,9 @@ class Indexer:
                 matrix = np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
                 vectors.upsert([r["id"] for r in part], matrix,
                                [{"path": r["path"], "language": r["language"], "kind": r["kind"]} for r in part])
-                catalog.mark_vectors([(r["id"], r["embed_hash"]) for r in part])
+                gone = catalog.mark_vectors([(r["id"], r["embed_hash"]) for r in part])
+                if gone:  # deleted while being embedded (the daemon writes meanwhile)
+                    vectors.delete(gone)
                 bar.advance(len(part))
         finally:
             bar.close()

@@ -58,6 +58,7 @@ class _Handler(socketserver.StreamRequestHandler):
 class RpcServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128  # a burst of clients connecting at once must not be refused
 
     def __init__(self, path: Path, methods: dict[str, Callable[[dict], Any]]):
         self.path = Path(path)

@@ -1,9 +1,13 @@
 """The daemon's work: keep one index fresh while answering queries.
 
-One writer thread applies batches of changed paths (keyword index and graph first, so changes
-are searchable in well under a second), then embeds what lacks vectors in small slices, always
-yielding to newer changes. Queries run on their own catalog connection (WAL: readers are never
-blocked by the writer) and share the model and the Chroma client with the writer.
+Three kinds of threads share the index, each with its own catalog connection (SQLite WAL: readers
+never wait for writers; writers take turns):
+- the writer applies batches of changed paths to the catalog, keyword index and graph, so a
+  change is searchable in well under a second;
+- the embedder gives vectors to what lacks them, most useful chunks first, in small slices; it
+  alone talks to Chroma for writing, and never holds up the writer;
+- request threads answer queries; until the model is loaded, queries are answered from the
+  keyword index and the graph, marked partial, instead of waiting.
 """
 
 from __future__ import annotations
@@ -18,14 +22,13 @@ from pathlib import Path
 from ..config import Settings
 from ..index import Index
 from ..indexer import Indexer, IndexReport
-from ..search.request import Filters
-from ..search.request import SearchRequest
+from ..search.request import Filters, SearchRequest
 from ..search.searcher import Searcher
 from ..stats import collect_stats
 from .watcher import RepoWatcher
 
 log = logging.getLogger("codesearch.daemon")
-EMBED_SLICE = 64  # chunks embedded between checks for newer changes
+EMBED_SLICE = 64  # chunks embedded between looks at the clock and the stop flag
 
 
 class Daemon:
@@ -35,21 +38,26 @@ class Daemon:
         self.writer_index = Index(root, settings, index_dir, create=True)
         self.root = self.writer_index.root
         self.dir = self.writer_index.dir
+        self.embed_index = Index(self.root, settings, self.dir, share_with=self.writer_index)
         self.reader_index = Index(self.root, settings, self.dir, share_with=self.writer_index)
         self.indexer = Indexer(self.writer_index, progress=False, log=log.info)
+        self.embed_indexer = Indexer(self.embed_index, progress=False, log=log.info)
         self.searcher = Searcher(self.reader_index)
         self._search_lock = threading.Lock()
         self._queue: "queue.Queue[tuple[set[str], threading.Event | None] | None]" = queue.Queue()
         self.ready = threading.Event()
+        self.model_ready = threading.Event()
         self._full_rescan = threading.Event()
         self._stop = threading.Event()
+        self._vectors_wanted = threading.Event()
         self.in_progress: set[str] = set()
         self.last_reindex: dict | None = None
         self.reindex_count = 0  # batches applied since start (the initial reconcile included)
-        self.embedding = {"pending": 0, "done": 0, "rate": 0.0, "started": None}
+        self.embedding = {"rate": 0.0, "done": 0}
         self.force_polling = force_polling
         self.watcher: RepoWatcher | None = None
         self._writer = threading.Thread(target=self._write_loop, name="writer", daemon=True)
+        self._embedder = threading.Thread(target=self._embed_loop, name="embedder", daemon=True)
 
     # --- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -62,27 +70,21 @@ class Daemon:
             log.warning(self.watcher.fallback_reason)
         self._apply(None)
         self.ready.set()
-        threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
         self._writer.start()
-
-    def _warm_up(self) -> None:
-        """Load the model and the graph now, so the first query is as fast as the rest."""
-        try:
-            self.reader_index.embedder.encode_query("warm up")
-            with self._search_lock:
-                self.searcher.graph()
-        except Exception:  # noqa: BLE001 - a query will report the same problem clearly
-            log.exception("warming up failed")
+        self._embedder.start()
 
     def stop(self) -> None:
         self._stop.set()
+        self._vectors_wanted.set()
         self._queue.put(None)
         if self.watcher:
             self.watcher.stop()
         if self._writer.is_alive():
             self._writer.join(timeout=30)
-        self.writer_index.close()
-        self.reader_index.close()
+        if self._embedder.is_alive():
+            self._embedder.join(timeout=5)  # a model still loading is not waited for
+        for index in (self.writer_index, self.embed_index, self.reader_index):
+            index.close()
 
     # --- changes --------------------------------------------------------------------------
     def enqueue(self, paths: set[str], done: threading.Event | None = None) -> None:
@@ -103,12 +105,7 @@ class Daemon:
 
     def _write_loop(self) -> None:
         while not self._stop.is_set():
-            try:
-                item = self._queue.get(timeout=0.05 if self._needs_vectors() else 1.0)
-            except queue.Empty:
-                if self._needs_vectors():
-                    self._embed_some()
-                continue
+            item = self._queue.get()
             if item is None:
                 return
             batch, waiter = item
@@ -146,39 +143,47 @@ class Daemon:
         self.last_reindex = {"at": time.time(), "seconds": round(time.monotonic() - started, 4),
                              "paths": len(paths) if paths is not None else None,
                              "added": report.added, "modified": report.modified, "deleted": report.deleted}
+        self._vectors_wanted.set()
         log.info("reindexed %s: %s", "everything" if paths is None else f"{len(paths)} paths", report.summary())
         return report
 
-    def _needs_vectors(self) -> bool:
-        row = self.writer_index.catalog.db.execute(
-            "SELECT 1 FROM chunks WHERE vector_hash IS NULL OR vector_hash != embed_hash LIMIT 1").fetchone()
-        pending = self.writer_index.catalog.db.execute("SELECT 1 FROM vector_deletions LIMIT 1").fetchone()
-        return bool(row or pending)
-
-    def _embed_some(self) -> None:
-        """Embed one slice, most useful chunks first; newer changes go ahead of the rest."""
-        cat = self.writer_index.catalog
-        total = cat.db.execute("SELECT COUNT(*) FROM chunks WHERE vector_hash IS NULL "
-                               "OR vector_hash != embed_hash").fetchone()[0]
-        if self.embedding["started"] is None:
-            self.embedding.update(started=time.monotonic(), done=0)
-        report = IndexReport()
-        t = time.monotonic()
+    # --- vectors --------------------------------------------------------------------------
+    def _embed_loop(self) -> None:
+        """Load the model, then embed whatever lacks vectors, slice by slice."""
         try:
-            self.indexer.sync_vectors(report, limit=EMBED_SLICE, should_stop=lambda: not self._queue.empty())
+            self.embed_index.embedder.encode_query("warm up")
+        except Exception:  # noqa: BLE001 - queries will report the problem; keep serving keywords
+            log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
+            return
+        self.model_ready.set()
+        while not self._stop.is_set():
+            if not self._needs_vectors():
+                self._vectors_wanted.wait(timeout=5)
+                self._vectors_wanted.clear()
+                continue
+            self._embed_slice()
+
+    def _needs_vectors(self) -> bool:
+        db = self.embed_index.catalog.db
+        return bool(db.execute("SELECT 1 FROM chunks WHERE vector_hash IS NULL OR vector_hash != embed_hash "
+                               "LIMIT 1").fetchone()
+                    or db.execute("SELECT 1 FROM vector_deletions LIMIT 1").fetchone())
+
+    def _embed_slice(self) -> None:
+        report = IndexReport()
+        started = time.monotonic()
+        try:
+            self.embed_indexer.sync_vectors(report, limit=EMBED_SLICE, should_stop=self._stop.is_set)
         except Exception:  # noqa: BLE001
             log.exception("embedding failed; will retry")
-            time.sleep(2)
+            self._stop.wait(2)
             return
         done = report.vectors_embedded + report.vectors_from_cache
+        elapsed = time.monotonic() - started
         self.embedding["done"] += done
-        elapsed = time.monotonic() - t
         if done and elapsed > 0:
             rate = done / elapsed
             self.embedding["rate"] = rate if not self.embedding["rate"] else 0.7 * self.embedding["rate"] + 0.3 * rate
-        self.embedding["pending"] = max(0, total - done)
-        if self.embedding["pending"] == 0:
-            self.embedding["started"] = None
 
     # --- requests -------------------------------------------------------------------------
     def search(self, params: dict) -> dict:
@@ -187,8 +192,15 @@ class Daemon:
                                 limit=int(params.get("limit", 10)), filters=filters,
                                 files=bool(params.get("files", False)), explain=bool(params.get("explain", False)),
                                 context=int(params.get("context", 0)))
+        waiting_for_model = not self.model_ready.is_set() and request.mode in ("hybrid", "vector")
+        if waiting_for_model:  # answer now from what needs no model; vectors join once it loads
+            request.retrievers = ("keyword", "graph") if request.mode == "hybrid" else ()
         with self._search_lock:
             answer = self.searcher.search(request)
+        if waiting_for_model:
+            answer["partial"] = True
+            answer["embedded_share"] = answer.get("embedded_share", 0.0)
+            answer["note"] = "the embedding model is still loading: keyword and graph results only"
         pending = self.pending_paths()
         for r in answer["results"]:
             if r["path"] in pending:
@@ -208,17 +220,17 @@ class Daemon:
     def status(self) -> dict:
         with self._search_lock:
             stats = collect_stats(self.reader_index, count_vectors=False)
-        emb = self.embedding
-        eta = emb["pending"] / emb["rate"] if emb["rate"] and emb["pending"] else 0.0
+        left = stats["chunks"] - stats["vectors"]
+        rate = self.embedding["rate"]
         return {
             "pid": os.getpid(), "root": str(self.root), "uptime_seconds": round(time.time() - self.started, 1),
+            "ready": self.ready.is_set(), "model_ready": self.model_ready.is_set(),
             "files": stats["files"], "chunks": stats["chunks"], "vectors": stats["vectors"],
             "edges": stats["edges"], "skipped": stats["skipped"],
             "pending_changes": len(self.pending_paths()) + self._queue.qsize(),
             "last_reindex": self.last_reindex, "reindex_count": self.reindex_count,
-            "ready": self.ready.is_set(),
-            "embedding": {"chunks_without_vectors": stats["chunks"] - stats["vectors"],
-                          "rate_per_second": round(emb["rate"], 1), "eta_seconds": round(eta, 1)},
+            "embedding": {"chunks_without_vectors": left, "rate_per_second": round(rate, 1),
+                          "eta_seconds": round(left / rate, 1) if rate and left else 0.0},
             "watcher": self.watcher.mode if self.watcher else None,
             "watcher_note": self.watcher.fallback_reason if self.watcher else "",
         }

@@ -17,8 +17,9 @@ from ..ignore import ALWAYS_SKIPPED_DIRS, IGNORE_FILES, IgnoreRules
 
 
 class Debouncer:
-    """Collects paths; a path is ready once no event touched it for `delay` seconds (or once it
-    has waited `max_delay` under constant churn). Ready paths leave together, as one batch."""
+    """Collects paths, each with the time of its last event. Pending paths leave together, as
+    one batch, once no path has been touched for `delay` seconds (a burst such as a checkout
+    becomes one batch), or once the oldest has waited `max_delay` under constant churn."""
 
     def __init__(self, delay: float, on_batch: Callable[[set[str]], None], max_delay: float | None = None):
         self.delay = delay
@@ -57,16 +58,14 @@ class Debouncer:
                 if self._stopped:
                     return
                 now = time.monotonic()
-                ready = {p for p, t in self._last.items()
-                         if now - t >= self.delay or now - self._first[p] >= self.max_delay}
-                if not ready:
-                    soonest = min(min(t + self.delay for t in self._last.values()),
-                                  min(t + self.max_delay for t in self._first.values()))
-                    self._cond.wait(timeout=max(0.01, soonest - now))
+                quiet_at = max(self._last.values()) + self.delay
+                overdue_at = min(self._first.values()) + self.max_delay
+                if now < min(quiet_at, overdue_at):
+                    self._cond.wait(timeout=max(0.01, min(quiet_at, overdue_at) - now))
                     continue
-                for p in ready:
-                    self._last.pop(p, None)
-                    self._first.pop(p, None)
+                ready = set(self._last)
+                self._last.clear()
+                self._first.clear()
             self.on_batch(ready)
 
 

@@ -51,7 +51,7 @@ class Searcher:
         started = time.perf_counter()
         timing: dict[str, float] = {}
         s = self.settings
-        names = request.retrievers or RETRIEVERS_OF_MODE[request.mode]
+        names = RETRIEVERS_OF_MODE[request.mode] if request.retrievers is None else request.retrievers
         candidates = max(s.candidates, request.limit * 3)
         total, embedded = self.vector_coverage()
         lists: dict[str, list[str]] = {}

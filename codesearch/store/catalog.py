@@ -192,10 +192,15 @@ class Catalog:
                " FROM chunks WHERE vector_hash IS NULL OR vector_hash != embed_hash")
         return self.db.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
 
-    def mark_vectors(self, pairs: list[tuple[str, str]]) -> None:
-        """Record that Chroma now holds these (id, embed_hash) vectors."""
+    def mark_vectors(self, pairs: list[tuple[str, str]]) -> list[str]:
+        """Record that Chroma now holds these (id, embed_hash) vectors; returns the ids that no
+        longer exist (deleted meanwhile), whose vectors the caller must remove again."""
+        gone = []
         with self.transaction() as db:
-            db.executemany("UPDATE chunks SET vector_hash = ? WHERE id = ?", [(h, i) for i, h in pairs])
+            for chunk_id, embed_hash in pairs:
+                if db.execute("UPDATE chunks SET vector_hash = ? WHERE id = ?", (embed_hash, chunk_id)).rowcount == 0:
+                    gone.append(chunk_id)
+        return gone
 
     def pending_vector_deletions(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT id FROM vector_deletions")]

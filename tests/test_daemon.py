@@ -1,0 +1,1116 @@
+"""End-to-end tests of the codesearch daemon: a real process, a real Unix socket, real files.
+
+Every daemon here is started with `codesearch daemon start` on a private copy of
+sample_repos/python (or a generated tree) and stopped in a finalizer: `daemon stop`, then
+SIGKILL by pid if it is still alive. Requests go through a small raw-socket JSON-RPC client
+defined below, or through the CLI run as a subprocess.
+
+To keep the suite fast, most daemons start from a "seed" index built once per session with
+`codesearch index` (so the writer has no vectors to compute and stops promptly); the module's
+main daemon is shared by every test that does not need a daemon of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import stat
+import string
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = REPO_ROOT / "sample_repos" / "python"
+
+FRESH_TIMEOUT = float(os.environ.get("CODESEARCH_TEST_FRESH_TIMEOUT", "10"))  # seconds per freshness check
+# Files of the tree whose embedding the partial-answers test watches. 150 files (450 chunks) already
+# take 15-30 s to embed on a 2-CPU laptop; set 400 for a longer window on a fast machine.
+PARTIAL_FILES = int(os.environ.get("CODESEARCH_TEST_PARTIAL_FILES", "150"))
+BURST_FILES = 1000
+MAX_BURST_BATCHES = 10  # "a few batches": what a burst of changes should cost
+# A burst written as fast as Python can still takes 0.3-2.5 s under load; with the current
+# per-path debounce that already costs 3-85 batches (see test_a_two_second_burst_is_applied_in_a_few_batches),
+# so the as-fast-as-possible test only insists that the files were not applied one by one.
+MAX_FAST_BURST_BATCHES = 200
+THREAD_SLACK = 4
+
+
+# --------------------------------------------------------------------------------------------
+# helpers: processes
+# --------------------------------------------------------------------------------------------
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")}
+    env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("TRANSFORMERS_OFFLINE", "1")
+    return env
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: float = 120,
+        python_flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """`python -m codesearch.cli ARGS` in a clean environment."""
+    return subprocess.run([sys.executable, *python_flags, "-m", "codesearch.cli", *args],
+                          cwd=str(cwd or REPO_ROOT), env=_env(), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def pid_alive(pid: int) -> bool:
+    """True for a running process (a zombie counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def pid_gone(pid: int) -> bool:
+    """True once every thread of the process has exited. A multi-threaded process shows its leader
+    as a zombie while other threads are still exiting and holding its files (the socket included)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True
+    return tasks in ([], [str(pid)]) and not pid_alive(pid)
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def thread_count(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+    raise AssertionError(f"no Threads line for pid {pid}")
+
+
+def wait_for(predicate, timeout: float = FRESH_TIMEOUT, interval: float = 0.1, what: str = ""):
+    """Poll `predicate` until it returns something truthy; fail with the last value after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.1f}s waiting for {what or predicate}; last: {value!r}")
+        time.sleep(interval)
+
+
+def uniq(prefix: str = "zq") -> str:
+    """A fresh identifier made of letters only, so the keyword index keeps it as one term."""
+    return prefix + "".join(random.choice(string.ascii_lowercase) for _ in range(10))
+
+
+def letters(n: int, width: int = 4) -> str:
+    out = ""
+    for _ in range(width):
+        out = chr(97 + n % 26) + out
+        n //= 26
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# helpers: JSON-RPC over the Unix socket
+# --------------------------------------------------------------------------------------------
+
+class Conn:
+    """One raw connection to the daemon: send bytes or objects, read one JSON line at a time."""
+
+    def __init__(self, path: Path, timeout: float = 60.0, blocking_connect: bool = True):
+        """`blocking_connect`: wait for the daemon to accept, however busy; False connects the way
+        codesearch.daemon.client.call does (with a timeout set: a full backlog fails at once)."""
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        if not blocking_connect:
+            self.sock.settimeout(timeout)
+        try:
+            self.sock.connect(str(path))
+        except OSError:
+            self.sock.close()
+            raise
+        self.sock.settimeout(timeout)
+        self.reader = self.sock.makefile("rb")
+
+    def send_raw(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def send(self, message) -> None:
+        self.send_raw(json.dumps(message).encode("utf-8") + b"\n")
+
+    def recv(self) -> dict | None:
+        """The next reply, or None when the daemon closed the connection."""
+        try:
+            line = self.reader.readline()
+        except (ConnectionResetError, BrokenPipeError):
+            return None
+        if not line:
+            return None
+        assert line.endswith(b"\n"), f"a reply must end with a newline: {line[:200]!r}"
+        return json.loads(line.decode("utf-8"))
+
+    def request(self, method: str, params=None, request_id=1) -> dict:
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        reply = self.recv()
+        assert reply is not None, f"the daemon closed the connection instead of answering {method}"
+        return reply
+
+    def close(self) -> None:
+        try:
+            self.reader.close()
+        finally:
+            self.sock.close()
+
+    def __enter__(self) -> "Conn":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def assert_result(reply: dict, request_id=1):
+    assert reply.get("jsonrpc") == "2.0", reply
+    assert reply.get("id") == request_id, reply
+    assert "error" not in reply, reply
+    assert "result" in reply, reply
+    return reply["result"]
+
+
+def assert_error(reply: dict | None, codes: tuple[int, ...], request_id=None) -> dict:
+    assert reply is not None, "expected a JSON-RPC error, the connection was closed"
+    assert reply.get("jsonrpc") == "2.0", reply
+    assert "result" not in reply, reply
+    assert reply.get("id") == request_id, reply
+    error = reply.get("error")
+    assert isinstance(error, dict) and error.get("code") in codes, reply
+    assert isinstance(error.get("message"), str) and error["message"], reply
+    return error
+
+
+# --------------------------------------------------------------------------------------------
+# helpers: trees and daemons
+# --------------------------------------------------------------------------------------------
+
+def new_base() -> Path:
+    # short paths: a Unix socket path must stay under ~107 bytes
+    return Path(tempfile.mkdtemp(prefix="csd-"))
+
+
+def copy_sample(dest: Path) -> Path:
+    shutil.copytree(SAMPLE, dest, ignore=shutil.ignore_patterns(".codesearch"))
+    return dest
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+class Daemon:
+    """A daemon serving one tree, driven through the CLI and the raw socket."""
+
+    def __init__(self, root: Path):
+        self.root = root.resolve()
+        self.dir = self.root / ".codesearch"
+        self.sock = self.dir / "daemon.sock"
+        self.pid_file = self.dir / "daemon.pid"
+        self.log_file = self.dir / "daemon.log"
+        self.pids: set[int] = set()
+
+    # lifecycle --------------------------------------------------------------------------
+    def start(self, timeout: float = 240) -> subprocess.CompletedProcess:
+        try:
+            proc = cli("daemon", "start", str(self.root), "--timeout", str(timeout), timeout=timeout + 30)
+        finally:
+            pid = self.read_pid()
+            if pid:
+                self.pids.add(pid)
+        assert proc.returncode == 0, f"daemon start failed: {proc.stdout}{proc.stderr}\n{self.log()}"
+        return proc
+
+    def read_pid(self) -> int | None:
+        try:
+            return int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    @property
+    def pid(self) -> int:
+        pid = self.read_pid()
+        assert pid, f"no pid file at {self.pid_file}"
+        self.pids.add(pid)
+        return pid
+
+    def kill(self) -> int:
+        """SIGKILL the daemon, as a crash would, and wait until it is gone."""
+        pid = self.pid
+        os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: pid_gone(pid), timeout=15, what=f"pid {pid} to die")
+        return pid
+
+    def stop(self, timeout: float = 60) -> subprocess.CompletedProcess | None:
+        try:
+            return cli("daemon", "stop", str(self.root), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def ours(self, pid: int) -> bool:
+        line = cmdline(pid)
+        return "codesearch.daemon.main" in line and str(self.root) in line
+
+    def cleanup(self, stop_timeout: float = 40) -> None:
+        """Finalizer: `daemon stop`, then SIGKILL whatever we started that is still alive."""
+        pid = self.read_pid()
+        if pid:
+            self.pids.add(pid)
+        if pid or self.sock.exists():
+            self.stop(stop_timeout)
+        for pid in sorted(self.pids):
+            if pid_alive(pid) and self.ours(pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                deadline = time.monotonic() + 10
+                while not pid_gone(pid) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+
+    def log(self) -> str:
+        try:
+            return "daemon.log:\n" + self.log_file.read_text()[-3000:]
+        except OSError:
+            return "(no daemon.log)"
+
+    # requests ---------------------------------------------------------------------------
+    def rpc(self, method: str, params=None, timeout: float = 60, request_id=1) -> dict:
+        with Conn(self.sock, timeout) as conn:
+            return conn.request(method, params, request_id)
+
+    def call(self, method: str, params=None, timeout: float = 60):
+        return assert_result(self.rpc(method, params, timeout))
+
+    def search(self, query: str, mode: str = "keyword", limit: int = 50, timeout: float = 60, **extra) -> dict:
+        answer = self.call("search", {"query": query, "mode": mode, "limit": limit, **extra}, timeout)
+        assert isinstance(answer.get("results"), list), answer
+        return answer
+
+    def paths(self, query: str, **kw) -> set[str]:
+        return {r["path"] for r in self.search(query, **kw)["results"]}
+
+    def status(self) -> dict:
+        return self.call("status")
+
+    def idle(self) -> bool:
+        return self.status()["pending_changes"] == 0
+
+    def threads(self) -> int:
+        return thread_count(self.pid)
+
+
+def start_daemon(request, root: Path, stop_timeout: float = 40) -> Daemon:
+    daemon = Daemon(root)
+    request.addfinalizer(lambda: daemon.cleanup(stop_timeout))
+    daemon.start()
+    return daemon
+
+
+@pytest.fixture(scope="session")
+def seed_repo():
+    """sample_repos/python indexed once (vectors included) with `codesearch index`."""
+    base = new_base()
+    repo = copy_sample(base / "repo")
+    proc = cli("index", str(repo), "-q", timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    yield repo
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def seeded_tree(seed_repo):
+    """A private copy of the seed: the tree and its finished index (mtimes preserved)."""
+    base = new_base()
+    repo = base / "repo"
+    shutil.copytree(seed_repo, repo, ignore=shutil.ignore_patterns("daemon.*", "write.lock"))
+    yield repo
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def shared(request, seed_repo):
+    """The module's main daemon, on a seeded copy of the sample."""
+    base = new_base()
+    repo = base / "repo"
+    shutil.copytree(seed_repo, repo, ignore=shutil.ignore_patterns("daemon.*", "write.lock"))
+    daemon = start_daemon(request, repo)
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    # Load the model now: while it loads, the writer cannot apply changes (see
+    # test_changes_are_applied_while_the_model_loads), which would stall the freshness tests.
+    daemon.search("warm up the model", mode="hybrid", timeout=300)
+    return daemon
+
+
+@pytest.fixture
+def d(shared):
+    """The shared daemon, checked alive and idle before each test."""
+    assert pid_alive(shared.pid), shared.log()
+    wait_for(shared.idle, timeout=30, what="the shared daemon to be idle")
+    return shared
+
+
+# --------------------------------------------------------------------------------------------
+# 1. lifecycle
+# --------------------------------------------------------------------------------------------
+
+def test_start_is_ready_secure_and_reported(d):
+    health = d.call("health")
+    assert health["ok"] is True and health["ready"] is True
+    assert health["pid"] == d.pid
+    assert Path(health["root"]) == d.root
+    assert pid_alive(d.pid) and d.ours(d.pid)
+
+    mode = os.stat(d.sock).st_mode
+    assert stat.S_ISSOCK(mode)
+    assert stat.S_IMODE(mode) == 0o600, oct(stat.S_IMODE(mode))
+
+    proc = cli("daemon", "status", str(d.root), "--json")
+    assert proc.returncode == 0, proc.stderr
+    status = json.loads(proc.stdout)
+    assert status["running"] is True
+    assert status["pid"] == d.pid
+    assert isinstance(status["uptime_seconds"], (int, float)) and status["uptime_seconds"] >= 0
+    assert isinstance(status["files"], int) and status["files"] >= 3
+    assert isinstance(status["chunks"], int) and status["chunks"] > status["files"]
+    assert isinstance(status["pending_changes"], int) and status["pending_changes"] >= 0
+    last = status["last_reindex"]
+    assert isinstance(last, dict) and last["at"] > 0 and last["seconds"] >= 0
+
+    # a second start reports the running daemon instead of starting another one
+    again = cli("daemon", "start", str(d.root))
+    assert again.returncode == 0, again.stderr
+    assert "already running" in again.stdout and f"pid {d.pid}" in again.stdout, again.stdout
+    assert d.read_pid() == d.pid
+    assert d.call("health")["pid"] == d.pid
+    others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != d.pid
+              and pid_alive(int(p)) and d.ours(int(p))]
+    assert others == [], f"a second daemon serves the same tree: {others}"
+
+    # an idle daemon stays idle: its own writes (index, log) do not trigger reindexing
+    count = d.status()["reindex_count"]
+    time.sleep(1.5)
+    assert d.status()["reindex_count"] == count
+
+
+def test_every_method_answers(d):
+    found = d.search("parse_config")["results"]
+    assert found and found[0]["path"] == "config.py" and found[0]["name"] == "parse_config"
+    for key in ("path", "start_line", "end_line", "kind", "name", "language", "score", "sources", "snippet"):
+        assert key in found[0]
+    callers = d.call("callers", {"name": "parse_config"})
+    assert any(r["name"] == "main" and r["path"] == "inventory.py" for r in callers["results"]), callers
+    callees = d.call("callees", {"name": "compute_backoff"})
+    assert any(r["name"] == "clamp" for r in callees["results"]), callees
+    stats = d.call("stats")
+    for key in ("files", "chunks", "vectors", "edges"):
+        assert isinstance(stats[key], int)
+    assert isinstance(stats["skipped"], dict)
+    status = d.status()
+    assert status["pid"] == d.pid and status["ready"] is True
+    reply = d.call("index", {"paths": ["config.py"], "timeout": 60})
+    assert reply["ok"] is True
+
+
+def test_stop_removes_files_and_next_start_cleans_up_after_a_crash(request, seeded_tree):
+    daemon = start_daemon(request, seeded_tree, stop_timeout=20)
+    first = daemon.pid
+    assert daemon.sock.exists() and daemon.pid_file.exists()
+
+    proc = daemon.stop()
+    assert proc is not None and proc.returncode == 0, proc and proc.stderr
+    assert "stopped" in proc.stdout
+    wait_for(lambda: pid_gone(first), timeout=15, what="the stopped daemon to exit")
+    assert not daemon.sock.exists(), "daemon stop left the socket behind"
+    assert not daemon.pid_file.exists(), "daemon stop left the pid file behind"
+    status = json.loads(cli("daemon", "status", str(daemon.root), "--json").stdout)
+    assert status == {"running": False}
+
+    # SIGTERM is a clean stop too
+    daemon.start()
+    termed = daemon.pid
+    os.kill(termed, signal.SIGTERM)
+    wait_for(lambda: pid_gone(termed), timeout=30, what="the daemon to exit on SIGTERM")
+    assert not daemon.sock.exists() and not daemon.pid_file.exists()
+
+    # a crash leaves the socket and the pid file behind ...
+    daemon.start()
+    crashed = daemon.pid
+    assert crashed != first
+    daemon.kill()
+    assert daemon.sock.exists() and daemon.pid_file.exists()
+    assert daemon.read_pid() == crashed
+    with pytest.raises(ConnectionRefusedError):
+        Conn(daemon.sock, timeout=5)
+
+    # ... and the next start notices, cleans up and serves again
+    proc = daemon.start()
+    assert "started" in proc.stdout and "already running" not in proc.stdout, proc.stdout
+    fresh = daemon.pid
+    assert fresh != crashed and pid_alive(fresh)
+    health = daemon.call("health")
+    assert health["ready"] is True and health["pid"] == fresh
+    assert stat.S_IMODE(os.stat(daemon.sock).st_mode) == 0o600
+    assert "config.py" in daemon.paths("parse_config")
+
+    # `daemon status` after a crash says so, instead of hanging or failing
+    daemon.kill()
+    proc = cli("daemon", "status", str(daemon.root), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"running": False}
+
+
+# --------------------------------------------------------------------------------------------
+# 2. freshness through the socket
+# --------------------------------------------------------------------------------------------
+
+def test_edit_adds_a_function(d):
+    name = uniq()
+    path = d.root / "config.py"
+    original = path.read_text()
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"\n\ndef {name}(value):\n    \"\"\"Freshly added.\"\"\"\n    return value\n")
+        hit = wait_for(lambda: [r for r in d.search(name)["results"] if r["name"] == name],
+                       what=f"{name} to become searchable")
+        assert hit[0]["path"] == "config.py" and hit[0]["kind"] == "function"
+        # the rest of the file is still there, at its usual place
+        assert "config.py" in d.paths("parse_config")
+    finally:
+        path.write_text(original)
+    wait_for(lambda: not d.search(name)["results"], what=f"{name} to disappear after the revert")
+
+
+def test_new_file_is_found(d):
+    name = uniq()
+    write(d.root / f"new_{name}.py", f"def {name}():\n    return 1\n")
+    wait_for(lambda: f"new_{name}.py" in d.paths(name), what="the new file")
+
+
+def test_deleted_file_disappears(d):
+    name = uniq()
+    rel = f"doomed_{name}.py"
+    write(d.root / rel, f"def {name}():\n    return 1\n")
+    wait_for(lambda: rel in d.paths(name), what="the file to be indexed")
+    (d.root / rel).unlink()
+    wait_for(lambda: not d.search(name)["results"], what="the deleted file's chunks to go")
+
+
+def test_renamed_file_shows_its_new_path_only(d):
+    name = uniq()
+    old, new = f"before_{name}.py", f"after_{name}.py"
+    write(d.root / old, f"def {name}():\n    return 1\n")
+    wait_for(lambda: old in d.paths(name), what="the file to be indexed")
+    os.rename(d.root / old, d.root / new)
+    wait_for(lambda: d.paths(name) == {new}, what=f"only {new} in the results")
+
+
+def test_new_directory_with_files(d):
+    name = uniq()
+    folder = d.root / f"pkg_{name}" / "sub"
+    folder.mkdir(parents=True)
+    expected = set()
+    for i in range(5):
+        rel = f"pkg_{name}/sub/m{i}.py"
+        write(d.root / rel, f"def {name}_{letters(i)}():\n    return '{name}'\n")
+        expected.add(rel)
+    write(d.root / f"pkg_{name}" / "top.py", f"X = '{name}'\n")
+    expected.add(f"pkg_{name}/top.py")
+    wait_for(lambda: d.paths(name, files=True) == expected, what="every file of the new folder")
+
+
+def test_deleted_directory_disappears(d):
+    name = uniq()
+    for i in range(4):
+        write(d.root / f"gone_{name}" / "inner" / f"m{i}.py", f"def f{letters(i)}():\n    return '{name}'\n")
+    wait_for(lambda: len(d.paths(name, files=True)) == 4, what="the folder to be indexed")
+    shutil.rmtree(d.root / f"gone_{name}")
+    wait_for(lambda: not d.search(name)["results"], what="the deleted folder's chunks to go")
+
+
+def test_moved_directory_shows_new_paths_only(d):
+    name = uniq()
+    for i in range(3):
+        write(d.root / f"src_{name}" / "deep" / f"m{i}.py", f"def g{letters(i)}():\n    return '{name}'\n")
+    old = {f"src_{name}/deep/m{i}.py" for i in range(3)}
+    wait_for(lambda: d.paths(name, files=True) == old, what="the folder to be indexed")
+    (d.root / "lib").mkdir(exist_ok=True)
+    os.rename(d.root / f"src_{name}", d.root / "lib" / f"dst_{name}")
+    new = {f"lib/dst_{name}/deep/m{i}.py" for i in range(3)}
+    wait_for(lambda: d.paths(name, files=True) == new, what="the moved folder under its new paths only")
+
+
+def test_editor_save_by_rename(d):
+    first, second = uniq(), uniq()
+    rel = f"edited_{uniq('')}.py"  # the path must not contain the tokens searched for
+    target = d.root / rel
+    write(target, f"def {first}():\n    return 1\n")
+    wait_for(lambda: rel in d.paths(first), what="the file to be indexed")
+    for temp_name in (f".{rel}.swp", f"{rel}.tmp.py"):  # a hidden temp file, and an indexable one
+        temp = d.root / temp_name
+        temp.write_text(f"def {second}():\n    return 2\n", encoding="utf-8")
+        os.replace(temp, target)
+        wait_for(lambda: d.paths(second) == {rel} and not d.search(first)["results"],
+                 what="the replaced content at the target path")
+        wait_for(d.idle, what="the daemon to settle")
+        assert d.paths(second) == {rel}, "the editor's temporary file shows up in the results"
+        first, second = second, uniq()
+
+
+def test_file_created_and_deleted_within_the_debounce_leaves_nothing(d):
+    ghost, sentinel = uniq(), uniq()
+    before = d.status()["files"]
+    path = d.root / f"ghost_{ghost}.py"
+    path.write_text(f"def {ghost}():\n    return 0\n", encoding="utf-8")
+    path.unlink()
+    # a later file: once it is searchable, the ghost's batch has been handled too
+    write(d.root / f"sentinel_{sentinel}.py", f"def {sentinel}():\n    return 1\n")
+    wait_for(lambda: d.search(sentinel)["results"], what="the sentinel file")
+    wait_for(d.idle, what="the daemon to settle")
+    assert not d.search(ghost)["results"]
+    assert d.status()["files"] == before + 1
+
+
+def test_gitignore_edit_drops_the_ignored_file(d):
+    name = uniq()
+    rel = f"secret_{name}.py"
+    write(d.root / rel, f"def {name}():\n    return 1\n")
+    wait_for(lambda: rel in d.paths(name), what="the file to be indexed")
+    gitignore = d.root / ".gitignore"
+    original = gitignore.read_text()
+    try:
+        gitignore.write_text(original + f"{rel}\n")
+        wait_for(lambda: not d.search(name)["results"], what="the newly ignored file to disappear")
+        (d.root / rel).unlink()
+    finally:
+        gitignore.write_text(original)
+    wait_for(d.idle, what="the daemon to settle")
+    assert "config.py" in d.paths("parse_config"), "un-ignoring lost other files"
+
+    # and the other way round: un-ignoring build/ brings its file in, ignoring it again drops it
+    assert not d.search("generated_function")["results"]
+    try:
+        gitignore.write_text(original.replace("build/\n", ""))
+        wait_for(lambda: d.paths("generated_function") == {"build/generated.py"}, what="the un-ignored file")
+    finally:
+        gitignore.write_text(original)
+    wait_for(lambda: not d.search("generated_function")["results"], what="the re-ignored file to go")
+
+
+def test_pending_changes_are_marked_stale(d):
+    """Best effort: a result from a file whose change is not applied yet carries "stale": true."""
+    token = uniq()
+    rel = f"stale_{token}.py"
+    write(d.root / rel, f"def {token}():\n    return 0\n")
+    wait_for(lambda: rel in d.paths(token), what="the file to be indexed")
+    wait_for(d.idle, what="the daemon to settle")
+    assert not any(r.get("stale") for r in d.search(token)["results"])
+    caught = False
+    for attempt in range(3):
+        extra = uniq()
+        write(d.root / rel, f"def {token}():\n    return {attempt}\n\n\ndef {extra}():\n    return 1\n")
+        deadline = time.monotonic() + 0.4  # well inside the 500 ms debounce
+        while time.monotonic() < deadline and not caught:
+            caught = any(r["path"] == rel and r.get("stale") is True for r in d.search(token)["results"])
+            time.sleep(0.01)
+        wait_for(lambda: d.search(extra)["results"], what="the edit to be applied")
+        wait_for(d.idle, what="the daemon to settle")
+        assert not any(r.get("stale") for r in d.search(token)["results"]), "stale outlived the reindex"
+        if caught:
+            break
+    assert caught, "no result of a file with a pending change was marked stale"
+    (d.root / rel).unlink()
+
+
+# --------------------------------------------------------------------------------------------
+# 6. concurrency
+# --------------------------------------------------------------------------------------------
+
+def test_concurrent_searches_while_files_change(d):
+    stop = threading.Event()
+    errors: list[str] = []
+    replies: list[dict] = []
+    lock = threading.Lock()
+    edited = d.root / f"churn_{uniq()}.py"
+
+    def editor():
+        i = 0
+        while not stop.is_set():
+            try:
+                edited.write_text(f"def churn{letters(i)}():\n    return {i}\n", encoding="utf-8")
+                other = d.root / f"flicker_{i % 3}.py"
+                if other.exists():
+                    other.unlink()
+                else:
+                    other.write_text(f"def flicker{letters(i)}():\n    return {i}\n", encoding="utf-8")
+            except OSError as exc:
+                errors.append(f"editor: {exc}")
+            i += 1
+            time.sleep(0.02)
+
+    queries = [("parse_config", "keyword"), ("total value of items", "keyword"), ("compute_backoff", "graph"),
+               ("who calls clamp", "graph"), ("churn", "keyword"), ("retry delay", "hybrid")]
+
+    def searcher(worker: int):
+        try:
+            conn = Conn(d.sock, timeout=120) if worker % 2 else None  # half keep one connection
+            for n in range(10):
+                query, mode = queries[(worker + n) % len(queries)]
+                request_id = worker * 100 + n
+                if conn:
+                    reply = conn.request("search", {"query": query, "mode": mode, "limit": 5}, request_id)
+                else:
+                    with Conn(d.sock, timeout=120) as one:
+                        reply = one.request("search", {"query": query, "mode": mode, "limit": 5}, request_id)
+                with lock:
+                    replies.append(reply)
+                result = assert_result(reply, request_id)
+                assert isinstance(result["results"], list)
+                for r in result["results"]:
+                    assert isinstance(r["path"], str) and isinstance(r["start_line"], int)
+            if conn:
+                conn.close()
+        except Exception as exc:  # noqa: BLE001 - collected and reported below
+            errors.append(f"worker {worker}: {exc!r}")
+
+    edit_thread = threading.Thread(target=editor)
+    edit_thread.start()
+    workers = [threading.Thread(target=searcher, args=(w,)) for w in range(8)]
+    try:
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join(timeout=240)
+    finally:
+        stop.set()
+        edit_thread.join()
+        for path in [edited, *(d.root / f"flicker_{i}.py" for i in range(3))]:
+            path.unlink(missing_ok=True)
+    assert not any(t.is_alive() for t in workers), "a search never returned"
+    assert not errors, errors
+    assert len(replies) == 80
+    wait_for(lambda: not d.search("churn flicker")["results"], what="the churn files to go")
+    assert d.call("health")["ok"] is True
+
+
+def test_a_burst_of_clients_is_accepted(d):
+    conns: list[Conn] = []
+    refused = 0
+    try:
+        for _ in range(50):
+            try:
+                conns.append(Conn(d.sock, timeout=10, blocking_connect=False))
+            except BlockingIOError:
+                refused += 1
+        for i, conn in enumerate(conns):
+            assert assert_result(conn.request("health", request_id=i), i)["ok"] is True
+    finally:
+        for conn in conns:
+            conn.close()
+    assert refused == 0, f"{refused} of 50 clients connecting at once were refused (EAGAIN)"
+
+
+# --------------------------------------------------------------------------------------------
+# 7. malformed requests
+# --------------------------------------------------------------------------------------------
+
+P, R, M, IP = -32700, -32600, -32601, -32602
+
+MALFORMED = [
+    ("invalid json", b"{not json\n", (P,), None),
+    ("invalid utf-8", b"\xff\xfe\xfd\n", (P,), None),
+    ("truncated json", b'{"jsonrpc": "2.0", "id": 1, "method": "health"\n', (P,), None),
+    ("json array", b'[{"jsonrpc": "2.0", "id": 1, "method": "health"}]\n', (R,), None),
+    ("empty array", b"[]\n", (R,), None),
+    ("json string", b'"health"\n', (R,), None),
+    ("json number", b"42\n", (R,), None),
+    ("json null", b"null\n", (R,), None),
+    ("missing method", b'{"jsonrpc": "2.0", "id": 7}\n', (R,), 7),
+    ("method not a string", b'{"jsonrpc": "2.0", "id": 8, "method": 5}\n', (R,), 8),
+    ("wrong version", b'{"jsonrpc": "1.0", "id": 9, "method": "health"}\n', (R,), 9),
+    ("missing version", b'{"id": 10, "method": "health"}\n', (R,), 10),
+    ("unknown method", b'{"jsonrpc": "2.0", "id": 11, "method": "frobnicate"}\n', (M,), 11),
+    ("search params a list", b'{"jsonrpc": "2.0", "id": 12, "method": "search", "params": ["x"]}\n', (IP, R), 12),
+    ("search params a string", b'{"jsonrpc": "2.0", "id": 13, "method": "search", "params": "x"}\n', (IP, R), 13),
+    ("callers without name", b'{"jsonrpc": "2.0", "id": 14, "method": "callers", "params": {}}\n', (IP, R), 14),
+    ("callees without name", b'{"jsonrpc": "2.0", "id": 15, "method": "callees", "params": {"depth": 1}}\n',
+     (IP, R), 15),
+    ("search without query", b'{"jsonrpc": "2.0", "id": 16, "method": "search", "params": {}}\n', (IP, R), 16),
+    ("search limit not a number",
+     b'{"jsonrpc": "2.0", "id": 17, "method": "search", "params": {"query": "x", "limit": "ten"}}\n', (IP, R), 17),
+    ("search unknown mode",
+     b'{"jsonrpc": "2.0", "id": 18, "method": "search", "params": {"query": "x", "mode": "psychic"}}\n', (IP, R), 18),
+    ("search unknown filter",
+     b'{"jsonrpc": "2.0", "id": 19, "method": "search", "params": {"query": "x", "filters": {"colour": 1}}}\n',
+     (IP, R), 19),
+    ("search filters a string",
+     b'{"jsonrpc": "2.0", "id": 20, "method": "search", "params": {"query": "x", "filters": "py"}}\n', (IP, R), 20),
+    ("index paths not a list",
+     b'{"jsonrpc": "2.0", "id": 21, "method": "index", "params": {"paths": "config.py"}}\n', (IP, R), 21),
+]
+
+
+@pytest.mark.parametrize("payload,codes,request_id", [m[1:] for m in MALFORMED], ids=[m[0] for m in MALFORMED])
+def test_malformed_request_gets_the_right_error(d, payload, codes, request_id):
+    with Conn(d.sock, timeout=30) as conn:
+        conn.send_raw(payload)
+        assert_error(conn.recv(), codes, request_id)
+        # the same connection still works ...
+        assert assert_result(conn.request("health", request_id=99), 99)["ok"] is True
+    # ... and so does a new one
+    assert d.call("health")["ok"] is True
+
+
+def test_notifications_get_no_answer_and_requests_keep_their_order(d):
+    with Conn(d.sock) as conn:
+        conn.send_raw(b'{"jsonrpc": "2.0", "method": "health"}\n\n')  # a notification, then a blank line
+        conn.send_raw(b'{"jsonrpc": "2.0", "id": "a", "method": "health"}\n'
+                      b'{"jsonrpc": "2.0", "id": "b", "method": "search", "params": {"query": "clamp"}}\n')
+        assert assert_result(conn.recv(), "a")["ok"] is True
+        assert assert_result(conn.recv(), "b")["results"]
+
+
+def _oversized(terminated: bool) -> bytes:
+    body = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "search",
+                       "params": {"query": "x" * ((1 << 20) + 4096)}}).encode()
+    return body + (b"\n" if terminated else b"")
+
+
+@pytest.mark.parametrize("terminated", [True, False], ids=["with-newline", "without-newline"])
+def test_oversized_message_is_refused(d, terminated):
+    conn = Conn(d.sock, timeout=30)
+    try:
+        sent = threading.Thread(target=lambda: _send_ignoring_errors(conn, _oversized(terminated)))
+        sent.start()
+        reply = conn.recv()
+        sent.join(timeout=30)
+        if reply is not None:  # an error is fine, and so is a closed connection
+            assert "result" not in reply, "an oversized message was executed"
+            assert reply["error"]["code"] in (R, P, IP), reply
+            assert conn.recv() is None, "the connection must be closed after an unframeable message"
+    finally:
+        conn.close()
+    assert d.call("health")["ok"] is True
+
+
+def _send_ignoring_errors(conn: Conn, data: bytes) -> None:
+    try:
+        conn.send_raw(data)
+    except OSError:
+        pass  # the daemon may close the connection before reading everything
+
+
+def test_abandoned_connections_do_not_hurt_or_leak_threads(d):
+    # the model and its thread pools are loaded by a first hybrid query, so they do not count
+    d.search("warm up the model", mode="hybrid", timeout=240)
+    wait_for(d.idle, what="the daemon to settle")
+    before = d.threads()
+    request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "search",
+                          "params": {"query": "inventory", "mode": "keyword"}}).encode()
+    for i in range(60):
+        # connect and go away without a word
+        with Conn(d.sock, timeout=10):
+            pass
+        # half a line, then close
+        with Conn(d.sock, timeout=10) as conn:
+            conn.send_raw(request[: len(request) // 2])
+        # a whole request, then close before the answer
+        with Conn(d.sock, timeout=10) as conn:
+            conn.send_raw(request + b"\n")
+        # garbage of every kind, then close
+        with Conn(d.sock, timeout=10) as conn:
+            conn.send_raw(MALFORMED[i % len(MALFORMED)][1])
+    assert d.call("health")["ok"] is True
+    after = wait_for(lambda: (lambda n: n if n <= before + THREAD_SLACK else 0)(d.threads()), timeout=15,
+                     what=f"the thread count to fall back near {before}")
+    assert after <= before + THREAD_SLACK
+
+    # idle open connections hold a thread each, and give it back when they close
+    conns = [Conn(d.sock, timeout=10) for _ in range(20)]
+    try:
+        assert assert_result(conns[-1].request("health"))["ok"] is True
+        assert d.threads() >= before + 10
+    finally:
+        for c in conns:
+            c.close()
+    wait_for(lambda: d.threads() <= before + THREAD_SLACK, timeout=15, what="threads of closed connections to end")
+    assert d.search("parse_config")["results"]
+
+
+# --------------------------------------------------------------------------------------------
+# 8. the CLI through the daemon
+# --------------------------------------------------------------------------------------------
+
+def _top(proc: subprocess.CompletedProcess) -> list[tuple]:
+    assert proc.returncode == 0, f"exit {proc.returncode}: {proc.stderr}"
+    answer = json.loads(proc.stdout)
+    return [(r["path"], r["start_line"], r["end_line"], r["name"]) for r in answer["results"]]
+
+
+CLI_QUERIES = [
+    ("parse_config", ("--mode", "keyword")),
+    ("retry delay with exponential backoff", ("--mode", "keyword")),
+    ("inventory", ("--mode", "keyword", "--files")),
+    ("value", ("--mode", "keyword", "--kind", "method", "--limit", "3")),
+    ("who calls clamp", ("--mode", "graph")),
+]
+
+
+def test_cli_query_through_the_daemon_matches_in_process(d):
+    for text, options in CLI_QUERIES:
+        via_daemon = _top(cli("query", text, "--json", "--repo", str(d.root), *options))
+        in_process = _top(cli("query", text, "--json", "--repo", str(d.root), "--no-daemon", *options))
+        assert via_daemon, f"no results for {text!r}"
+        assert via_daemon[0] == in_process[0], (text, via_daemon[:3], in_process[:3])
+        assert via_daemon == in_process, (text, via_daemon, in_process)
+
+
+def test_cli_hybrid_query_through_the_daemon_matches_in_process(d):
+    """Default (hybrid) mode: once every chunk has a vector, both answers agree."""
+    wait_for(lambda: d.status()["embedding"]["chunks_without_vectors"] == 0, timeout=120,
+             what="every chunk to have a vector")
+    text = "where is the retry delay computed"
+    via_daemon = _top(cli("query", text, "--json", "--repo", str(d.root)))
+    in_process = _top(cli("query", text, "--json", "--repo", str(d.root), "--no-daemon", timeout=300))
+    assert via_daemon and via_daemon[0] == in_process[0], (via_daemon[:3], in_process[:3])
+    assert via_daemon[0][3] in ("compute_backoff", "Retry Policy"), via_daemon[:3]
+
+
+def test_cli_query_no_daemon_honours_repo(d):
+    """Regression: `query --repo PATH --no-daemon` once opened the index of the current directory
+    (cli._open_index took query's --path GLOB option for the repository)."""
+    elsewhere = new_base()
+    try:
+        proc = cli("query", "parse_config", "--json", "--repo", str(d.root), "--no-daemon", "--mode", "keyword",
+                   cwd=elsewhere)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["results"][0]["path"] == "config.py"
+    finally:
+        shutil.rmtree(elsewhere, ignore_errors=True)
+
+
+def test_cli_query_through_the_daemon_imports_no_heavy_modules(d):
+    elsewhere = new_base()  # not the repository: only the daemon can answer from here
+    try:
+        proc = cli("query", "compute_backoff", "--repo", str(d.root), "--json", cwd=elsewhere,
+                   python_flags=("-X", "importtime"))
+    finally:
+        shutil.rmtree(elsewhere, ignore_errors=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answer = json.loads(proc.stdout)
+    assert answer["results"] and answer["results"][0]["name"] == "compute_backoff"
+    imported = set()
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "package":
+                imported.add(name.split(".")[0])
+    assert "codesearch" in imported, "no -X importtime output to check"
+    heavy = imported & {"torch", "chromadb", "networkx"}
+    assert not heavy, f"the daemon client imported {sorted(heavy)}"
+
+
+# --------------------------------------------------------------------------------------------
+# 3. a burst of files
+# --------------------------------------------------------------------------------------------
+
+def test_burst_of_1000_files_is_batched(d):
+    tag = uniq("zb")
+    folder = d.root / f"burst_{tag}"
+    before = d.status()
+    started = time.monotonic()
+    folder.mkdir()
+    expected = set()
+    for i in range(BURST_FILES):
+        rel = f"burst_{tag}/f{i:04d}.py"
+        (d.root / rel).write_text(f"def {tag}{letters(i)}():\n    return '{tag}mark'\n", encoding="utf-8")
+        expected.add(rel)
+    written = time.monotonic() - started
+    try:
+        wait_for(lambda: d.status()["files"] >= before["files"] + BURST_FILES, timeout=60, interval=0.2,
+                 what=f"{BURST_FILES} files to be indexed")
+        elapsed = time.monotonic() - started
+        found = d.paths(f"{tag}mark", files=True, limit=2 * BURST_FILES)
+        assert found == expected, f"{len(expected - found)} files not searchable, e.g. {sorted(expected - found)[:3]}"
+        for i in (0, 1, 499, 998, 999):
+            assert d.paths(f"{tag}{letters(i)}") == {f"burst_{tag}/f{i:04d}.py"}
+        wait_for(d.idle, what="the daemon to settle")
+        batches = d.status()["reindex_count"] - before["reindex_count"]
+        assert 1 <= batches <= MAX_FAST_BURST_BATCHES, (
+            f"{BURST_FILES} files written in {written:.2f}s were applied in {batches} batches "
+            f"(searchable after {elapsed:.1f}s)")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    wait_for(lambda: d.status()["files"] == before["files"], timeout=60, interval=0.2,
+             what="the burst folder to be dropped")
+    assert not d.search(f"{tag}mark")["results"]
+
+
+def test_a_two_second_burst_is_applied_in_a_few_batches(d):
+    """1000 files written over about two seconds (a checkout, a code generator, a slow disk).
+
+    The files are of a type the index skips: the writer then has nothing to embed between batches,
+    so the count measures the debouncer alone and does not depend on how fast the model is."""
+    folder = d.root / f"paced_{uniq()}"
+    before = d.status()
+    skipped_before = before["skipped"].get("unsupported_type", 0)
+    folder.mkdir()
+    started = time.monotonic()
+    try:
+        for group in range(100):
+            for k in range(10):
+                (folder / f"f{group:03d}_{k}.dat").write_bytes(b"data\n")
+            time.sleep(max(0.0, started + (group + 1) * 0.02 - time.monotonic()))
+        written = time.monotonic() - started
+        wait_for(lambda: d.status()["skipped"].get("unsupported_type", 0) >= skipped_before + BURST_FILES,
+                 timeout=60, interval=0.2, what=f"{BURST_FILES} files to be recorded")
+        wait_for(d.idle, what="the daemon to settle")
+        batches = d.status()["reindex_count"] - before["reindex_count"]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        wait_for(lambda: d.status()["skipped"].get("unsupported_type", 0) == skipped_before, timeout=60,
+                 interval=0.2, what="the paced folder to be dropped")
+    assert batches <= MAX_BURST_BATCHES, f"{BURST_FILES} files written over {written:.1f}s cost {batches} batches"
+
+
+# --------------------------------------------------------------------------------------------
+# 5. kill -9, changes while down, restart
+# --------------------------------------------------------------------------------------------
+
+def test_restart_after_kill_reconciles_changes_made_while_down(request, seeded_tree):
+    daemon = start_daemon(request, seeded_tree, stop_timeout=15)
+    assert "config.py" in daemon.paths("parse_config")
+    dead = daemon.kill()
+
+    added_fn, new_fn = uniq(), uniq()
+    with open(seeded_tree / "config.py", "a", encoding="utf-8") as fh:
+        fh.write(f"\n\ndef {added_fn}():\n    return 1\n")
+    (seeded_tree / "tests" / "test_inventory.py").unlink()
+    os.rename(seeded_tree / "inventory.py", seeded_tree / "stock.py")
+    write(seeded_tree / "fresh" / f"new_{new_fn}.py", f"def {new_fn}():\n    return 2\n")
+
+    daemon.start()
+    assert daemon.pid != dead
+    assert daemon.call("health")["ready"] is True
+    # the start-up reconcile happens before "ready": no waiting needed
+    assert daemon.paths(added_fn) == {"config.py"}
+    assert daemon.paths(new_fn) == {f"fresh/new_{new_fn}.py"}
+    backoff = daemon.paths("compute_backoff")
+    assert "stock.py" in backoff and "inventory.py" not in backoff
+    assert not any(p.startswith("tests/") for p in daemon.paths("Tests for the inventory sample project"))
+    last = daemon.status()["last_reindex"]
+    assert last["modified"] >= 1 and last["added"] >= 2 and last["deleted"] >= 2, last
+    assert daemon.status()["files"] == 4  # config, stock, fresh/new_*, and README (skipped)
+
+
+# --------------------------------------------------------------------------------------------
+# responsiveness while the model loads
+# --------------------------------------------------------------------------------------------
+
+def test_keyword_search_is_not_blocked_by_a_hybrid_query_waiting_for_the_model(request, seeded_tree):
+    daemon = start_daemon(request, seeded_tree, stop_timeout=10)  # the model is not loaded yet
+
+    def hybrid():
+        try:
+            daemon.search("retry delay", mode="hybrid", timeout=240)
+        except Exception:  # noqa: BLE001 - the daemon may be stopped first; only the others matter
+            pass
+
+    threading.Thread(target=hybrid, daemon=True).start()
+    time.sleep(0.3)
+    for what, ask in (("a keyword search", lambda: daemon.search("parse_config", timeout=2.5)),
+                      ("status", lambda: daemon.call("status", timeout=2.5))):
+        t = time.monotonic()
+        try:
+            ask()
+        except TimeoutError:
+            pytest.fail(f"{what} waited more than 2.5s behind a hybrid query waiting for the model")
+        assert time.monotonic() - t < 2.5
+
+
+def test_changes_are_applied_while_the_model_loads(request, seeded_tree):
+    # code added while no daemon ran: the start-up reconcile leaves 100+ chunks to embed, so the
+    # writer turns to the (not yet loaded) model as soon as the daemon is ready
+    write(seeded_tree / "many.py", "".join(f"def many{letters(i)}():\n    return {i}\n\n\n" for i in range(100)))
+    daemon = start_daemon(request, seeded_tree, stop_timeout=5)
+    backlog = daemon.status()["embedding"]["chunks_without_vectors"]
+    assert backlog >= 100
+    # torch is imported and the model is loading: by now the writer (which only had to open
+    # Chroma) is inside its first slice, waiting for the model
+    wait_for(lambda: "Loading SentenceTransformer" in daemon.log_file.read_text(), timeout=120, interval=0.05,
+             what="the model to start loading")
+    name = uniq()
+    write(seeded_tree / f"b_{name}.py", f"def {name}():\n    return 2\n")
+    t = time.monotonic()
+    wait_for(lambda: daemon.paths(name), timeout=120, what="the change")
+    seconds = time.monotonic() - t
+    left = daemon.status()["embedding"]["chunks_without_vectors"]
+    # applied at once, it would find the backlog untouched (plus the 2 chunks of the new file)
+    assert left >= backlog, (f"the change became searchable only after {seconds:.1f}s, once the writer had "
+                             f"loaded the model and embedded {backlog + 2 - left} chunks")
+
+
+# --------------------------------------------------------------------------------------------
+# 4. partial answers while embedding
+# --------------------------------------------------------------------------------------------
+
+def test_partial_answers_while_embedding(request):
+    base = new_base()
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    repo = base / "repo"
+    for i in range(PARTIAL_FILES):
+        write(repo / "pkg" / f"g{i // 100}" / f"mod_{i:03d}.py",
+              f"def compute_value_{i}(x):\n    \"\"\"Compute a value for item {i}.\"\"\"\n    return x * {i} + 1\n\n\n"
+              f"def render_item_{i}(item):\n    \"\"\"Render item {i} as text.\"\"\"\n"
+              f"    return 'item-{i}:' + str(compute_value_{i}(item))\n")
+    daemon = start_daemon(request, repo, stop_timeout=20)
+
+    first = daemon.search("compute_value_7", mode="hybrid", limit=10, timeout=240)
+    assert first.get("partial") is True, {k: v for k, v in first.items() if k != "results"}
+    assert 0 <= first["embedded_share"] < 1
+    names = [r["name"] for r in first["results"]]
+    assert "compute_value_7" in names, names
+    assert any(r["sources"].get("keyword") for r in first["results"])
+    assert daemon.status()["embedding"]["chunks_without_vectors"] > 0
+
+    shares = [first["embedded_share"]]
+
+    def complete():
+        answer = daemon.search("compute_value_7", mode="hybrid", limit=10, timeout=240)
+        if answer.get("partial"):
+            shares.append(answer["embedded_share"])
+            assert 0 <= answer["embedded_share"] < 1
+            return None
+        return answer
+
+    done = wait_for(complete, timeout=300, interval=0.5, what="embedding to finish")
+    assert "embedded_share" not in done or done["embedded_share"] == 1
+    assert shares == sorted(shares), f"embedded_share went backwards: {shares}"
+    assert "compute_value_7" in [r["name"] for r in done["results"]]
+    assert any(r["sources"].get("vector") for r in done["results"]), "no vector hits after embedding"
+    assert daemon.status()["embedding"]["chunks_without_vectors"] == 0
