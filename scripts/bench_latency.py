@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -36,6 +37,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def cli_times(root: Path, queries: list[str], extra: list[str]) -> list[float]:
+    """Wall time of whole `codesearch query` processes (the index dir comes from the environment)."""
     times = []
     for q in queries:
         t = time.perf_counter()
@@ -51,10 +53,11 @@ def main() -> int:
     parser.add_argument("--queries", type=Path)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cli", type=int, default=20, help="CLI queries per variant")
+    parser.add_argument("--index-dir", help="keep the index here instead of REPO_DIR/.codesearch")
     args = parser.parse_args()
     queries = [q["query"] for q in json.loads(args.queries.read_text())] if args.queries else GENERIC
     root = args.root.resolve()
-    index = Index(root, load_settings(root), create=True)
+    index = Index(root, load_settings(root), args.index_dir, create=True)
     report = Indexer(index, progress=False).run()
     print(f"{root}: {report.summary()}")
     searcher = Searcher(index)
@@ -67,6 +70,8 @@ def main() -> int:
         print(f"  in-process warm, {mode:<7} p50 {percentile(times, 0.5):6.1f} ms  p95 {percentile(times, 0.95):6.1f} ms"
               f"  ({len(times)} queries)")
     index.close()
+    if args.index_dir:
+        os.environ["CODESEARCH_INDEX_DIR"] = str(Path(args.index_dir).resolve())
     sample = (queries * 5)[:args.cli]
     cold = cli_times(root, sample[:5], ["--no-daemon"])
     print(f"  CLI, no daemon (cold process): p50 {statistics.median(cold):.0f} ms ({len(cold)} queries)")

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 import networkx as nx
+import numpy as np
 
 from ..store.catalog import Catalog
 from ..tokens import identifier_terms, query_terms
@@ -87,6 +88,56 @@ def _paths_matching(catalog: Catalog, ids: list[str], glob: str) -> set[str]:
 RELATION = re.compile(r"\b(?:who|what|which\s+\w+)?\s*(calls?|uses?|invokes?|callers\s+of|references?)\s+"
                       r"`?([A-Za-z_$][\w$.:]*)`?", re.IGNORECASE)
 CALLEES = re.compile(r"\b(?:what\s+does|callees\s+of)\s+`?([A-Za-z_$][\w$.:]*)`?\s*(?:call)?", re.IGNORECASE)
+
+
+MAX_PPR_NODES = 600
+MAX_NEIGHBOURS = 25  # a hub (a file of 500 functions, a helper called everywhere) adds its heaviest
+
+
+def personalized_pagerank(adjacency: dict[str, list[tuple[str, float]]], personalization: dict[str, float],
+                          alpha: float = 0.85, iterations: int = 25) -> list[tuple[str, float]]:
+    """PageRank restarted at the seeds, over their neighbourhood (two hops, bounded), by power
+    iteration on numpy arrays: milliseconds where the whole graph would take seconds."""
+    nodes = [n for n in personalization if n in adjacency]
+    if not nodes:
+        return sorted(personalization.items(), key=lambda kv: -kv[1])
+    index = {n: i for i, n in enumerate(nodes)}
+    frontier = list(nodes)
+    for _ in range(2):
+        nxt = []
+        for node in frontier:
+            for nbr, _w in adjacency.get(node, ())[:MAX_NEIGHBOURS]:
+                if nbr not in index and len(index) < MAX_PPR_NODES:
+                    index[nbr] = len(index)
+                    nxt.append(nbr)
+        frontier = nxt
+    order = list(index)
+    src, dst, weight = [], [], []
+    for node, i in index.items():
+        for nbr, w in adjacency.get(node, ())[:MAX_NEIGHBOURS]:
+            j = index.get(nbr)
+            if j is not None:
+                src.append(i)
+                dst.append(j)
+                weight.append(w)
+    n = len(order)
+    restart = np.zeros(n)
+    for node, value in personalization.items():
+        if node in index:
+            restart[index[node]] = value
+    restart /= restart.sum()
+    if not src:
+        scores = restart
+    else:
+        src_a, dst_a, w_a = np.array(src), np.array(dst), np.array(weight, dtype=float)
+        out_weight = np.bincount(src_a, weights=w_a, minlength=n)
+        share = w_a / out_weight[src_a]
+        scores = restart.copy()
+        for _ in range(iterations):
+            spread = np.bincount(dst_a, weights=scores[src_a] * share, minlength=n)
+            scores = (1 - alpha) * restart + alpha * spread
+    ranked = sorted(range(n), key=lambda i: -scores[i])
+    return [(order[i], float(scores[i])) for i in ranked if scores[i] > 0]
 
 
 class GraphRetriever:
@@ -174,45 +225,26 @@ class GraphRetriever:
                 personalization[node] = personalization.get(node, 0) + 1.0 / rank
         if not personalization:
             return Hits(note="no seed in the graph")
-        sub = self._neighbourhood(list(personalization), radius=2)
-        if sub.number_of_edges() == 0:
-            ranked = sorted(personalization.items(), key=lambda kv: -kv[1])
-        else:
-            try:
-                pr = nx.pagerank(sub, alpha=0.85, personalization={n: personalization.get(n, 0.0) for n in sub},
-                                 weight="w", max_iter=50, tol=1e-5)
-            except nx.PowerIterationFailedConvergence:
-                pr = personalization
-            ranked = sorted(pr.items(), key=lambda kv: -kv[1])
-        ids = [n for n, _ in ranked]
+        ranked = personalized_pagerank(self.adjacency(), personalization)
         if filters.active:
-            allowed = self._allowed(ids, filters)
+            allowed = self._allowed([n for n, _ in ranked], filters)
             ranked = [(n, s) for n, s in ranked if n in allowed]
         ranked = ranked[:limit]
         return Hits([n for n, _ in ranked], [s for _, s in ranked])
 
-    def _neighbourhood(self, seeds: list[str], radius: int) -> nx.Graph:
-        """An undirected, weighted neighbourhood of the seeds (PageRank over the whole graph is slow)."""
-        nodes = set(seeds)
-        frontier = set(seeds)
-        for _ in range(radius):
-            nxt = set()
-            for node in frontier:
-                nxt.update(self.graph.successors(node))
-                nxt.update(self.graph.predecessors(node))
-            nxt -= nodes
-            nodes |= nxt
-            frontier = nxt
-            if len(nodes) > 5000:
-                break
-        sub = nx.Graph()
-        for src, dst, data in self.graph.subgraph(nodes).edges(data=True):
-            w = self.edge_weights.get(data.get("kind", "calls"), 0.5) * data.get("weight", 1.0)
-            if sub.has_edge(src, dst):
-                sub[src][dst]["w"] += w
-            else:
-                sub.add_edge(src, dst, w=w)
-        return sub
+    def adjacency(self) -> dict[str, list[tuple[str, float]]]:
+        """Undirected weighted neighbours per node, heaviest first (built once per graph)."""
+        cached = self.graph.graph.get("_adjacency")
+        if cached is None:
+            table: dict[str, dict[str, float]] = {}
+            for src, dst, data in self.graph.edges(data=True):
+                w = self.edge_weights.get(data.get("kind", "calls"), 0.5) * data.get("weight", 1.0)
+                for a, b in ((src, dst), (dst, src)):
+                    row = table.setdefault(a, {})
+                    row[b] = row.get(b, 0.0) + w
+            cached = {n: sorted(row.items(), key=lambda kv: -kv[1]) for n, row in table.items()}
+            self.graph.graph["_adjacency"] = cached
+        return cached
 
     def _allowed(self, ids: list[str], filters: Filters) -> set[str]:
         where, params = filters.sql()
