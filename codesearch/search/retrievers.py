@@ -66,10 +66,16 @@ class VectorRetriever:
         self.index = index
         self.min_score = min_score
 
-    def search(self, query: str, limit: int, filters: Filters) -> Hits:
+    def nearest(self, query: str, limit: int, filters: Filters) -> list[tuple[str, float]]:
+        """Model and Chroma only (no catalog access): safe to run beside the keyword retriever."""
         vector = self.index.embedder.encode_query(query)
         fetch = limit * 3 if filters.path_glob else limit
-        pairs = self.index.vectors.query(vector, fetch, filters.chroma_where())
+        return self.index.vectors.query(vector, fetch, filters.chroma_where())
+
+    def search(self, query: str, limit: int, filters: Filters,
+               pairs: list[tuple[str, float]] | None = None) -> Hits:
+        if pairs is None:
+            pairs = self.nearest(query, limit, filters)
         if filters.path_glob:
             allowed = _paths_matching(self.index.catalog, [i for i, _ in pairs], filters.path_glob)
             pairs = [(i, s) for i, s in pairs if i in allowed]

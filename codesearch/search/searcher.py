@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from ..index import Index
 from ..model import Chunk
@@ -13,6 +14,7 @@ from .ranking import Ranked, RankingOptions, aggregate_files, rank
 from .request import MODES, SearchError, SearchRequest
 from .retrievers import GraphRetriever, Hits, KeywordRetriever, VectorRetriever
 
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="vector-search")
 RETRIEVERS_OF_MODE = {"hybrid": ("vector", "keyword", "graph"), "vector": ("vector",),
                       "keyword": ("keyword",), "graph": ("graph",)}
 
@@ -56,6 +58,10 @@ class Searcher:
         total, embedded = self.vector_coverage()
         lists: dict[str, list[str]] = {}
         notes: dict[str, str] = {}
+        vector = VectorRetriever(self.index, s.min_semantic_score)
+        nearest = None
+        if "vector" in names and embedded:  # model and Chroma work beside the keyword search
+            nearest = _POOL.submit(vector.nearest, query, candidates, request.filters)
         if "keyword" in names:
             t = time.perf_counter()
             hits = KeywordRetriever(self.catalog, s.min_idf).search(query, candidates, request.filters)
@@ -63,12 +69,12 @@ class Searcher:
             timing["keyword"] = _ms(t)
         if "vector" in names:
             t = time.perf_counter()
-            if embedded:
-                hits = VectorRetriever(self.index, s.min_semantic_score).search(query, candidates, request.filters)
+            if nearest is not None:
+                hits = vector.search(query, candidates, request.filters, pairs=nearest.result())
             else:
                 hits = Hits(note="no vectors yet")
             lists["vector"], notes["vector"] = hits.ids, hits.note
-            timing["vector"] = _ms(t)
+            timing["vector_wait"] = _ms(t)
         if "graph" in names:
             t = time.perf_counter()
             seeds = _interleave([lists.get("keyword", [])[:10], lists.get("vector", [])[:10]])
