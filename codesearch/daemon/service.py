@@ -23,6 +23,7 @@ from ..config import Settings
 from ..index import Index
 from ..indexer import Indexer, IndexReport
 from ..search.request import Filters, SearchRequest
+from ..search.retrievers import GraphRetriever
 from ..search.searcher import Searcher
 from ..stats import collect_stats
 from .watcher import RepoWatcher
@@ -72,6 +73,15 @@ class Daemon:
         self.ready.set()
         self._writer.start()
         self._embedder.start()
+        threading.Thread(target=self._warm_graph, name="warm-graph", daemon=True).start()
+
+    def _warm_graph(self) -> None:
+        """Load the graph now rather than in the first query."""
+        try:
+            with self._search_lock:
+                GraphRetriever(self.reader_index.catalog, self.searcher.graph()).adjacency()
+        except Exception:  # noqa: BLE001 - a query will load it again and report any problem
+            log.exception("loading the graph failed")
 
     def stop(self) -> None:
         self._stop.set()

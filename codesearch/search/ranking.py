@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 from ..model import Chunk
@@ -111,14 +112,24 @@ def _boost_names(query: str, items: list[Ranked]) -> None:
     if not words:
         return
     for r in items:
-        path_terms = {_stem(t) for part in r.chunk.path.lower().split("/") for t in split_identifier(part.split(".")[0])}
-        name_terms = {_stem(t) for t in split_identifier(r.chunk.name)} if r.chunk.kind in DEFINITION_KINDS else set()
+        path_terms = _path_terms(r.chunk.path)
+        name_terms = _name_terms(r.chunk.name) if r.chunk.kind in DEFINITION_KINDS else frozenset()
         in_path = len(words & path_terms)
         in_name = len(words & name_terms)
         if in_path or in_name:
             factor = 1.0 + 0.3 * min(in_path, 2) + 0.15 * min(in_name, 2)
             r.score *= factor
             r.notes.append(f"name/path match x{factor:.2f}")
+
+
+@lru_cache(maxsize=65536)
+def _path_terms(path: str) -> frozenset[str]:
+    return frozenset(_stem(t) for part in path.lower().split("/") for t in split_identifier(part.split(".")[0]))
+
+
+@lru_cache(maxsize=65536)
+def _name_terms(name: str) -> frozenset[str]:
+    return frozenset(_stem(t) for t in split_identifier(name))
 
 
 def _penalize_tests(query: str, items: list[Ranked], factor: float) -> None:

@@ -28,6 +28,7 @@ class Searcher:
         self.settings = index.settings
         self._graph = None
         self._graph_stamp: str | None = None
+        self._coverage: tuple[float, int, int] | None = None
 
     # --- parts ----------------------------------------------------------------------------
     def graph(self):
@@ -39,9 +40,12 @@ class Searcher:
         return self._graph
 
     def vector_coverage(self) -> tuple[int, int]:
-        row = self.catalog.db.execute(
-            "SELECT COUNT(*), SUM(vector_hash = embed_hash) FROM chunks").fetchone()
-        return int(row[0] or 0), int(row[1] or 0)
+        """(chunks, chunks with vectors): a table scan, so reused for up to a second."""
+        now = time.monotonic()
+        if self._coverage is None or now - self._coverage[0] > 1.0:
+            row = self.catalog.db.execute("SELECT COUNT(*), SUM(vector_hash = embed_hash) FROM chunks").fetchone()
+            self._coverage = (now, int(row[0] or 0), int(row[1] or 0))
+        return self._coverage[1], self._coverage[2]
 
     # --- search ---------------------------------------------------------------------------
     def search(self, request: SearchRequest) -> dict:
@@ -87,7 +91,7 @@ class Searcher:
         if relation:  # "who calls X": the graph knows; the others only add context
             weights = {**weights, "graph": max(weights.values()) * 3}
         fused = weighted_rrf(lists, weights, k=s.rrf_k)
-        chunks = self.catalog.chunks_by_ids([i for i, _ in fused])
+        chunks = self.catalog.chunks_by_ids([i for i, _ in fused], with_text=False)
         pairs = [(chunks[i], score) for i, score in fused if i in chunks]
         options = request.ranking or (RankingOptions() if s.ranking else RankingOptions.off())
         if relation:
@@ -99,9 +103,10 @@ class Searcher:
         terms = query_terms(query)
         if request.files:
             entries = [(r, agg) for r, agg in aggregate_files(ranked, s.file_aggregation)][:request.limit]
-            results = [self._result(r, ranks, terms, request, score=agg) for r, agg in entries]
         else:
-            results = [self._result(r, ranks, terms, request) for r in ranked[:request.limit]]
+            entries = [(r, None) for r in ranked[:request.limit]]
+        self.catalog.fill_text([r.chunk for r, _ in entries])  # only the shown chunks need text
+        results = [self._result(r, ranks, terms, request, score=agg) for r, agg in entries]
         timing["total"] = _ms(started)
         out = {"query": request.query, "mode": request.mode, "results": results,
                "timing_ms": {k: round(v, 2) for k, v in timing.items()}}

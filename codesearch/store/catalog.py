@@ -179,13 +179,24 @@ class Catalog:
         rows = self.db.execute("SELECT id, embed_hash, vector_hash FROM chunks WHERE path = ?", (path,))
         return {r[0]: (r[1], r[2]) for r in rows}
 
-    def chunks_by_ids(self, ids: list[str]) -> dict[str, Chunk]:
+    def chunks_by_ids(self, ids: list[str], with_text: bool = True) -> dict[str, Chunk]:
+        """Chunks by id; without text (header and body left empty) for ranking many candidates."""
+        columns = "*" if with_text else ", ".join(c if c not in ("header", "text") else f"'' AS {c}"
+                                                   for c in CHUNK_COLUMNS)
         out: dict[str, Chunk] = {}
         for start in range(0, len(ids), 500):
             part = ids[start:start + 500]
-            rows = self.db.execute(f"SELECT * FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)
+            rows = self.db.execute(f"SELECT {columns} FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)
             out.update((r["id"], chunk_from_row(r)) for r in rows)
         return out
+
+    def fill_text(self, chunks: list[Chunk]) -> None:
+        """Load header and body of chunks fetched without them (the few that are shown)."""
+        texts = self.db.execute(f"SELECT id, header, text FROM chunks WHERE id IN ({','.join('?' * len(chunks))})",
+                                [c.id for c in chunks]).fetchall() if chunks else []
+        by_id = {r[0]: (r[1], r[2]) for r in texts}
+        for c in chunks:
+            c.header, c.text = by_id.get(c.id, ("", ""))
 
     def chunks_needing_vectors(self, limit: int | None = None) -> list[sqlite3.Row]:
         sql = ("SELECT id, path, language, kind, name, qualified_name, signature, docstring, text, embed_hash"
