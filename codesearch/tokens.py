@@ -8,6 +8,7 @@ every term, on both sides. Queries also drop English stopwords.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*|[0-9]+")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -31,21 +32,25 @@ def split_identifier(word: str) -> list[str]:
     return parts
 
 
-def identifier_terms(word: str) -> list[str]:
-    """The whole identifier (lower-cased, separators removed) and its parts."""
+@lru_cache(maxsize=262144)
+def _terms_of(word: str) -> str:
+    """identifier_terms joined by spaces, memoized: code repeats its identifiers endlessly."""
     parts = split_identifier(word)
     whole = "".join(parts)
     if not whole or len(whole) > MAX_TERM_CHARS:
-        return parts[:8]
-    return [whole] + parts if len(parts) > 1 else [whole]
+        return " ".join(parts[:8])
+    return " ".join([whole] + parts) if len(parts) > 1 else whole
+
+
+def identifier_terms(word: str) -> list[str]:
+    """The whole identifier (lower-cased, separators removed) and its parts."""
+    terms = _terms_of(word)
+    return terms.split(" ") if terms else []
 
 
 def index_text(text: str) -> str:
     """Text as the keyword index stores it: a space-separated stream of terms."""
-    out: list[str] = []
-    for word in _WORD.findall(text):
-        out.extend(identifier_terms(word))
-    return " ".join(out)
+    return " ".join(t for t in map(_terms_of, _WORD.findall(text)) if t)
 
 
 def query_terms(query: str, drop_stopwords: bool = True) -> list[str]:
