@@ -25,7 +25,7 @@ from .extract import Extracted, SkipFile, extract_files
 from .index import Index, IndexLock
 from .model import Chunk
 from .progress import Progress
-from .store.catalog import FileRecord
+from .store.catalog import FileRecord, select_in
 from .store.graph import rebuild_import_edges, resolve_call_edges
 from .walker import RepoWalker, Skipped, SourceFile
 
@@ -281,9 +281,8 @@ class Indexer:
             return  # nothing to do: do not even open Chroma
         vectors = self.index.vectors
         if pending:
-            live = {r[0] for r in catalog.db.execute(
-                f"SELECT id FROM chunks WHERE vector_hash IS NOT NULL AND id IN ({','.join('?' * len(pending))})",
-                pending)} if len(pending) < 900 else self._live_vector_ids()
+            live = {r[0] for r in select_in(catalog.db, "SELECT id FROM chunks WHERE vector_hash IS NOT NULL "
+                                                            "AND id IN ({})", pending)}
             doomed = [i for i in pending if i not in live]
             vectors.delete(doomed)
             catalog.clear_vector_deletions(pending)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
-from ..store.catalog import Catalog
+from ..store.catalog import Catalog, select_in
 from ..tokens import identifier_terms, query_terms
 from .request import Filters
 
@@ -84,10 +84,7 @@ class VectorRetriever:
 
 
 def _paths_matching(catalog: Catalog, ids: list[str], glob: str) -> set[str]:
-    if not ids:
-        return set()
-    rows = catalog.db.execute(f"SELECT id FROM chunks WHERE path GLOB ? AND id IN ({','.join('?' * len(ids))})",
-                              [glob, *ids])
+    rows = select_in(catalog.db, "SELECT id FROM chunks WHERE path GLOB ? AND id IN ({})", ids, before=(glob,))
     return {r[0] for r in rows}
 
 
@@ -254,10 +251,6 @@ class GraphRetriever:
 
     def _allowed(self, ids: list[str], filters: Filters) -> set[str]:
         where, params = filters.sql()
-        out: set[str] = set()
-        for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
-            rows = self.catalog.db.execute(
-                f"SELECT c.id FROM chunks c WHERE c.id IN ({','.join('?' * len(part))}){where}", [*part, *params])
-            out.update(r[0] for r in rows)
-        return out
+        rows = select_in(self.catalog.db, f"SELECT c.id FROM chunks c WHERE c.id IN ({{}}){where}", ids,
+                         after=tuple(params))
+        return {r[0] for r in rows}

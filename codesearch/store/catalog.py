@@ -77,6 +77,20 @@ class FileRecord:
     skip_reason: str | None
 
 
+SQL_IN_SLICE = 500  # values per `IN (...)`: well under SQLite's limit on bound variables
+
+
+def select_in(db: sqlite3.Connection, sql: str, values: list, before: tuple = (), after: tuple = ()) -> list:
+    """Run `sql`, whose `{}` marks an `IN ({})` list, over `values` in slices; all rows.
+
+    `before` and `after` are the parameters that stand before and after the list in `sql`."""
+    rows: list = []
+    for start in range(0, len(values), SQL_IN_SLICE):
+        part = list(values[start:start + SQL_IN_SLICE])
+        rows += db.execute(sql.format(",".join("?" * len(part))), [*before, *part, *after]).fetchall()
+    return rows
+
+
 def chunk_from_row(row: sqlite3.Row) -> Chunk:
     return Chunk(**{name: row[name] for name in CHUNK_COLUMNS})
 
@@ -183,18 +197,13 @@ class Catalog:
         """Chunks by id; without text (header and body left empty) for ranking many candidates."""
         columns = "*" if with_text else ", ".join(c if c not in ("header", "text") else f"'' AS {c}"
                                                    for c in CHUNK_COLUMNS)
-        out: dict[str, Chunk] = {}
-        for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
-            rows = self.db.execute(f"SELECT {columns} FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)
-            out.update((r["id"], chunk_from_row(r)) for r in rows)
-        return out
+        rows = select_in(self.db, f"SELECT {columns} FROM chunks WHERE id IN ({{}})", ids)
+        return {r["id"]: chunk_from_row(r) for r in rows}
 
     def fill_text(self, chunks: list[Chunk]) -> None:
         """Load header and body of chunks fetched without them (the few that are shown)."""
-        texts = self.db.execute(f"SELECT id, header, text FROM chunks WHERE id IN ({','.join('?' * len(chunks))})",
-                                [c.id for c in chunks]).fetchall() if chunks else []
-        by_id = {r[0]: (r[1], r[2]) for r in texts}
+        rows = select_in(self.db, "SELECT id, header, text FROM chunks WHERE id IN ({})", [c.id for c in chunks])
+        by_id = {r[0]: (r[1], r[2]) for r in rows}
         for c in chunks:
             c.header, c.text = by_id.get(c.id, ("", ""))
 
@@ -229,14 +238,9 @@ class Catalog:
 
     # --- embedding cache ------------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
-        out: dict[str, bytes] = {}
-        for start in range(0, len(hashes), 500):
-            part = hashes[start:start + 500]
-            rows = self.db.execute(
-                f"SELECT text_hash, vector FROM embed_cache WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})",
-                [model, *part])
-            out.update((r[0], r[1]) for r in rows)
-        return out
+        rows = select_in(self.db, "SELECT text_hash, vector FROM embed_cache WHERE model = ? AND text_hash IN ({})",
+                         hashes, before=(model,))
+        return {r[0]: r[1] for r in rows}
 
     def cache_vectors(self, model: str, items: list[tuple[str, bytes]]) -> None:
         now = time.time()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from .catalog import Catalog
+from .catalog import Catalog, select_in
 
 DEFINITION_KINDS_EXCLUDED = ("file", "block", "section")
 MAX_CANDIDATES = 8
@@ -98,15 +98,6 @@ def rebuild_import_edges(db: sqlite3.Connection) -> None:
     db.executemany("INSERT INTO edges(src, dst, kind, weight, line) VALUES (?, ?, 'imports', 1, ?)", rows)
 
 
-def _in_chunks(db: sqlite3.Connection, sql: str, values: list) -> list[tuple]:
-    """Run `sql` (with one `IN ({})`) over values in slices that fit SQLite's variable limit."""
-    rows: list[tuple] = []
-    for start in range(0, len(values), 500):
-        part = values[start:start + 500]
-        rows += db.execute(sql.format(",".join("?" * len(part))), part).fetchall()
-    return rows
-
-
 def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_names: set[str],
                        everything: bool = False) -> None:
     """Re-resolve every call site of the affected callers: those in changed files and those that
@@ -115,28 +106,28 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
         db.execute("DELETE FROM edges WHERE kind = 'calls'")
         call_rows = db.execute("SELECT caller_id, path, name, line FROM calls").fetchall()
     else:
-        affected = {r[0] for r in _in_chunks(db, "SELECT caller_id FROM calls WHERE path IN ({})",
+        affected = {r[0] for r in select_in(db, "SELECT caller_id FROM calls WHERE path IN ({})",
                                              sorted(changed_paths))}
-        affected |= {r[0] for r in _in_chunks(db, "SELECT caller_id FROM calls WHERE name IN ({})",
+        affected |= {r[0] for r in select_in(db, "SELECT caller_id FROM calls WHERE name IN ({})",
                                               sorted(dirty_names))}
         if not affected:
             return
         callers = sorted(affected)
-        _in_chunks(db, "DELETE FROM edges WHERE kind = 'calls' AND src IN ({})", callers)
-        call_rows = _in_chunks(db, "SELECT caller_id, path, name, line FROM calls WHERE caller_id IN ({})",
+        select_in(db, "DELETE FROM edges WHERE kind = 'calls' AND src IN ({})", callers)
+        call_rows = select_in(db, "SELECT caller_id, path, name, line FROM calls WHERE caller_id IN ({})",
                                callers)
     names = {r[2] for r in call_rows}
     symbols = _symbols(db, names)
     paths = sorted({r[1] for r in call_rows})
     import_texts: dict[str, list[str]] = defaultdict(list)
-    for path, text in _in_chunks(db, "SELECT path, text FROM imports WHERE path IN ({})", paths):
+    for path, text in select_in(db, "SELECT path, text FROM imports WHERE path IN ({})", paths):
         import_texts[path].append(text)
     imported_files: dict[str, set[str]] = defaultdict(set)
     for src_path, dst_path in db.execute(
             "SELECT a.path, b.path FROM edges e JOIN chunks a ON a.id = e.src JOIN chunks b ON b.id = e.dst "
             "WHERE e.kind = 'imports'"):
         imported_files[src_path].add(dst_path)
-    caller_names = dict(_in_chunks(db, "SELECT id, qualified_name FROM chunks WHERE id IN ({})",
+    caller_names = dict(select_in(db, "SELECT id, qualified_name FROM chunks WHERE id IN ({})",
                                    sorted({r[0] for r in call_rows})))
     edges: dict[tuple[str, str], tuple[float, int]] = {}
     for caller, path, name, line in call_rows:
