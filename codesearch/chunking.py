@@ -196,6 +196,7 @@ def chunk_code(parsed: ParsedFile, budget: int) -> list[Chunk]:
         ids[i] = first.id if first else file_chunk.id
 
     _add_loose_blocks(parsed, all_lines, sink, file_chunk.id, budget)
+    parsed.chunk_ids = ids
     return sink.chunks
 
 

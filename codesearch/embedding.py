@@ -83,6 +83,13 @@ def quantize_linear_layers(model):
         return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
+def embed_text_of(chunk, body_lines: int) -> str:
+    """embed_text for a Chunk or a catalog row (anything with these fields by name)."""
+    get = chunk.__getitem__ if hasattr(chunk, "keys") else lambda name: getattr(chunk, name)
+    return embed_text(get("kind"), get("qualified_name"), get("signature"), get("docstring"), get("text"),
+                      body_lines)
+
+
 def text_hash(model: str, text: str) -> str:
     return hashlib.blake2b(f"{model}\0{text}".encode("utf-8", "replace"), digest_size=16).hexdigest()
 

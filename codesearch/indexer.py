@@ -20,10 +20,9 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .embedding import embed_text, text_hash
+from .embedding import embed_text_of, text_hash
 from .extract import Extracted, SkipFile, extract_files
 from .index import Index, IndexLock
-from .model import Chunk
 from .progress import Progress
 from .store.catalog import FileRecord, select_in
 from .store.graph import rebuild_import_edges, resolve_call_edges
@@ -237,12 +236,12 @@ class Indexer:
                     report.added += 1
                     state.added_hashes.add(digest)
                 self.catalog.delete_chunks_of(db, rel)
-                embed_hashes = {c.id: text_hash(model, self._embed_text(c, body_lines)) for c in result.chunks}
+                embed_hashes = {c.id: text_hash(model, embed_text_of(c, body_lines)) for c in result.chunks}
                 carried = {cid: vh for cid, (eh, vh) in previous.items() if vh and embed_hashes.get(cid) == vh}
                 self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried)
                 parsed = result.parsed
                 if parsed is not None:
-                    ids = self._definition_ids(result.chunks, parsed)
+                    ids = parsed.chunk_ids
                     file_id = result.chunks[0].id
                     self.catalog.insert_calls(db, [(ids.get(c.caller, file_id), rel, c.name, c.line)
                                                    for c in parsed.calls])
@@ -251,24 +250,6 @@ class Indexer:
                 self.catalog.upsert_file(db, record)
                 state.changed_paths.add(rel)
                 report.chunks_written += len(result.chunks)
-
-    @staticmethod
-    def _embed_text(chunk: Chunk, body_lines: int) -> str:
-        return embed_text(chunk.kind, chunk.qualified_name, chunk.signature, chunk.docstring, chunk.text, body_lines)
-
-    @staticmethod
-    def _definition_ids(chunks: list[Chunk], parsed) -> dict[int | None, str]:
-        """Definition index -> id of its (first-part) chunk, matched in document order."""
-        by_key: dict[tuple[str, str, int], str] = {}
-        for c in chunks:
-            if c.part == 1 and c.kind not in ("file", "block", "section"):
-                by_key.setdefault((c.kind, c.qualified_name, c.start_line), c.id)
-        out: dict[int | None, str] = {}
-        for i, d in enumerate(parsed.definitions):
-            cid = by_key.get((d.kind, d.qualified_name, d.start_line))
-            if cid:
-                out[i] = cid
-        return out
 
     # --- vectors --------------------------------------------------------------------------
     def sync_vectors(self, report: IndexReport, limit: int | None = None,
@@ -307,8 +288,7 @@ class Indexer:
                         missing[h] = i
                 if missing:
                     rows_to_embed = list(missing.values())
-                    texts = [embed_text(part[i]["kind"], part[i]["qualified_name"], part[i]["signature"],
-                                        part[i]["docstring"], part[i]["text"], body_lines) for i in rows_to_embed]
+                    texts = [embed_text_of(part[i], body_lines) for i in rows_to_embed]
                     fresh = self.index.embedder.encode(texts)
                     new_items = {hashes[i]: fresh[j].astype(np.float32).tobytes()
                                  for j, i in enumerate(rows_to_embed)}
@@ -329,7 +309,8 @@ class Indexer:
         if self.catalog.get_meta("dimension") is None:
             with catalog.transaction():
                 catalog.set_meta("dimension", str(self.index.vector_dimension()))
-        catalog.prune_cache(model, keep=max(50_000, 2 * len(rows)))
+        if limit is None:  # a complete sync; the daemon's small slices leave pruning to it
+            catalog.prune_cache(model, keep=max(50_000, 2 * len(rows)))
 
     def _live_vector_ids(self) -> set[str]:
         return {r[0] for r in self.catalog.db.execute("SELECT id FROM chunks WHERE vector_hash IS NOT NULL")}

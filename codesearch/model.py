@@ -52,6 +52,7 @@ class ParsedFile:
     calls: list[CallSite] = field(default_factory=list)
     imports: list[ImportRef] = field(default_factory=list)
     docstring: str = ""  # module docstring or the file's opening comment
+    chunk_ids: dict[int, str] = field(default_factory=dict)  # definition index -> its chunk (set by chunking)
     has_errors: bool = False
     parsed_with_grammar: bool = True
     top_level_boundaries: tuple[tuple[int, int], ...] = ()  # (line, 1) where top-level statements begin

@@ -10,7 +10,6 @@ in this process, `--runs` times; the figures are medians over the runs.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from codesearch.config import Settings  # noqa: E402
+from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, MissingCheckout, benchmark_roots  # noqa: E402
 from codesearch.extract import PARALLEL_MIN_FILES, SkipFile, extract_files  # noqa: E402
 from codesearch.languages import spec_for_path  # noqa: E402
 from codesearch.walker import RepoWalker, SourceFile  # noqa: E402
@@ -66,28 +66,20 @@ def parse_seconds(root: Path, settings: Settings) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bench-dir", type=Path, default=Path.home() / ".cache/codesearch-bench")
-    parser.add_argument("--repos-json", type=Path,
-                        default=Path(__file__).resolve().parents[2] / "shared/bench/repos.json")
+    parser.add_argument("--bench-dir", type=Path, default=DEFAULT_CHECKOUTS)
+    parser.add_argument("--repos-json", type=Path, default=SHARED_BENCH / "repos.json")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--whole", action="store_true", help="walk whole checkouts, not benchmark_root")
     parser.add_argument("--workers", type=int, default=1,
                         help="extraction processes (0: one per core); the whole set is one job list")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
-    repos = json.loads(args.repos_json.read_text())
-    if args.names:
-        repos = [r for r in repos if r["name"] in args.names]
     settings = Settings()
-    roots = []
-    for repo in repos:
-        root = args.bench_dir / repo["name"]
-        if not args.whole and repo.get("benchmark_root"):
-            root = root / repo["benchmark_root"]
-        if not root.is_dir():
-            print(f"missing checkout: {root} (see ../shared/bench/README.md)", file=sys.stderr)
-            return 1
-        roots.append((repo["name"], root))
+    try:
+        roots = benchmark_roots(args.repos_json, args.bench_dir, args.names, args.whole)
+    except MissingCheckout as exc:
+        print(exc, file=sys.stderr)
+        return 1
 
     # warm up: load every grammar and compile every query once, as a long-running indexer would
     for _, root in roots:

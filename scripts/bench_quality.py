@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from codesearch.config import load_settings  # noqa: E402
+from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, MissingCheckout, benchmark_roots  # noqa: E402
 from codesearch.eval.metrics import mean, score_query  # noqa: E402
 from codesearch.index import Index  # noqa: E402
 from codesearch.indexer import Indexer  # noqa: E402
@@ -30,7 +31,6 @@ from codesearch.search.ranking import RankingOptions  # noqa: E402
 from codesearch.search.request import SearchRequest  # noqa: E402
 from codesearch.search.searcher import Searcher  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench"
 RETRIEVER_SETS = [("keyword",), ("vector",), ("graph",), ("keyword", "vector"), ("keyword", "graph"),
                   ("vector", "graph"), ("keyword", "vector", "graph")]
 
@@ -41,10 +41,10 @@ def label(retrievers: tuple[str, ...], ranking: bool) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bench-dir", type=Path, default=Path.home() / ".cache/codesearch-bench")
+    parser.add_argument("--bench-dir", type=Path, default=DEFAULT_CHECKOUTS)
     parser.add_argument("--index-root", type=Path, default=Path.home() / ".cache/codesearch-bench-index")
-    parser.add_argument("--annotations", type=Path, default=SHARED / "annotations")
-    parser.add_argument("--repos-json", type=Path, default=SHARED / "repos.json")
+    parser.add_argument("--annotations", type=Path, default=SHARED_BENCH / "annotations")
+    parser.add_argument("--repos-json", type=Path, default=SHARED_BENCH / "repos.json")
     parser.add_argument("--no-ablation", action="store_true")
     parser.add_argument("--files", action="store_true", help="rank files by aggregation (--files) too")
     parser.add_argument("--json", type=Path, help="write all figures here")
@@ -55,9 +55,11 @@ def main() -> int:
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
 
-    repos = json.loads(args.repos_json.read_text())
-    if args.names:
-        repos = [r for r in repos if r["name"] in args.names]
+    try:
+        roots = benchmark_roots(args.repos_json, args.bench_dir, args.names)
+    except MissingCheckout as exc:
+        print(exc, file=sys.stderr)
+        return 1
     main_retrievers = tuple(args.retrievers.split(","))
     overrides = dict(item.split("=", 1) for item in args.set)
     configs: list[tuple[str, tuple[str, ...], bool, bool]] = [("default", main_retrievers, True, False)]
@@ -69,11 +71,7 @@ def main() -> int:
     per_repo: dict[str, dict[str, float]] = defaultdict(dict)
     per_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     latencies: list[float] = []
-    for repo in repos:
-        name = repo["name"]
-        root = args.bench_dir / name
-        if repo.get("benchmark_root"):
-            root = root / repo["benchmark_root"]
+    for name, root in roots:
         queries = json.loads((args.annotations / f"{name}.json").read_text())
         settings = load_settings(None, overrides)
         index = Index(root, settings, args.index_root / name, create=True)
@@ -97,7 +95,7 @@ def main() -> int:
               file=sys.stderr)
         index.close()
 
-    names = [r["name"] for r in repos]
+    names = [name for name, _ in roots]
     print(f"\nNDCG@10 per repository (default: hybrid K+V+G with ranking), {len(names)} repositories")
     for name in names:
         row = f"  {name:<20} {per_repo['default'][name]:.3f}"

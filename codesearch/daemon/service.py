@@ -166,12 +166,18 @@ class Daemon:
             log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
             return
         self.model_ready.set()
+        embedded_since_prune = False
         while not self._stop.is_set():
             if not self._needs_vectors():
+                if embedded_since_prune:  # caught up: a good moment to trim the embedding cache
+                    cat = self.embed_index.catalog
+                    cat.prune_cache(self.embed_index.model_name, keep=max(50_000, 2 * cat.counts()["chunks"]))
+                    embedded_since_prune = False
                 self._vectors_wanted.wait(timeout=5)
                 self._vectors_wanted.clear()
                 continue
             self._embed_slice()
+            embedded_since_prune = True
 
     def _needs_vectors(self) -> bool:
         db = self.embed_index.catalog.db

@@ -154,7 +154,7 @@ class GraphRetriever:
         self.graph = graph
         self.edge_weights = edge_weights or {"calls": 1.0, "imports": 0.5, "contains": 0.3}
 
-    def named_definitions(self, query: str, filters: Filters | None = None) -> list[str]:
+    def named_definitions(self, query: str) -> list[str]:
         """Definitions whose name is a word of the query (or a joined identifier)."""
         words = set(re.findall(r"[A-Za-z_$][\w$]*", query))
         joined = {identifier_terms(w)[0] for w in words}
