@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import PurePosixPath
 from typing import Callable
 
-from .model import Chunk, Definition, ParsedFile, non_whitespace_size
+from .model import Chunk, Definition, ParsedFile, non_whitespace_size, source_lines
 
 Line = tuple[int, str]  # (1-based line number, text)
 OUTLINE_MAX_LINES = 200
@@ -61,7 +61,7 @@ class _ChunkSink:
             header_signature: str | None = None) -> Chunk:
         if ordinal is None:
             ordinal = self.next_ordinal(kind, qualified_name)
-        text = "\n".join(t for _, t in lines)
+        text = "\n".join([t for _, t in lines])
         header = make_header(self.path, kind, qualified_name,
                              signature if header_signature is None else header_signature)
         chunk = Chunk(
@@ -75,7 +75,7 @@ class _ChunkSink:
 
 
 def _size(lines: list[Line]) -> int:
-    return non_whitespace_size("\n".join(t for _, t in lines))
+    return non_whitespace_size("\n".join([t for _, t in lines]))
 
 
 def _trim_blank(lines: list[Line]) -> list[Line]:
@@ -136,16 +136,14 @@ def _own_lines(definition: Definition, children: list[Definition], all_lines: li
     result: list[Line] = []
     line = definition.start_line
     for child in sorted(children, key=lambda c: c.start_line):
-        while line < child.start_line:
-            result.append((line, all_lines[line - 1] if line <= len(all_lines) else ""))
-            line += 1
+        if line < child.start_line:
+            result.extend(zip(range(line, child.start_line), all_lines[line - 1:child.start_line - 1]))
         source_line = all_lines[child.start_line - 1] if child.start_line <= len(all_lines) else ""
         indent = source_line[: len(source_line) - len(source_line.lstrip())]
         result.append((child.start_line, f"{indent}{child.signature} …"))
         line = max(line, child.end_line + 1)
-    while line <= definition.end_line:
-        result.append((line, all_lines[line - 1] if line <= len(all_lines) else ""))
-        line += 1
+    if line <= definition.end_line:
+        result.extend(zip(range(line, definition.end_line + 1), all_lines[line - 1:definition.end_line]))
     return result
 
 
@@ -216,32 +214,30 @@ def _add_loose_blocks(parsed: ParsedFile, all_lines: list[str], sink: _ChunkSink
 
     Only runs not separated by a definition are merged, so a block's line span stays honest.
     """
-    in_definition = bytearray(len(all_lines) + 2)
-    for d in parsed.definitions:
-        if d.parent is None:
-            in_definition[d.start_line:d.end_line + 1] = b"\1" * (d.end_line - d.start_line + 1)
+    line_count = len(all_lines)
+    covered = [(d.start_line, d.end_line, True) for d in parsed.definitions if d.parent is None]
     import_lines = {imp.line for imp in parsed.imports}
     seams = dict(parsed.top_level_boundaries)
-    runs: list[tuple[list[Line], bool]] = []  # (lines, a definition stands between it and the last)
-    run: list[Line] = []
-    in_import = False
-    definition_since_last = False
-    for n, text in enumerate(all_lines, start=1):
-        if n in seams:  # an import runs until the next top-level statement
-            in_import = n in import_lines
-        if in_definition[n] or in_import:
-            if run:
-                runs.append((run, definition_since_last))
-                run, definition_since_last = [], False
-            definition_since_last = definition_since_last or bool(in_definition[n])
-            continue
-        run.append((n, text))
-    if run:
-        runs.append((run, definition_since_last))
+    seam_lines = sorted(seams)
+    for i, line in enumerate(seam_lines):  # an import runs until the next top-level statement
+        if line in import_lines:
+            end = seam_lines[i + 1] - 1 if i + 1 < len(seam_lines) else line_count
+            covered.append((line, end, False))
+    covered.sort()
+    runs: list[tuple[int, int, bool]] = []  # (first, last line, a definition stands before it)
+    line, definition_since_last = 1, False
+    for start, end, is_definition in covered:
+        if start > line:
+            runs.append((line, start - 1, definition_since_last))
+            definition_since_last = False
+        definition_since_last = definition_since_last or is_definition
+        line = max(line, end + 1)
+    if line <= line_count:
+        runs.append((line, line_count, definition_since_last))
     merged: list[list[Line]] = []
     merged_size = 0
-    for lines, after_definition in runs:
-        lines = _trim_blank(lines)
+    for start, end, after_definition in runs:
+        lines = _trim_blank(list(zip(range(start, end + 1), all_lines[start - 1:end])))
         if not lines:
             continue
         size = _size(lines)
@@ -268,7 +264,7 @@ def _first_words(lines: list[Line], limit: int = 60) -> str:
 def chunk_text(path: str, language: str, text: str, budget: int, window_lines: int) -> list[Chunk]:
     """Fallback for files without a grammar: Markdown by headings, anything else by line windows."""
     sink = _ChunkSink(path, language)
-    all_lines = text.splitlines()
+    all_lines = source_lines(text)
     numbered = list(enumerate(all_lines, start=1))
     sections: list[tuple[str, list[Line]]] = []
     headings: list[str] = []

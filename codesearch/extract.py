@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 import multiprocessing
+import multiprocessing.pool
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .chunking import chunk_code, chunk_text
 from .config import Settings
@@ -31,18 +34,32 @@ class SkipFile(Exception):
 
 @dataclass
 class Extracted:
-    """What one file yields for the index."""
+    """What one file yields for the index.
+
+    The graph facts are plain tuples, ready for the catalog: a worker process sends them back
+    instead of the ParsedFile, whose many small objects cost more to unpickle than to build.
+    """
 
     rel: str
     language: str
     chunks: list[Chunk]
-    parsed: ParsedFile | None
-    content: bytes = field(repr=False, default=b"")
+    parsed: ParsedFile | None  # None when no grammar was used, or once sent from a worker
+    digest: str  # content hash of the file: what the catalog compares to see a change
+    fell_back: bool  # True when no grammar was used (text, Markdown or line windows)
+    calls: list[tuple[str, str, int]] = field(default_factory=list)  # (caller chunk id, callee, line)
+    imports: list[tuple[str, int, str]] = field(default_factory=list)  # (module, line, statement)
+    defined_names: list[str] = field(default_factory=list)
+    # filled by the indexer's finisher: keyword-index columns per chunk, and chunk id -> embed hash
+    keyword_columns: list[tuple[str, str, str, str]] | None = None
+    embed_hashes: dict[str, str] | None = None
 
-    @property
-    def fell_back(self) -> bool:
-        """True when no grammar was used (text, Markdown or line windows)."""
-        return self.parsed is None
+    @classmethod
+    def from_parsed(cls, parsed: ParsedFile, chunks: list[Chunk], digest: str) -> "Extracted":
+        ids, file_id = parsed.chunk_ids, chunks[0].id
+        return cls(parsed.path, parsed.language, chunks, parsed, digest, fell_back=False,
+                   calls=[(ids.get(c.caller, file_id), c.name, c.line) for c in parsed.calls],
+                   imports=[(i.module, i.line, i.text) for i in parsed.imports],
+                   defined_names=list({d.name for d in parsed.definitions}))
 
 
 def read_source(path: Path, settings: Settings) -> bytes:
@@ -76,6 +93,10 @@ def check_content(data: bytes, settings: Settings) -> None:
         raise SkipFile("minified", f"mean line length {len(data) // lines}")
 
 
+def file_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def language_of(rel: str, data: bytes, default: str) -> str:
     if rel.endswith(".h") and default == "c" and _CPP_HEADER.search(data):
         return "cpp"
@@ -91,9 +112,10 @@ def extract(rel: str, data: bytes, language: str, settings: Settings) -> Extract
         parsed = parse_source(rel, data, spec)
         chunks = chunk_code(parsed, budget)
         parsed.release_tree()
-        return Extracted(rel, spec.name, chunks, parsed, data)
+        return Extracted.from_parsed(parsed, chunks, file_digest(data))
     text = data.decode("utf-8", errors="replace")
-    return Extracted(rel, language, chunk_text(rel, language, text, budget, settings.text_window_lines), None, data)
+    chunks = chunk_text(rel, language, text, budget, settings.text_window_lines)
+    return Extracted(rel, language, chunks, None, file_digest(data), fell_back=True)
 
 
 def extract_file(rel: str, path: Path, language: str, settings: Settings) -> Extracted | SkipFile:
@@ -104,25 +126,69 @@ def extract_file(rel: str, path: Path, language: str, settings: Settings) -> Ext
         return skip
 
 
-def _extract_job(job: tuple[str, str, str, Settings]) -> Extracted | SkipFile:
-    rel, path, language, settings = job
-    return extract_file(rel, Path(path), language, settings)
+Finisher = Callable[["Extracted"], None]  # more per-file work for the same process (picklable)
 
 
-PARALLEL_MIN_FILES = 300  # below this, starting worker processes costs more than it saves
+def _extract_job(job: tuple[str, str, str, Settings, Finisher | None]) -> Extracted | SkipFile:
+    rel, path, language, settings, finish = job
+    result = extract_file(rel, Path(path), language, settings)
+    if isinstance(result, Extracted):
+        if finish is not None:
+            finish(result)
+        result.parsed = None  # the graph facts carry what the index needs, at a fraction of the cost
+    return result
 
 
-def extract_files(jobs: list[tuple[str, Path, str]], settings: Settings,
-                  workers: int = 0) -> Iterator[Extracted | SkipFile]:
-    """Extract many files, in order, on `workers` processes (0: one per core, 1: in-process).
+# Starting worker processes costs about a second (imports, grammars, queries) before they pay
+# off; a pool already running pays off for much smaller jobs.
+PARALLEL_MIN_FILES = 300
+PARALLEL_MIN_FILES_WARM = 24
+IMAP_CHUNKSIZE = 8
+
+_pool: multiprocessing.pool.Pool | None = None
+_pool_workers = 0
+
+
+def _worker_pool(workers: int) -> multiprocessing.pool.Pool:
+    """One pool per process, kept for reuse (a daemon extracts again and again).
 
     Workers are spawned, not forked: the parent may hold torch and its thread pools.
     """
+    global _pool, _pool_workers
+    if _pool is None or _pool_workers != workers:
+        shutdown_pool()
+        _pool = multiprocessing.get_context("spawn").Pool(workers)
+        _pool_workers = workers
+    return _pool
+
+
+def shutdown_pool() -> None:
+    """Stop the extraction workers, if any are running."""
+    global _pool
+    if _pool is not None:
+        _pool.terminate()
+        _pool.join()
+        _pool = None
+
+
+atexit.register(shutdown_pool)
+
+
+def extract_files(jobs: list[tuple[str, Path, str]], settings: Settings, workers: int = 0,
+                  finish: Finisher | None = None) -> Iterator[Extracted | SkipFile]:
+    """Extract many files, in order, on `workers` processes (0: one per core, 1: in-process).
+
+    `finish` runs on each extracted file in the process that extracted it: the indexer prepares
+    its rows there, so that work is spread over the workers too.
+    """
     workers = workers or os.cpu_count() or 1
-    if workers <= 1 or len(jobs) < PARALLEL_MIN_FILES:
+    threshold = PARALLEL_MIN_FILES_WARM if _pool is not None and _pool_workers == workers else PARALLEL_MIN_FILES
+    if workers <= 1 or len(jobs) < threshold:
         for rel, path, language in jobs:
-            yield extract_file(rel, path, language, settings)
+            result = extract_file(rel, path, language, settings)
+            if finish is not None and isinstance(result, Extracted):
+                finish(result)
+            yield result
         return
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(workers) as pool:
-        yield from pool.imap(_extract_job, [(r, str(p), lang, settings) for r, p, lang in jobs], chunksize=8)
+    pool = _worker_pool(workers)
+    yield from pool.imap(_extract_job, [(r, str(p), lang, settings, finish) for r, p, lang in jobs], IMAP_CHUNKSIZE)

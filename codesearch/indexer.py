@@ -10,21 +10,21 @@ completes.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from functools import partial
 from typing import Callable, Iterable
 
 import numpy as np
 
-from .embedding import embed_text_of, text_hash
+from .embedding import embed_text_of
 from .extract import Extracted, SkipFile, extract_files
 from .index import Index, IndexLock
 from .progress import Progress
-from .store.catalog import FileRecord, select_in
+from .store.catalog import FileRecord, prepare_rows, select_in
 from .store.graph import rebuild_import_edges, resolve_call_edges
 from .walker import RepoWalker, Skipped, SourceFile
 
@@ -71,10 +71,6 @@ class _RunState:
     changed_paths: set[str] = field(default_factory=set)
     dirty_names: set[str] = field(default_factory=set)  # names (un)defined by changed files
     added_hashes: set[str] = field(default_factory=set)
-
-
-def _file_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class Indexer:
@@ -175,7 +171,8 @@ class Indexer:
         bar = Progress("indexing", len(candidates), enabled=self.progress) if candidates else None
         batch: list[tuple[SourceFile, Extracted | SkipFile]] = []
         jobs = [(e.rel, e.path, e.language) for e in candidates]
-        for entry, result in zip(candidates, extract_files(jobs, self.settings)):
+        finish = partial(prepare_rows, self.index.model_name, self.settings.embed_body_lines)
+        for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):
             batch.append((entry, result))
             if bar:
                 bar.advance()
@@ -222,31 +219,29 @@ class Indexer:
                                                             result.reason), str(result))
                     report.skipped[result.reason] += 1
                     continue
-                digest = _file_hash(result.content)
+                digest = result.digest
                 record = FileRecord(rel, entry.size, entry.mtime_ns, digest, result.language, None)
                 if old is not None and old.skip_reason is None and old.content_hash == digest:
                     self.catalog.upsert_file(db, record)  # touched, not changed
                     report.unchanged += 1
                     continue
-                previous = self.catalog.vector_hashes_of(rel)
+                previous = self.catalog.vector_hashes_of(rel) if old is not None else {}
                 if old is not None and old.skip_reason is None:
                     self._forget(rel, state)
                     report.modified += 1
                 else:
                     report.added += 1
                     state.added_hashes.add(digest)
-                self.catalog.delete_chunks_of(db, rel)
-                embed_hashes = {c.id: text_hash(model, embed_text_of(c, body_lines)) for c in result.chunks}
+                if old is not None:  # a file the catalog never held has nothing to delete
+                    self.catalog.delete_chunks_of(db, rel)
+                if result.embed_hashes is None:
+                    prepare_rows(model, body_lines, result)
+                embed_hashes = result.embed_hashes
                 carried = {cid: vh for cid, (eh, vh) in previous.items() if vh and embed_hashes.get(cid) == vh}
-                self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried)
-                parsed = result.parsed
-                if parsed is not None:
-                    ids = parsed.chunk_ids
-                    file_id = result.chunks[0].id
-                    self.catalog.insert_calls(db, [(ids.get(c.caller, file_id), rel, c.name, c.line)
-                                                   for c in parsed.calls])
-                    self.catalog.insert_imports(db, [(rel, i.module, i.line, i.text) for i in parsed.imports])
-                    state.dirty_names |= {d.name for d in parsed.definitions}
+                self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried, result.keyword_columns)
+                self.catalog.insert_calls(db, [(caller, rel, name, line) for caller, name, line in result.calls])
+                self.catalog.insert_imports(db, [(rel, module, line, text) for module, line, text in result.imports])
+                state.dirty_names.update(result.defined_names)
                 self.catalog.upsert_file(db, record)
                 state.changed_paths.add(rel)
                 report.chunks_written += len(result.chunks)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 
 @dataclass
@@ -23,9 +23,10 @@ class Definition:
     parent: int | None = None  # index of the enclosing definition in ParsedFile.definitions
 
 
-@dataclass
-class CallSite:
-    """A call of `name` at `line`, made inside definition `caller` (index) or at top level (None)."""
+class CallSite(NamedTuple):
+    """A call of `name` at `line`, made inside definition `caller` (index) or at top level (None).
+
+    A tuple, not a dataclass: a file has hundreds of them and building them is on the hot path."""
 
     name: str
     line: int
@@ -65,12 +66,14 @@ class ParsedFile:
         return self.seam_finder(index) if self.seam_finder else ()
 
     def release_tree(self) -> None:
-        """Drop the syntax tree (memory) once chunked; also makes the record picklable."""
+        """Drop the syntax tree and the source (memory) once chunked; also makes the record
+        picklable, and cheap to send back from a worker process."""
         self.seam_finder = None
+        self.source = b""
 
     @property
     def lines(self) -> list[str]:
-        return self.source.decode("utf-8", errors="replace").splitlines()
+        return source_lines(self.source.decode("utf-8", errors="replace"))
 
 
 @dataclass
@@ -103,6 +106,17 @@ class Chunk:
     def size(self) -> int:
         """Size in the budget unit: non-whitespace characters."""
         return non_whitespace_size(self.text)
+
+
+def source_lines(text: str) -> list[str]:
+    """Lines as tree-sitter and editors number them: split at "\n" only (str.splitlines also
+    splits at form feeds and other separators, which would shift every line number after one)."""
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def non_whitespace_size(text: str) -> int:

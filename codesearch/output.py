@@ -31,7 +31,7 @@ def print_human(answer: dict, color: bool, explain: bool = False) -> None:
         else:
             print(f"{i:>2}. {loc}  {what}  {r['score']:.4f}")
         line_no = r.get("snippet_line", r["start_line"])
-        for offset, line in enumerate(r["snippet"].splitlines()):
+        for offset, line in enumerate(r["snippet"].split("\n")):
             prefix = f"{line_no + offset:>6} | "
             print(f"{DIM if color else ''}{prefix}{RESET if color else ''}{_highlight(line, terms, color)}")
         if explain:

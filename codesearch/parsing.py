@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 import threading
+from operator import itemgetter
 from functools import lru_cache
 
 import tree_sitter as ts
@@ -88,7 +89,7 @@ class _DefinitionBuilder:
                 # some grammars hang a trailing comment on the previous node: look inside it
                 inner = sibling
                 while inner.named_child_count and inner.type not in spec.comment_types:
-                    inner = inner.named_children[-1]
+                    inner = inner.named_child(inner.named_child_count - 1)
                 if inner is sibling or inner.type not in spec.comment_types:
                     break
                 sibling = inner
@@ -117,9 +118,9 @@ class _DefinitionBuilder:
     def body_docstring(self, body: ts.Node | None) -> str:
         if body is None or not self.spec.docstring_in_body:
             return ""
-        first = body.named_children[0] if body.named_child_count else None
+        first = body.named_child(0) if body.named_child_count else None
         if first is not None and first.type == "expression_statement" and first.named_child_count:
-            first = first.named_children[0]  # older grammars wrap the string in a statement
+            first = first.named_child(0)  # older grammars wrap the string in a statement
         if first is not None and first.type == "string":
             return _clean_comment(_text(self.source, first))[:MAX_DOCSTRING_CHARS]
         if first is not None and self.spec.doc_prefixes:
@@ -128,11 +129,11 @@ class _DefinitionBuilder:
                 return _clean_comment(text)[:MAX_DOCSTRING_CHARS]
         return ""
 
-    def opening_comment(self, root: ts.Node) -> str:
+    def opening_comment(self, top_level: list[ts.Node]) -> str:
         """The comment block a file opens with (often its documentation)."""
         blocks: list[list[str]] = []
         last_row = None
-        for child in root.named_children:
+        for child in top_level:
             if child.type not in self.spec.comment_types:
                 break
             text = _text(self.source, child)
@@ -153,7 +154,9 @@ class _DefinitionBuilder:
         start = outer.start_byte if self.spec.signature_includes_wrapper else node.start_byte
         end = body.start_byte if body is not None and body.start_byte > start else node.end_byte
         for child in node.children:  # a comment before the body is not part of the signature
-            if child.type in self.spec.comment_types and start < child.start_byte < end:
+            if child.start_byte >= end:
+                break
+            if child.type in self.spec.comment_types and start < child.start_byte:
                 end = child.start_byte
                 break
         text = self.source[start:end].decode("utf-8", errors="replace")
@@ -186,6 +189,9 @@ class _DefinitionBuilder:
 
 
 def _split_qualified(name: str, separators: tuple[str, ...]) -> list[str]:
+    if not any(sep in name for sep in separators):
+        name = name.strip()
+        return [name] if name else []
     parts = [name]
     for sep in separators:
         parts = [p for part in parts for p in part.split(sep)]
@@ -197,7 +203,7 @@ def _content_end(node: ts.Node, comment_types: frozenset[str]) -> ts.Node:
     comment of the next definition to the end of the previous one)."""
     current = node
     while current.child_count:
-        last = current.children[-1]
+        last = current.child(current.child_count - 1)
         if last.type in comment_types:
             kept = [c for c in current.children if c.type not in comment_types]
             return kept[-1] if kept else current
@@ -251,20 +257,23 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
     call_nodes: list[ts.Node] = []
     seen_defs: set[tuple[int, int]] = set()
     for _pattern, captures in cursor.matches(root):
+        calls = captures.get("call")
+        if calls is not None:  # most matches are calls: the fast path
+            call_nodes.extend(calls)
+            if len(captures) == 1:
+                continue
         for cap_name, nodes in captures.items():
             if cap_name.startswith("definition."):
                 name_nodes = captures.get("name")
                 if not name_nodes:
                     continue
                 node = nodes[0]
-                key = (node.start_byte, node.end_byte)
+                key = node.byte_range
                 if key in seen_defs:
                     continue
                 seen_defs.add(key)
                 receiver = captures.get("receiver")
-                raw_defs.append((node, cap_name.split(".", 1)[1], name_nodes[0], receiver[0] if receiver else None))
-            elif cap_name == "call":
-                call_nodes.extend(nodes)
+                raw_defs.append((node, cap_name[11:], name_nodes[0], receiver[0] if receiver else None))
             elif cap_name == "import":
                 module_nodes = captures.get("import.module")
                 for node in nodes:
@@ -317,30 +326,36 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
         stack.append(len(parsed.definitions) - 1)
 
     # attribute each call to the innermost definition that contains it
-    starts = [d.start_byte for d in parsed.definitions]
-    name_ranges = {(n.start_byte, n.end_byte) for _, _, n, _ in raw_defs}
+    definitions = parsed.definitions
+    starts = [d.start_byte for d in definitions]
+    name_ranges = {n.byte_range for _, _, n, _ in raw_defs}
+    separators, ignored = spec.qualifier_separators, spec.ignored_calls
     for node in call_nodes:
-        if (node.start_byte, node.end_byte) in name_ranges:
+        start, end = node.byte_range
+        if (start, end) in name_ranges:
             continue  # Elixir's `def f(x)` is a call node naming the definition
         if spec.call_parent_excluded and _has_ancestor(node, spec.call_parent_excluded, 3):
             continue
-        line = node.start_point[0] + 1
+        name = source[start:end].decode("utf-8", errors="replace")
+        for sep in separators:
+            if sep in name:
+                name = (_split_qualified(name, separators) or [""])[-1]
+                break
+        if not name or name in ignored:
+            continue
         caller = None
-        i = bisect.bisect_right(starts, node.start_byte) - 1
+        i = bisect.bisect_right(starts, start) - 1
         while i >= 0:
-            d = parsed.definitions[i]
-            if d.start_byte <= node.start_byte < d.end_byte:
+            d = definitions[i]
+            if start < d.end_byte:  # d starts at or before the call (bisect)
                 caller = i
                 break
             i = d.parent if d.parent is not None else -1
-        name = _text(source, node)
-        if any(sep in name for sep in spec.qualifier_separators):
-            name = (_split_qualified(name, spec.qualifier_separators) or [""])[-1]
-        if name and name not in spec.ignored_calls:
-            parsed.calls.append(CallSite(name=name, line=line, caller=caller))
-    parsed.calls.sort(key=lambda c: c.line)
-    parsed.top_level_boundaries = tuple((c.start_point[0] + 1, 1) for c in root.named_children)
-    parsed.docstring = builder.body_docstring(root) or builder.opening_comment(root)
+        parsed.calls.append(CallSite(name, node.start_point[0] + 1, caller))
+    parsed.calls.sort(key=itemgetter(1))  # by line
+    top_level = root.named_children
+    parsed.top_level_boundaries = tuple((c.start_point[0] + 1, 1) for c in top_level)
+    parsed.docstring = builder.body_docstring(root) or builder.opening_comment(top_level)
     parsed.seam_finder = lambda i: builder.seams(bodies[i])  # keeps the tree alive until released
     return parsed
 

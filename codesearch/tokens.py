@@ -50,7 +50,7 @@ def identifier_terms(word: str) -> list[str]:
 
 def index_text(text: str) -> str:
     """Text as the keyword index stores it: a space-separated stream of terms."""
-    return " ".join(t for t in map(_terms_of, _WORD.findall(text)) if t)
+    return " ".join(map(_terms_of, _WORD.findall(text)))  # an empty term adds a space: harmless
 
 
 def query_terms(query: str, drop_stopwords: bool = True) -> list[str]:

@@ -407,3 +407,22 @@ def test_invalid_utf8_in_a_string_does_not_raise():
     assert (chunks[("function", "f")].start_line, chunks[("function", "f")].end_line) == (1, 3)
     assert chunks[("function", "g")].text == "def g():\n    return 1"
     assert "\ufffd" in chunks[("function", "f")].text  # undecodable bytes are replaced, not dropped
+
+
+@pytest.mark.parametrize("separator", ["\f", "\v", "\x1c", "\u2028", "\r"])
+def test_line_numbers_count_newlines_only(separator):
+    """A form feed (old C and Python code) or another Unicode separator is not a line break for
+    tree-sitter or an editor: it must not shift the lines of the definitions after it."""
+    source = f"def a():\n    return 1\n{separator}\ndef b():\n    return 2\n"
+    chunks = by_name(chunks_of(source))
+    b = chunks[("function", "b")]
+    assert (b.start_line, b.end_line) == (4, 5)
+    assert b.text == "def b():\n    return 2"
+    assert not [c for c in chunks.values() if c.kind == "block"]
+
+
+def test_crlf_lines_keep_their_numbers_and_lose_the_carriage_return():
+    source = "def a():\r\n    return 1\r\n\r\ndef b():\r\n    return 2\r\n"
+    b = by_name(chunks_of(source))[("function", "b")]
+    assert (b.start_line, b.end_line) == (4, 5)
+    assert b.text == "def b():\n    return 2"

@@ -472,6 +472,32 @@ def test_old_schema_version_rebuilds(python_repo):
     assert code == 0 and "rebuilding" not in err and not json.loads(out)["rebuilt"]
 
 
+def test_outdated_delete_trigger_is_replaced_on_open(python_repo):
+    """Catalogs written before call sites left the per-chunk trigger get the new trigger, and a
+    modified file still leaves no stale keyword rows, edges or call sites behind."""
+    catalog = catalog_of(python_repo)
+    db = sqlite3.connect(catalog)
+    db.executescript("DROP TRIGGER chunks_deleted;"
+                     "CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks BEGIN "
+                     "DELETE FROM chunks_fts WHERE rowid = old.rid; "
+                     "DELETE FROM calls WHERE caller_id = old.id; END;")
+    db.close()
+    before = snapshot(catalog)
+    inventory = python_repo / "inventory.py"
+    original = inventory.read_text()
+    inventory.write_text(original + "\n")
+    code, _, err = run_main("index", python_repo, "--json")
+    assert code == 0, err
+    (sql,), = query_catalog(catalog, "SELECT sql FROM sqlite_master WHERE name = 'chunks_deleted'")
+    assert "calls" not in sql and "vector_deletions" in sql
+    inventory.write_text(original)
+    code, _, err = run_main("index", python_repo, "--json")
+    assert code == 0, err
+    assert snapshot(catalog) == before
+    assert query_catalog(catalog, "SELECT COUNT(*) FROM chunks_fts")[0][0] == \
+        query_catalog(catalog, "SELECT COUNT(*) FROM chunks")[0][0]
+
+
 def test_rebuild_leaves_no_stale_vectors(python_repo):
     catalog = catalog_of(python_repo)
     gone = {r[0] for r in chunk_rows(catalog, "config.py")}
@@ -644,9 +670,9 @@ def test_bad_input_is_skipped_with_reasons(tmp_path, monkeypatch):
 
     real_extract = indexer_module.extract_files
 
-    def vanish_then_extract(jobs, settings, workers=0):
+    def vanish_then_extract(jobs, settings, workers=0, finish=None):
         (bad / "vanishing.py").unlink()  # after the walk saw it, before it is read
-        yield from real_extract(jobs, settings, workers)
+        yield from real_extract(jobs, settings, workers, finish)
 
     monkeypatch.setattr(indexer_module, "extract_files", vanish_then_extract)
     if IS_ROOT:  # root reads anything: let os.access answer as it would for a user

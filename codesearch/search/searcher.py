@@ -157,7 +157,7 @@ class Searcher:
 
 def snippet_of(chunk: Chunk, terms: list[str], lines: int) -> tuple[str, int]:
     """A few lines of the chunk, starting near the first line that mentions a query term."""
-    text_lines = chunk.text.splitlines()
+    text_lines = chunk.text.split("\n")
     if not text_lines:
         return "", chunk.start_line
     pattern = re.compile("|".join(re.escape(t) for t in terms if len(t) > 2), re.IGNORECASE) if terms else None

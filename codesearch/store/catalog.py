@@ -12,10 +12,14 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
+from ..embedding import embed_text_of, text_hash
 from ..model import Chunk
 from ..tokens import index_text, path_text
+
+if TYPE_CHECKING:
+    from ..extract import Extracted
 
 SCHEMA_VERSION = 1
 
@@ -51,16 +55,32 @@ CREATE TABLE IF NOT EXISTS vector_deletions(id TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS embed_cache(model TEXT NOT NULL, text_hash TEXT NOT NULL,
                                        vector BLOB NOT NULL, used_at REAL,
                                        PRIMARY KEY (model, text_hash));
-CREATE TRIGGER IF NOT EXISTS chunks_deleted AFTER DELETE ON chunks BEGIN
+"""
+
+# Call sites go with their file (delete_chunks_of), not per chunk: calls has no caller_id index,
+# and a per-chunk delete scanned the whole table. Replaced in older catalogs when they open.
+CHUNKS_DELETED_TRIGGER = """CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks BEGIN
     DELETE FROM chunks_fts WHERE rowid = old.rid;
     DELETE FROM edges WHERE src = old.id OR dst = old.id;
-    DELETE FROM calls WHERE caller_id = old.id;
     INSERT OR IGNORE INTO vector_deletions(id) SELECT old.id WHERE old.vector_hash IS NOT NULL;
-END;
-"""
+END"""
 
 CHUNK_COLUMNS = ("id", "parent_id", "path", "language", "kind", "name", "qualified_name", "signature",
                  "docstring", "start_line", "end_line", "content_hash", "header", "text", "part")
+
+
+def keyword_columns(chunk: Chunk) -> tuple[str, str, str, str]:
+    """The chunk's keyword-index columns (name, path, signature, body) as analysed terms."""
+    c = chunk
+    names = f"{c.name} {c.qualified_name}" if c.kind not in ("file", "block") else c.name
+    return index_text(names), path_text(c.path), index_text(f"{c.signature}\n{c.docstring}"), index_text(c.text)
+
+
+def prepare_rows(model: str, body_lines: int, result: Extracted) -> None:
+    """The per-chunk work of writing a file that needs no database (keyword terms, embed hashes):
+    the indexer has it done in the worker process that extracted the file."""
+    result.keyword_columns = [keyword_columns(c) for c in result.chunks]
+    result.embed_hashes = {c.id: text_hash(model, embed_text_of(c, body_lines)) for c in result.chunks}
 
 
 class CatalogError(RuntimeError):
@@ -110,8 +130,16 @@ class Catalog:
                 self.db.execute("PRAGMA journal_mode = WAL")
                 self.db.execute("PRAGMA synchronous = NORMAL")
                 self.db.executescript(SCHEMA)
+                self._ensure_trigger()
         except sqlite3.DatabaseError as exc:
             raise CatalogError(f"the index database {self.path} cannot be opened ({exc})") from None
+
+    def _ensure_trigger(self) -> None:
+        row = self.db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'chunks_deleted'").fetchone()
+        if row is None or row[0] != CHUNKS_DELETED_TRIGGER:
+            with self.transaction() as db:
+                db.execute("DROP TRIGGER IF EXISTS chunks_deleted")
+                db.execute(CHUNKS_DELETED_TRIGGER)
 
     def close(self) -> None:
         self.db.close()
@@ -144,7 +172,8 @@ class Catalog:
         Deleting the chunks queues their vectors for deletion (the trigger), and that queue is
         kept, so Chroma is emptied of them on the next sync."""
         with self.transaction() as db:
-            for table in ("chunks", "files", "calls", "imports", "edges", "meta"):
+            for table in ("calls", "imports", "edges", "chunks", "files", "meta"):  # edges before chunks:
+                # the chunk trigger then finds no edges to delete
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM chunks_fts")
 
@@ -164,29 +193,33 @@ class Catalog:
         db.execute("DELETE FROM files WHERE path = ?", (path,))
 
     def delete_chunks_of(self, db: sqlite3.Connection, path: str) -> None:
-        db.execute("DELETE FROM chunks WHERE path = ?", (path,))
-        db.execute("DELETE FROM imports WHERE path = ?", (path,))
         db.execute("DELETE FROM calls WHERE path = ?", (path,))
+        db.execute("DELETE FROM imports WHERE path = ?", (path,))
+        db.execute("DELETE FROM chunks WHERE path = ?", (path,))
 
     # --- chunks ---------------------------------------------------------------------------
-    def insert_chunks(self, db: sqlite3.Connection, chunks: Iterable[Chunk], embed_hashes: dict[str, str],
-                      vector_hashes: dict[str, str | None]) -> None:
+    def insert_chunks(self, db: sqlite3.Connection, chunks: list[Chunk], embed_hashes: dict[str, str],
+                      vector_hashes: dict[str, str | None],
+                      keywords: list[tuple[str, str, str, str]] | None = None) -> None:
+        """Insert chunks with their keyword-index rows (`keyword_columns` of each chunk, computed
+        here unless given) and containment edges, a statement per table."""
+        if not chunks:
+            return
+        if keywords is None:
+            keywords = [keyword_columns(c) for c in chunks]
+        first_rid = db.execute("SELECT COALESCE(MAX(rid), 0) + 1 FROM chunks").fetchone()[0]
         now = time.time()
-        for c in chunks:
-            cur = db.execute(
-                "INSERT INTO chunks(id, parent_id, path, language, kind, name, qualified_name, signature,"
-                " docstring, start_line, end_line, content_hash, header, text, part, embed_hash, vector_hash,"
-                " indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (c.id, c.parent_id, c.path, c.language, c.kind, c.name, c.qualified_name, c.signature,
-                 c.docstring, c.start_line, c.end_line, c.content_hash, c.header, c.text, c.part,
-                 embed_hashes.get(c.id), vector_hashes.get(c.id), now))
-            names = f"{c.name} {c.qualified_name}" if c.kind not in ("file", "block") else c.name
-            db.execute("INSERT INTO chunks_fts(rowid, name, path, signature, body) VALUES (?, ?, ?, ?, ?)",
-                       (cur.lastrowid, index_text(names), path_text(c.path),
-                        index_text(f"{c.signature}\n{c.docstring}"), index_text(c.text)))
-            if c.parent_id:
-                db.execute("INSERT INTO edges(src, dst, kind, weight) VALUES (?, ?, 'contains', 1)",
-                           (c.parent_id, c.id))
+        db.executemany(
+            "INSERT INTO chunks(rid, id, parent_id, path, language, kind, name, qualified_name, signature,"
+            " docstring, start_line, end_line, content_hash, header, text, part, embed_hash, vector_hash,"
+            " indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(first_rid + i, c.id, c.parent_id, c.path, c.language, c.kind, c.name, c.qualified_name, c.signature,
+              c.docstring, c.start_line, c.end_line, c.content_hash, c.header, c.text, c.part,
+              embed_hashes.get(c.id), vector_hashes.get(c.id), now) for i, c in enumerate(chunks)])
+        db.executemany("INSERT INTO chunks_fts(rowid, name, path, signature, body) VALUES (?, ?, ?, ?, ?)",
+                       [(first_rid + i, *k) for i, k in enumerate(keywords)])
+        db.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES (?, ?, 'contains', 1)",
+                       [(c.parent_id, c.id) for c in chunks if c.parent_id])
 
     def vector_hashes_of(self, path: str) -> dict[str, tuple[str | None, str | None]]:
         """id -> (embed_hash, vector_hash) of a file's current chunks."""

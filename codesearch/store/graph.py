@@ -129,13 +129,22 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
         imported_files[src_path].add(dst_path)
     caller_names = dict(select_in(db, "SELECT id, qualified_name FROM chunks WHERE id IN ({})",
                                    sorted({r[0] for r in call_rows})))
+    choices: dict[tuple[str, str, str], tuple[list[Symbol], float]] = {}  # (path, scope, name) ->
+    import_words: dict[str, frozenset[str]] = {}
     edges: dict[tuple[str, str], tuple[float, int]] = {}
     for caller, path, name, line in call_rows:
         candidates = symbols.get(name)
         if not candidates:
             continue
-        chosen, weight = _choose(candidates, caller_names.get(caller, ""), path,
-                                 imported_files.get(path, set()), import_texts.get(path, []), name)
+        scope = _scope_of(caller_names.get(caller, ""))
+        key = (path, scope, name)
+        choice = choices.get(key)
+        if choice is None:
+            if path not in import_words:
+                import_words[path] = frozenset(_IMPORT_WORD.findall("\n".join(import_texts.get(path, ()))))
+            choice = choices[key] = _choose(candidates, scope, path, imported_files.get(path, set()),
+                                            import_texts.get(path, []), import_words[path], name)
+        chosen, weight = choice
         for symbol in chosen:
             if symbol.id != caller and (caller, symbol.id) not in edges:
                 edges[(caller, symbol.id)] = (weight, line)
@@ -143,16 +152,30 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
                    [(s, d, w, line) for (s, d), (w, line) in edges.items()])
 
 
-def _choose(candidates: list[Symbol], caller_qualified: str, path: str,
-            imported: set[str], import_texts: list[str], name: str) -> tuple[list[Symbol], float]:
+_IMPORT_WORD = re.compile(r"\w+")
+
+
+def _scope_of(caller_qualified: str) -> str:
+    """The enclosing scope of a caller (`Outer.method` -> `Outer`): calls prefer definitions there."""
+    return caller_qualified.rsplit(".", 1)[0] if "." in caller_qualified else ""
+
+
+def _mentions(name: str, import_texts: list[str], import_words: frozenset[str]) -> bool:
+    """Whether an import statement names `name` as a whole word."""
+    if _IMPORT_WORD.fullmatch(name):
+        return name in import_words
+    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", t) for t in import_texts)
+
+
+def _choose(candidates: list[Symbol], scope: str, path: str, imported: set[str], import_texts: list[str],
+            import_words: frozenset[str], name: str) -> tuple[list[Symbol], float]:
     same_file = [s for s in candidates if s.path == path]
     if same_file:
-        scope = caller_qualified.rsplit(".", 1)[0] if "." in caller_qualified else ""
         same_scope = [s for s in same_file if scope and s.qualified_name.startswith(scope + ".")]
         pick = same_scope or same_file
         return pick, 1.0 / len(pick)
     from_imports = [s for s in candidates if s.path in imported]
-    if not from_imports and any(re.search(rf"\b{re.escape(name)}\b", t) for t in import_texts):
+    if not from_imports and _mentions(name, import_texts, import_words):
         from_imports = [s for s in candidates if any(
             posixpath.splitext(posixpath.basename(s.path))[0] in t for t in import_texts)]
     if from_imports:

@@ -1,0 +1,63 @@
+"""Extraction on worker processes gives exactly what in-process extraction gives, and the pool
+is kept for reuse."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+
+import codesearch.extract as extract_module
+from codesearch.config import Settings
+from codesearch.extract import Extracted, SkipFile, extract_files, shutdown_pool
+from codesearch.store.catalog import prepare_rows
+from codesearch.walker import RepoWalker, SourceFile
+from conftest import SAMPLES
+
+
+@pytest.fixture(scope="module")
+def sample_jobs():
+    settings = Settings()
+    entries = [e for e in RepoWalker(SAMPLES, settings).walk() if isinstance(e, SourceFile)]
+    assert len(entries) > 40
+    return [(e.rel, e.path, e.language) for e in entries], settings
+
+
+def _comparable(result: Extracted | SkipFile):
+    if isinstance(result, SkipFile):
+        return ("skip", result.reason)
+    return (result.rel, result.language, result.digest, result.fell_back, result.chunks, result.calls,
+            result.imports, sorted(result.defined_names), result.keyword_columns, result.embed_hashes)
+
+
+def test_worker_results_equal_in_process_results(sample_jobs, monkeypatch):
+    jobs, settings = sample_jobs
+    finish = partial(prepare_rows, "test-model", settings.embed_body_lines)
+    in_process = list(extract_files(jobs, settings, workers=1, finish=finish))
+    monkeypatch.setattr(extract_module, "PARALLEL_MIN_FILES", 1)
+    try:
+        on_workers = list(extract_files(jobs, settings, workers=2, finish=finish))
+    finally:
+        shutdown_pool()
+    assert [_comparable(r) for r in on_workers] == [_comparable(r) for r in in_process]
+    assert any(r.calls for r in on_workers if isinstance(r, Extracted))
+    # the parse results stay in the worker: the graph facts stand for them
+    assert all(r.parsed is None for r in on_workers if isinstance(r, Extracted))
+    assert any(r.parsed is not None for r in in_process if isinstance(r, Extracted))
+
+
+def test_the_pool_is_reused_and_a_warm_pool_takes_small_jobs(sample_jobs, monkeypatch):
+    jobs, settings = sample_jobs
+    monkeypatch.setattr(extract_module, "PARALLEL_MIN_FILES", 1)
+    try:
+        list(extract_files(jobs, settings, workers=2))
+        pool = extract_module._pool
+        assert pool is not None
+        monkeypatch.setattr(extract_module, "PARALLEL_MIN_FILES", 10_000)  # cold threshold out of reach
+        small = jobs[:extract_module.PARALLEL_MIN_FILES_WARM]
+        results = list(extract_files(small, settings, workers=2))
+        assert extract_module._pool is pool
+        assert all(r.parsed is None for r in results if isinstance(r, Extracted))  # went to the workers
+    finally:
+        shutdown_pool()
+    assert extract_module._pool is None
