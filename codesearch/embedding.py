@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from pathlib import Path
@@ -62,17 +61,6 @@ def static_model_path(name: str) -> Path:
     return target
 
 
-def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, text: str,
-               body_lines: int) -> str:
-    """What the model sees for a chunk: kind, qualified name, signature, docstring and the start
-    of the body. No path: a renamed or moved file keeps its cached vectors."""
-    body = "\n".join(text.splitlines()[:body_lines])
-    # a file chunk's qualified name is its path: leave it out, so a renamed file keeps its vectors
-    head = kind if kind == "file" else f"{kind} {qualified_name}".strip()
-    parts = [head, signature, docstring[:500], body]
-    return "\n".join(p for p in parts if p)
-
-
 def quantize_linear_layers(model):
     """int8 dynamic quantization of every Linear layer: about twice the CPU throughput."""
     import warnings
@@ -81,17 +69,6 @@ def quantize_linear_layers(model):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-
-
-def embed_text_of(chunk, body_lines: int) -> str:
-    """embed_text for a Chunk or a catalog row (anything with these fields by name)."""
-    get = chunk.__getitem__ if hasattr(chunk, "keys") else lambda name: getattr(chunk, name)
-    return embed_text(get("kind"), get("qualified_name"), get("signature"), get("docstring"), get("text"),
-                      body_lines)
-
-
-def text_hash(model: str, text: str) -> str:
-    return hashlib.blake2b(f"{model}\0{text}".encode("utf-8", "replace"), digest_size=16).hexdigest()
 
 
 class Embedder:

@@ -139,9 +139,10 @@ def _extract_job(job: tuple[str, str, str, Settings, Finisher | None]) -> Extrac
     return result
 
 
-# Starting worker processes costs about a second (imports, grammars, queries) before they pay
-# off; a pool already running pays off for much smaller jobs.
-PARALLEL_MIN_FILES = 300
+# Starting worker processes costs about 0.2 s (interpreter, imports, grammars, queries): measured
+# with scripts/bench_index.py, the pool wins from about 150 files (serde, flask) and loses below
+# (requests, cobra). A pool already running pays off for much smaller jobs.
+PARALLEL_MIN_FILES = 150
 PARALLEL_MIN_FILES_WARM = 24
 IMAP_CHUNKSIZE = 8
 
@@ -191,4 +192,5 @@ def extract_files(jobs: list[tuple[str, Path, str]], settings: Settings, workers
             yield result
         return
     pool = _worker_pool(workers)
-    yield from pool.imap(_extract_job, [(r, str(p), lang, settings, finish) for r, p, lang in jobs], IMAP_CHUNKSIZE)
+    chunksize = max(1, min(IMAP_CHUNKSIZE, len(jobs) // (4 * workers)))  # small jobs: keep both busy
+    yield from pool.imap(_extract_job, [(r, str(p), lang, settings, finish) for r, p, lang in jobs], chunksize)

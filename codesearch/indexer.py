@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .embedding import embed_text_of
+from .embed_text import embed_text_of
 from .extract import Extracted, SkipFile, extract_files
 from .index import Index, IndexLock
 from .progress import Progress

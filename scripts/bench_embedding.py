@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from codesearch.config import Settings  # noqa: E402
-from codesearch.embedding import Embedder, embed_text  # noqa: E402
+from codesearch.embed_text import embed_text  # noqa: E402
+from codesearch.embedding import Embedder  # noqa: E402
 from codesearch.extract import SkipFile, extract_file  # noqa: E402
 from codesearch.walker import RepoWalker, SourceFile  # noqa: E402
 

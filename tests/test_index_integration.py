@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from codesearch.config import load_settings
-from codesearch.embedding import embed_text
+from codesearch.embed_text import embed_text
 from codesearch.extract import extract
 from codesearch.index import IndexLock
 from codesearch.languages import language_for_path

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from ..embedding import embed_text_of, text_hash
+from ..embed_text import embed_text_of, text_hash
 from ..model import Chunk
 from ..tokens import index_text, path_text
 

@@ -1,0 +1,31 @@
+"""What the embedding model sees for a chunk, and the hash that keys its vector in the cache.
+
+Plain text functions, apart from the model: extraction workers compute these hashes without
+importing numpy or torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+
+def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, text: str,
+               body_lines: int) -> str:
+    """What the model sees for a chunk: kind, qualified name, signature, docstring and the start
+    of the body. No path: a renamed or moved file keeps its cached vectors."""
+    body = "\n".join(text.split("\n", body_lines)[:body_lines])
+    # a file chunk's qualified name is its path: leave it out, so a renamed file keeps its vectors
+    head = kind if kind == "file" else f"{kind} {qualified_name}".strip()
+    parts = [head, signature, docstring[:500], body]
+    return "\n".join(p for p in parts if p)
+
+
+def embed_text_of(chunk, body_lines: int) -> str:
+    """embed_text for a Chunk or a catalog row (anything with these fields by name)."""
+    get = chunk.__getitem__ if hasattr(chunk, "keys") else lambda name: getattr(chunk, name)
+    return embed_text(get("kind"), get("qualified_name"), get("signature"), get("docstring"), get("text"),
+                      body_lines)
+
+
+def text_hash(model: str, text: str) -> str:
+    return hashlib.blake2b(f"{model}\0{text}".encode("utf-8", "replace"), digest_size=16).hexdigest()
