@@ -28,7 +28,7 @@ from .store.catalog import FileRecord, prepare_rows, select_in
 from .store.graph import rebuild_import_edges, resolve_call_edges
 from .walker import RepoWalker, Skipped, SourceFile
 
-WRITE_BATCH_FILES = 200
+WRITE_BATCH_FILES = 50  # small enough that writing overlaps extraction on the workers
 EMBED_BATCH = 256  # chunks per encode call (progress granularity); the model batches inside
 
 
