@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from itertools import accumulate
 from pathlib import PurePosixPath
 from typing import Callable
 
@@ -95,10 +96,12 @@ def split_lines(lines: list[Line], seams: dict[int, int] | Callable[[], dict[int
     body). A segment still too large at one depth is cut at the next depth, and once no seams are
     left, between lines.
     """
-    if sum(len(t) for _, t in lines) <= budget:  # raw length bounds the size: the common case
+    texts = [t for _, t in lines]
+    if sum(map(len, texts)) <= budget:  # raw length bounds the size: the common case
         return [lines]
-    weights = [non_whitespace_size(t) for _, t in lines]
-    if sum(weights) <= budget:
+    weights = [len("".join(t.split())) for t in texts]  # non_whitespace_size of each line, inlined
+    before = [0, *accumulate(weights)]  # before[i]: the size of lines[:i]
+    if before[-1] <= budget:
         return [lines]
     if callable(seams):  # computing seams walks the tree: only for what must be split
         seams = seams()
@@ -113,7 +116,7 @@ def split_lines(lines: list[Line], seams: dict[int, int] | Callable[[], dict[int
         bounds = [lo] + (cuts if cuts else list(range(lo + 1, hi))) + [hi]
         start, size = lo, 0
         for a, b in zip(bounds, bounds[1:]):
-            segment = sum(weights[a:b])
+            segment = before[b] - before[a]
             if segment > budget and b - a > 1:
                 if a > start:
                     pieces.append(lines[start:a])

@@ -120,5 +120,6 @@ def source_lines(text: str) -> list[str]:
 
 
 def non_whitespace_size(text: str) -> int:
-    """The chunk budget unit (as in cAST): characters that are not whitespace."""
-    return len(text) - sum(map(text.count, " \t\n\r\f\v"))
+    """The chunk budget unit (as in cAST): characters that are not whitespace (`str.isspace`).
+    Measured as the length of the text without its whitespace: str.split runs in C."""
+    return len("".join(text.split()))

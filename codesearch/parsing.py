@@ -17,6 +17,8 @@ from .model import CallSite, Definition, ImportRef, ParsedFile
 MAX_SIGNATURE_CHARS = 240
 MAX_DOCSTRING_CHARS = 2000
 _WS = re.compile(r"\s+")
+_COMMENT_OPENER = re.compile(r"^(/\*\*?|\*/|\*|//!|///?|#+|--+\s*\|?|;+|@(module)?doc\s*(\"\"\"|~[sS]\"\"\")?)")
+_COMMENT_CLOSER = re.compile(r"(\*/|\"\"\"|''')$")
 _LICENCE = re.compile(r"copyright|licen[cs]e|SPDX-|all rights reserved", re.IGNORECASE)
 
 
@@ -50,8 +52,8 @@ def _clean_comment(text: str) -> str:
         line = line.strip()
         if line.startswith("#!"):  # a shebang is not documentation
             continue
-        line = re.sub(r"^(/\*\*?|\*/|\*|//!|///?|#+|--+\s*\|?|;+|@(module)?doc\s*(\"\"\"|~[sS]\"\"\")?)", "", line)
-        line = re.sub(r"(\*/|\"\"\"|''')$", "", line).strip()
+        line = _COMMENT_OPENER.sub("", line)
+        line = _COMMENT_CLOSER.sub("", line).strip()
         lines.append(line)
     return "\n".join(lines).strip().strip("\"'").strip()
 
