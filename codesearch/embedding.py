@@ -106,7 +106,6 @@ class Embedder:
             model = quantize_linear_layers(model)
         return model
 
-
     @property
     def model(self):
         with self._lock:

@@ -103,8 +103,11 @@ class Index:
     # --- parts ----------------------------------------------------------------------------
     @property
     def model_name(self) -> str:
-        """The model as the embedding cache and Chroma know it (quantized vectors apart)."""
-        return f"{self.settings.model}:q8" if self.settings.embed_quantize else self.settings.model
+        """The model as the embedding cache and Chroma know it: whatever changes a vector is part
+        of the name (int8 quantization; a token limit other than 256, which older caches assume)."""
+        s = self.settings
+        name = f"{s.model}:q8" if s.embed_quantize else s.model
+        return name if s.embed_max_tokens == 256 else f"{name}:t{s.embed_max_tokens}"
 
     @property
     def embedder(self) -> Embedder:

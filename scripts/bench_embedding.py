@@ -4,8 +4,10 @@
 Usage: scripts/bench_embedding.py [--chunks 400] [--runs 3] REPO_DIR...
 Chunks are sampled (fixed seed) from the repositories' code chunks. Variants:
   naive      every chunk's full text through model.encode with default settings
-  bounded    kind + qualified name + signature + docstring + first 30 body lines, length-sorted, batch 8
+  bounded    kind + qualified name + signature + docstring + first 30 body lines, length-sorted,
+             batch 8, input cut at 256 tokens (the model's own limit)
   bounded+q  the same with int8 dynamic quantization of the linear layers (torch)
+  +q,128tok  bounded+q with the input cut at 128 tokens: codesearch's default
 Also prints the cosine agreement of each variant's vectors with the naive ones.
 """
 
@@ -53,7 +55,7 @@ def main() -> int:
     full = [f"{c.header}\n{c.text}" for c in chunks]
     bounded = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines)
                for c in chunks]
-    base = Embedder(settings.model)
+    base = Embedder(settings.model, max_tokens=256)
     model = base.model
 
     def naive():
@@ -62,14 +64,17 @@ def main() -> int:
     def ours():
         return base.encode(bounded)
 
-    quant = Embedder(settings.model)
-    import torch
-    quant._model = torch.ao.quantization.quantize_dynamic(quant.model, {torch.nn.Linear}, dtype=torch.qint8)
+    quant = Embedder(settings.model, max_tokens=256, quantize=True)
 
     def ours_q():
         return quant.encode(bounded)
 
-    variants = {"naive": naive, "bounded": ours, "bounded+q": ours_q}
+    short = Embedder(settings.model, max_tokens=128, quantize=True)
+
+    def ours_q_short():
+        return short.encode(bounded)
+
+    variants = {"naive": naive, "bounded": ours, "bounded+q": ours_q, "+q,128tok": ours_q_short}
     times = {name: [] for name in variants}
     vectors = {}
     for _ in range(args.runs):
@@ -77,6 +82,7 @@ def main() -> int:
             t = time.perf_counter()
             vectors[name] = np.asarray(fn())
             times[name].append(time.perf_counter() - t)
+    import torch
     print(f"{len(chunks)} chunks, {args.runs} runs, torch threads {torch.get_num_threads()}")
     naive_rate = len(chunks) / statistics.median(times["naive"])
     for name in variants:

@@ -531,6 +531,20 @@ def test_changed_index_setting_rebuilds(python_repo, tmp_path):
     assert code == 0 and not json.loads(out)["rebuilt"]
 
 
+def test_vector_key_names_what_changes_a_vector(tmp_path):
+    """Cached vectors are keyed by text and model name: a token limit or quantization that gives
+    other vectors must give another name, or a changed setting would reuse the old vectors."""
+    from codesearch.index import Index
+    names = {}
+    for label, overrides in {"default": {}, "full precision": {"embed_quantize": False},
+                             "256 tokens": {"embed_max_tokens": 256}}.items():
+        index = Index(tmp_path, load_settings(tmp_path, overrides), tmp_path / label, create=True)
+        names[label] = index.model_name
+        index.close()
+    assert names["256 tokens"] == "all-MiniLM-L6-v2:q8"  # the name that caches from before 128 use
+    assert len(set(names.values())) == 3
+
+
 # --- 6. a Chroma server -----------------------------------------------------------------------
 @pytest.fixture
 def chroma_server(tmp_path):
