@@ -58,12 +58,27 @@ def _clean_comment(text: str) -> str:
     return "\n".join(lines).strip().strip("\"'").strip()
 
 
+@lru_cache(maxsize=None)
+def _doc_rewrites(spec: LanguageSpec) -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple((re.compile(pattern), replacement) for pattern, replacement in spec.doc_rewrites)
+
+
 class _DefinitionBuilder:
     """Turns query matches into Definitions with qualified names, docs and signatures."""
 
     def __init__(self, spec: LanguageSpec, source: bytes):
         self.spec = spec
         self.source = source
+        self.rewrites = _doc_rewrites(spec)
+
+    def clean_doc(self, text: str) -> str:
+        """Comment markers stripped, the language's doc markup dropped, length bounded."""
+        doc = _clean_comment(text)
+        if self.rewrites:
+            for pattern, replacement in self.rewrites:
+                doc = pattern.sub(replacement, doc)
+            doc = "\n".join(line.strip() for line in doc.split("\n") if line.strip())  # lines that held only tags
+        return doc[:MAX_DOCSTRING_CHARS]
 
     def outer_node(self, node: ts.Node) -> ts.Node:
         """The node that owns decorators, export keywords or template headers."""
@@ -104,7 +119,7 @@ class _DefinitionBuilder:
         if not parts:
             return "", first_row + 1
         parts.reverse()
-        return _clean_comment("\n".join(parts))[:MAX_DOCSTRING_CHARS], first_row + 1
+        return self.clean_doc("\n".join(parts)), first_row + 1
 
     def body_node(self, node: ts.Node) -> ts.Node | None:
         for name in self.spec.body_fields:
@@ -124,11 +139,11 @@ class _DefinitionBuilder:
         if first is not None and first.type == "expression_statement" and first.named_child_count:
             first = first.named_child(0)  # older grammars wrap the string in a statement
         if first is not None and first.type == "string":
-            return _clean_comment(_text(self.source, first))[:MAX_DOCSTRING_CHARS]
+            return self.clean_doc(_text(self.source, first))
         if first is not None and self.spec.doc_prefixes:
             text = _text(self.source, first).lstrip()
             if text.startswith(self.spec.doc_prefixes):
-                return _clean_comment(text)[:MAX_DOCSTRING_CHARS]
+                return self.clean_doc(text)
         return ""
 
     def opening_comment(self, top_level: list[ts.Node]) -> str:
@@ -147,9 +162,9 @@ class _DefinitionBuilder:
             last_row = child.end_point[0]
         # the first block, unless it is a licence header: then the next one (Go's package doc)
         for block in blocks:
-            text = _clean_comment("\n".join(block))
+            text = self.clean_doc("\n".join(block))
             if not _LICENCE.search(text[:400]):
-                return text[:MAX_DOCSTRING_CHARS]
+                return text
         return ""
 
     def signature(self, node: ts.Node, outer: ts.Node, body: ts.Node | None) -> str:

@@ -611,9 +611,9 @@ CSHARP = {
     "docs": {
         "Inventory.cs": {
             "Inventory.Service.InventoryStore.Stats":
-                "<summary>Summary statistics for an inventory snapshot.</summary>",
+                "Summary statistics for an inventory snapshot.",
             "Inventory.Service.Program.ComputeBackoff":
-                "<summary>Return the retry delay for an attempt using capped exponential growth.</summary>",
+                "Return the retry delay for an attempt using capped exponential growth.",
         },
     },
 }
@@ -1352,3 +1352,19 @@ def test_javascript_named_function_expressions_are_definitions():
 ], ids=["shebang-then-comment", "shebang-blank-line-comment"])
 def test_bash_file_docstring_after_a_shebang(source):
     assert extract_text("tool.sh", source).parsed.docstring == "Tool: does things.\nMore."
+
+
+def test_csharp_xml_doc_tags_are_dropped_and_their_words_kept():
+    source = (
+        "class Retry {\n"
+        "    /// <summary>\n"
+        "    /// Delay before the next attempt; see <see cref=\"Policy\"/>.\n"
+        "    /// </summary>\n"
+        "    /// <param name=\"attempt\">How many attempts failed.</param>\n"
+        "    /// <returns>The delay in <c>ms</c>.</returns>\n"
+        "    int Delay(int attempt) { return attempt * 2; }\n"
+        "}\n")
+    parsed = extract_text("Retry.cs", source).parsed
+    (delay,) = [d for d in parsed.definitions if d.name == "Delay"]
+    assert delay.docstring == ("Delay before the next attempt; see Policy.\n"
+                               "attempt: How many attempts failed.\nThe delay in ms.")

@@ -37,6 +37,8 @@ class LanguageSpec:
     # previous siblings passed over on the way to a definition's comments (attributes, signatures)
     leading_skip_types: frozenset[str] = frozenset()
     docstring_in_body: bool = False  # Python-style: first string statement of the body
+    # (pattern, replacement) pairs applied to documentation: markup to drop (C#'s XML doc tags)
+    doc_rewrites: tuple[tuple[str, str], ...] = ()
     # nodes that wrap a definition and own its decorators, export keyword or template header
     wrapper_types: frozenset[str] = frozenset()
     body_fields: tuple[str, ...] = ("body",)

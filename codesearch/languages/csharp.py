@@ -6,6 +6,12 @@ SPEC = LanguageSpec(
     name="csharp",
     grammar="csharp",
     extensions=(".cs",),
+    doc_rewrites=(  # XML documentation: keep the words, drop the tags
+        (r'<(?:see|seealso|paramref|typeparamref)\s+\w+="([^"]*)"\s*/>', r"\1"),
+        (r'<(?:param|typeparam|exception)\s+\w+="([^"]*)"\s*>', r"\1: "),
+        (r"</?(?:summary|remarks|returns|value|para|example|c|code|param|typeparam|exception|list|item"
+         r"|description|term|inheritdoc)\b[^>]*>", ""),
+    ),
     block_types=frozenset({"block", "declaration_list", "if_statement", "for_statement",
                            "foreach_statement", "while_statement", "try_statement", "switch_statement"}),
     query=r"""
