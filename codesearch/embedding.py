@@ -9,7 +9,9 @@ from typing import Sequence
 
 import numpy as np
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+from .config import Settings
+
+DEFAULT_MODEL = Settings.model
 STATIC_PREFIX = "static:"  # "static:MODEL": static embeddings distilled from MODEL (fast profile)
 _PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
@@ -74,8 +76,8 @@ def quantize_linear_layers(model):
 class Embedder:
     """Loads the model on first use (once, under a lock); encode may run on several threads."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, device: str = "", batch_size: int = 8,
-                 max_tokens: int = 256, quantize: bool = False):
+    def __init__(self, model: str = DEFAULT_MODEL, device: str = "", batch_size: int = Settings.embed_batch_size,
+                 max_tokens: int = Settings.embed_max_tokens, quantize: bool = False):
         self.model_name = model
         self.quantize = quantize
         self.device = device

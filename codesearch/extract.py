@@ -46,8 +46,9 @@ class Extracted:
     parsed: ParsedFile | None  # None when no grammar was used, or once sent from a worker
     digest: str  # content hash of the file: what the catalog compares to see a change
     fell_back: bool  # True when no grammar was used (text, Markdown or line windows)
-    calls: list[tuple[str, str, int]] = field(default_factory=list)  # (caller chunk id, callee, line)
-    imports: list[tuple[str, int, str]] = field(default_factory=list)  # (module, line, statement)
+    # rows as the catalog stores them: (caller chunk id, path, callee, line), (path, module, line, statement)
+    calls: list[tuple[str, str, str, int]] = field(default_factory=list)
+    imports: list[tuple[str, str, int, str]] = field(default_factory=list)
     defined_names: list[str] = field(default_factory=list)
     # filled by the indexer's finisher: keyword-index columns per chunk, and chunk id -> embed hash
     keyword_columns: list[tuple[str, str, str, str]] | None = None
@@ -55,10 +56,10 @@ class Extracted:
 
     @classmethod
     def from_parsed(cls, parsed: ParsedFile, chunks: list[Chunk], digest: str) -> "Extracted":
-        ids, file_id = parsed.chunk_ids, chunks[0].id
-        return cls(parsed.path, parsed.language, chunks, parsed, digest, fell_back=False,
-                   calls=[(ids.get(c.caller, file_id), c.name, c.line) for c in parsed.calls],
-                   imports=[(i.module, i.line, i.text) for i in parsed.imports],
+        ids, file_id, path = parsed.chunk_ids, chunks[0].id, parsed.path
+        return cls(path, parsed.language, chunks, parsed, digest, fell_back=False,
+                   calls=[(ids.get(c.caller, file_id), path, c.name, c.line) for c in parsed.calls],
+                   imports=[(path, i.module, i.line, i.text) for i in parsed.imports],
                    defined_names=list({d.name for d in parsed.definitions}))
 
 
@@ -126,15 +127,21 @@ def extract_file(rel: str, path: Path, language: str, settings: Settings) -> Ext
         return skip
 
 
-Finisher = Callable[["Extracted"], None]  # more per-file work for the same process (picklable)
+Finisher = Callable[[Extracted], None]  # more per-file work for the same process (picklable)
+
+
+def _extract_and_finish(rel: str, path: Path, language: str, settings: Settings,
+                        finish: Finisher | None) -> Extracted | SkipFile:
+    result = extract_file(rel, path, language, settings)
+    if finish is not None and isinstance(result, Extracted):
+        finish(result)
+    return result
 
 
 def _extract_job(job: tuple[str, str, str, Settings, Finisher | None]) -> Extracted | SkipFile:
     rel, path, language, settings, finish = job
-    result = extract_file(rel, Path(path), language, settings)
+    result = _extract_and_finish(rel, Path(path), language, settings, finish)
     if isinstance(result, Extracted):
-        if finish is not None:
-            finish(result)
         result.parsed = None  # the graph facts carry what the index needs, at a fraction of the cost
     return result
 
@@ -186,10 +193,7 @@ def extract_files(jobs: list[tuple[str, Path, str]], settings: Settings, workers
     threshold = PARALLEL_MIN_FILES_WARM if _pool is not None and _pool_workers == workers else PARALLEL_MIN_FILES
     if workers <= 1 or len(jobs) < threshold:
         for rel, path, language in jobs:
-            result = extract_file(rel, path, language, settings)
-            if finish is not None and isinstance(result, Extracted):
-                finish(result)
-            yield result
+            yield _extract_and_finish(rel, path, language, settings, finish)
         return
     pool = _worker_pool(workers)
     chunksize = max(1, min(IMAP_CHUNKSIZE, len(jobs) // (4 * workers)))  # small jobs: keep both busy

@@ -16,6 +16,10 @@ from .store.catalog import SCHEMA_VERSION, Catalog
 CATALOG_NAME = "catalog.sqlite3"
 
 
+# vectors whose name carries no ":tN" were made with the model's input cut at this many tokens
+UNNAMED_TOKEN_LIMIT = 256
+
+
 class IndexMissing(RuntimeError):
     """There is no index for this repository yet."""
 
@@ -104,10 +108,10 @@ class Index:
     @property
     def model_name(self) -> str:
         """The model as the embedding cache and Chroma know it: whatever changes a vector is part
-        of the name (int8 quantization; a token limit other than 256, which older caches assume)."""
+        of the name (int8 quantization; a token limit other than the one older caches assume)."""
         s = self.settings
         name = f"{s.model}:q8" if s.embed_quantize else s.model
-        return name if s.embed_max_tokens == 256 else f"{name}:t{s.embed_max_tokens}"
+        return name if s.embed_max_tokens == UNNAMED_TOKEN_LIMIT else f"{name}:t{s.embed_max_tokens}"
 
     @property
     def embedder(self) -> Embedder:

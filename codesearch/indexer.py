@@ -14,7 +14,6 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from functools import partial
 from typing import Callable, Iterable
 
@@ -204,8 +203,6 @@ class Indexer:
 
     def _write_batch(self, batch: list[tuple[SourceFile, Extracted | SkipFile]], report: IndexReport,
                      state: _RunState) -> None:
-        model = self.index.model_name
-        body_lines = self.settings.embed_body_lines
         with self.catalog.transaction() as db:
             self.catalog.set_meta("edges_stale", "1")  # cleared once edges are resolved
             for entry, result in batch:
@@ -234,13 +231,11 @@ class Indexer:
                     state.added_hashes.add(digest)
                 if old is not None:  # a file the catalog never held has nothing to delete
                     self.catalog.delete_chunks_of(db, rel)
-                if result.embed_hashes is None:
-                    prepare_rows(model, body_lines, result)
-                embed_hashes = result.embed_hashes
+                embed_hashes = result.embed_hashes  # prepared where the file was extracted (prepare_rows)
                 carried = {cid: vh for cid, (eh, vh) in previous.items() if vh and embed_hashes.get(cid) == vh}
                 self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried, result.keyword_columns)
-                self.catalog.insert_calls(db, [(caller, rel, name, line) for caller, name, line in result.calls])
-                self.catalog.insert_imports(db, [(rel, module, line, text) for module, line, text in result.imports])
+                self.catalog.insert_calls(db, result.calls)
+                self.catalog.insert_imports(db, result.imports)
                 state.dirty_names.update(result.defined_names)
                 self.catalog.upsert_file(db, record)
                 state.changed_paths.add(rel)

@@ -120,7 +120,9 @@ def run_main(*args: object) -> tuple[int, str, str]:
 
 # --- trees ------------------------------------------------------------------------------------
 def copy_sample(language: str, dst: Path) -> Path:
-    shutil.copytree(SAMPLES / language, dst, symlinks=True)
+    """A fresh copy of a sample repository, without an index someone built in it (the README's
+    first command indexes sample_repos/python)."""
+    shutil.copytree(SAMPLES / language, dst, symlinks=True, ignore=shutil.ignore_patterns(".codesearch"))
     return dst
 
 

@@ -199,14 +199,11 @@ class Catalog:
 
     # --- chunks ---------------------------------------------------------------------------
     def insert_chunks(self, db: sqlite3.Connection, chunks: list[Chunk], embed_hashes: dict[str, str],
-                      vector_hashes: dict[str, str | None],
-                      keywords: list[tuple[str, str, str, str]] | None = None) -> None:
-        """Insert chunks with their keyword-index rows (`keyword_columns` of each chunk, computed
-        here unless given) and containment edges, a statement per table."""
+                      vector_hashes: dict[str, str | None], keywords: list[tuple[str, str, str, str]]) -> None:
+        """Insert chunks with their keyword-index rows (`keyword_columns` of each chunk, see
+        prepare_rows) and containment edges, a statement per table."""
         if not chunks:
             return
-        if keywords is None:
-            keywords = [keyword_columns(c) for c in chunks]
         first_rid = db.execute("SELECT COALESCE(MAX(rid), 0) + 1 FROM chunks").fetchone()[0]
         now = time.time()
         db.executemany(

@@ -129,7 +129,7 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
         imported_files[src_path].add(dst_path)
     caller_names = dict(select_in(db, "SELECT id, qualified_name FROM chunks WHERE id IN ({})",
                                    sorted({r[0] for r in call_rows})))
-    choices: dict[tuple[str, str, str], tuple[list[Symbol], float]] = {}  # (path, scope, name) ->
+    choices: dict[tuple[str, str, str], tuple[list[Symbol], float]] = {}  # by (path, scope, name)
     import_words: dict[str, frozenset[str]] = {}
     edges: dict[tuple[str, str], tuple[float, int]] = {}
     for caller, path, name, line in call_rows:
