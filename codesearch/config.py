@@ -34,6 +34,7 @@ class Settings:
     max_chunk_chars: int = 1500
     text_window_lines: int = 60
     # embedding
+    embedder: str = "sentence-transformers"  # a backend of embedding/registry.py: or "static"
     model: str = "all-MiniLM-L6-v2"
     # the model's input is cut here: 128 tokens embed 1.7x faster than 256 and retrieved better
     # on the benchmark (scripts/bench_embedding.py, scripts/bench_quality.py; README)

@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codesearch.config import Settings  # noqa: E402
-from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, MissingCheckout, benchmark_roots  # noqa: E402
-from codesearch.extract import PARALLEL_MIN_FILES_WARM, SkipFile, extract_files  # noqa: E402
-from codesearch.languages import spec_for_path  # noqa: E402
-from codesearch.walker import RepoWalker, SourceFile  # noqa: E402
+from codesearch.config import Settings
+from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, MissingCheckout, benchmark_roots
+from codesearch.ingest.extract import PARALLEL_MIN_FILES_WARM, SkipFile, extract_files
+from codesearch.ingest.languages import spec_for_path
+from codesearch.ingest.walker import RepoWalker, SourceFile
 
 
 def run_once(root: Path, settings: Settings, workers: int) -> dict:
@@ -52,7 +52,7 @@ def run_once(root: Path, settings: Settings, workers: int) -> dict:
 
 def parse_seconds(root: Path, settings: Settings) -> float:
     """Baseline: tree-sitter's parse alone over the grammar-backed files, contents preloaded."""
-    from codesearch.parsing import _parser
+    from codesearch.ingest.parsing import _parser
     items = []
     for entry in RepoWalker(root, settings).walk():
         spec = spec_for_path(entry.rel) if isinstance(entry, SourceFile) else None

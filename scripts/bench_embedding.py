@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from codesearch.config import Settings  # noqa: E402
-from codesearch.embed_text import embed_text  # noqa: E402
-from codesearch.embedding import Embedder  # noqa: E402
-from codesearch.extract import SkipFile, extract_file  # noqa: E402
-from codesearch.walker import RepoWalker, SourceFile  # noqa: E402
+from codesearch.analysis.embed_text import embed_text
+from codesearch.config import Settings
+from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder as Embedder
+from codesearch.ingest.extract import SkipFile, extract_file
+from codesearch.ingest.walker import RepoWalker, SourceFile
 
 
 def sample_chunks(roots: list[Path], n: int) -> list:
@@ -62,17 +62,17 @@ def main() -> int:
         return model.encode(full, normalize_embeddings=True, show_progress_bar=False)
 
     def ours():
-        return base.encode(bounded)
+        return base.encode_documents(bounded)
 
     quant = Embedder(settings.model, max_tokens=256, quantize=True)
 
     def ours_q():
-        return quant.encode(bounded)
+        return quant.encode_documents(bounded)
 
     short = Embedder(settings.model, max_tokens=128, quantize=True)
 
     def ours_q_short():
-        return short.encode(bounded)
+        return short.encode_documents(bounded)
 
     variants = {"naive": naive, "bounded": ours, "bounded+q": ours_q, "+q,128tok": ours_q_short}
     times = {name: [] for name in variants}

@@ -25,14 +25,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codesearch.config import load_settings  # noqa: E402
-from codesearch.daemon.client import call, socket_path  # noqa: E402
-from codesearch.index import Index  # noqa: E402
-from codesearch.indexer import Indexer, IndexReport  # noqa: E402
-from codesearch.languages import spec_for_path  # noqa: E402
+from codesearch.config import load_settings
+from codesearch.daemon.client import call, socket_path
+from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer, IndexReport
+from codesearch.ingest.languages import spec_for_path
 
-TEMPLATES = {"python": "\n\ndef {name}(x):\n    return x + 1\n", "go": "\n\nfunc {name}(x int) int {{ return x + 1 }}\n",
-             "rust": "\n\nfn {name}(x: i32) -> i32 {{ x + 1 }}\n", "typescript": "\n\nexport function {name}(x: number) {{ return x + 1; }}\n",
+TEMPLATES = {"python": "\n\ndef {name}(x):\n    return x + 1\n",
+             "go": "\n\nfunc {name}(x int) int {{ return x + 1 }}\n",
+             "rust": "\n\nfn {name}(x: i32) -> i32 {{ x + 1 }}\n",
+             "typescript": "\n\nexport function {name}(x: number) {{ return x + 1; }}\n",
              "javascript": "\n\nfunction {name}(x) {{ return x + 1; }}\n"}
 
 
@@ -86,8 +88,9 @@ def main() -> int:
             indexer.sync_vectors(IndexReport())
             full.append(kw[-1] + (time.perf_counter() - t) * 1000)
         index.close()
-        print(f"  reindex work per file, keyword+graph: p50 {percentile(kw, .5):.0f} ms  p95 {percentile(kw, .95):.0f} ms")
-        print(f"  reindex work per file, with vectors:  p50 {percentile(full, .5):.0f} ms  p95 {percentile(full, .95):.0f} ms")
+        for label, times in (("keyword+graph", kw), ("with vectors: ", full)):
+            print(f"  reindex work per file, {label} p50 {percentile(times, .5):.0f} ms  "
+                  f"p95 {percentile(times, .95):.0f} ms")
         subprocess.run([sys.executable, "-m", "codesearch.cli", "daemon", "start", str(work)], check=True,
                        capture_output=True, cwd=repo)
         sock = socket_path(work, None)

@@ -24,8 +24,8 @@ CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 from codesearch.config import load_settings
-from codesearch.index import Index
-from codesearch.indexer import Indexer
+from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer
 root, index_dir, embed = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "1"
 t = time.perf_counter()
 index = Index(root, load_settings(None), index_dir, create=True)

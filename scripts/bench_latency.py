@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codesearch.config import load_settings  # noqa: E402
-from codesearch.index import Index  # noqa: E402
-from codesearch.indexer import Indexer  # noqa: E402
-from codesearch.search.request import SearchRequest  # noqa: E402
-from codesearch.search.searcher import Searcher  # noqa: E402
+from codesearch.config import load_settings
+from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer
+from codesearch.search.searcher import Searcher
+from codesearch.search.types import SearchRequest
 
 GENERIC = ["error handling", "parse configuration file", "retry with backoff", "read from a socket",
            "how are tests run", "logging setup", "convert to json", "cache invalidation", "main entry point",
@@ -66,9 +66,9 @@ def main() -> int:
         times = []
         for _ in range(args.rounds):
             for q in queries:
-                times.append(searcher.search(SearchRequest(query=q, mode=mode))["timing_ms"]["total"])
-        print(f"  in-process warm, {mode:<7} p50 {percentile(times, 0.5):6.1f} ms  p95 {percentile(times, 0.95):6.1f} ms"
-              f"  ({len(times)} queries)")
+                times.append(searcher.search(SearchRequest(query=q, mode=mode)).timing_ms["total"])
+        print(f"  in-process warm, {mode:<7} p50 {percentile(times, 0.5):6.1f} ms  "
+              f"p95 {percentile(times, 0.95):6.1f} ms  ({len(times)} queries)")
     index.close()
     if args.index_dir:
         os.environ["CODESEARCH_INDEX_DIR"] = str(Path(args.index_dir).resolve())

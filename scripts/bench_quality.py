@@ -22,14 +22,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codesearch.config import load_settings  # noqa: E402
-from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, MissingCheckout, benchmark_roots  # noqa: E402
-from codesearch.eval.metrics import mean, score_query  # noqa: E402
-from codesearch.index import Index  # noqa: E402
-from codesearch.indexer import Indexer  # noqa: E402
-from codesearch.search.ranking import RankingOptions  # noqa: E402
-from codesearch.search.request import SearchRequest  # noqa: E402
-from codesearch.search.searcher import Searcher  # noqa: E402
+from codesearch.config import load_settings
+from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, MissingCheckout, benchmark_roots
+from codesearch.eval.metrics import mean, score_query
+from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer
+from codesearch.search.ranking import RankingOptions
+from codesearch.search.searcher import Searcher
+from codesearch.search.types import SearchRequest
 
 RETRIEVER_SETS = [("keyword",), ("vector",), ("graph",), ("keyword", "vector"), ("keyword", "graph"),
                   ("vector", "graph"), ("keyword", "vector", "graph")]
@@ -86,8 +86,9 @@ def main() -> int:
                                         ranking=RankingOptions() if ranking else RankingOptions.off())
                 answer = searcher.search(request)
                 if config_name == "default":
-                    latencies.append(answer["timing_ms"]["total"])
-                ndcg = score_query(answer["results"], q["relevant"], q.get("secondary", []))["ndcg@10"]
+                    latencies.append(answer.timing_ms["total"])
+                results = [r.to_dict() for r in answer.results]
+                ndcg = score_query(results, q["relevant"], q.get("secondary", []))["ndcg@10"]
                 scores.append(ndcg)
                 per_category[config_name][q["category"]].append(ndcg)
             per_repo[config_name][name] = mean(scores)

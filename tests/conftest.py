@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from codesearch.config import Settings
-from codesearch.extract import Extracted, extract
-from codesearch.languages import language_for_path
+from codesearch.ingest.extract import Extracted, extract
+from codesearch.ingest.languages import language_for_path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = REPO_ROOT / "sample_repos"
@@ -25,7 +25,7 @@ def extract_text(rel: str, text: str | bytes, settings: Settings | None = None,
     return extract(rel, data, language or language_for_path(rel) or "text", settings or Settings())
 
 
-@lru_cache(maxsize=None)
+@cache
 def extract_sample(language_dir: str, rel: str) -> Extracted:
     """Extract sample_repos/<language_dir>/<rel> with default settings (cached: read-only use)."""
     data = (SAMPLES / language_dir / rel).read_bytes()

@@ -17,8 +17,9 @@ import sys
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import ClassVar
 
 import pytest
 
@@ -49,7 +50,7 @@ def run_cli(*args: object, timeout: float = CLI_TIMEOUT, cwd: Path = REPO_ROOT) 
 class CliProcess:
     """A background `codesearch ARGS` in its own process group, output in files."""
 
-    started: list["CliProcess"] = []
+    started: ClassVar[list[CliProcess]] = []
 
     def __init__(self, workdir: Path, *args: object):
         workdir.mkdir(parents=True, exist_ok=True)
@@ -200,7 +201,7 @@ def catalog_chunk_ids(catalog_path: Path) -> set[str]:
 
 def open_index(root: Path, index_dir: Path | None = None, create: bool = False):
     from codesearch.config import load_settings
-    from codesearch.index import Index
+    from codesearch.indexing.index import Index
     return Index(root, load_settings(root), index_dir, create=create)
 
 
@@ -214,7 +215,7 @@ def chroma_ids(root: Path, index_dir: Path | None = None) -> set[str]:
 
 def run_indexer(root: Path, index_dir: Path | None = None, embed: bool = True):
     """Indexer.run in this process (the model, when needed, is the module's shared one)."""
-    from codesearch.indexer import Indexer
+    from codesearch.indexing.indexer import Indexer
     index = open_index(root, index_dir, create=True)
     try:
         return Indexer(index, progress=False).run(embed=embed)
@@ -225,20 +226,18 @@ def run_indexer(root: Path, index_dir: Path | None = None, embed: bool = True):
 # --- the model, loaded once per test module ---------------------------------------------------
 @contextlib.contextmanager
 def shared_embedders():
-    """Every Index opened in this process gets the same Embedder for the same arguments, so
+    """Every Index opened in this process gets the same embedder for the same settings, so
     the real model loads once for all in-process runs, not once per Index."""
-    import codesearch.index as index_module
-    real = index_module.Embedder
+    import codesearch.indexing.index as index_module
+    real = index_module.create_embedder
     loaded: dict = {}
 
-    def embedder(*args, **kwargs):
-        key = (args, tuple(sorted(kwargs.items())))
-        if key not in loaded:
-            loaded[key] = real(*args, **kwargs)
-        return loaded[key]
+    def embedder(settings):
+        made = real(settings)  # cheap: the model loads on first use
+        return loaded.setdefault((made.key, settings.device, settings.embed_batch_size), made)
 
     patch = pytest.MonkeyPatch()
-    patch.setattr(index_module, "Embedder", embedder)
+    patch.setattr(index_module, "create_embedder", embedder)
     for key in list(os.environ):
         if key.startswith("CODESEARCH_"):
             patch.delenv(key)

@@ -6,13 +6,13 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-
-import codesearch.extract as extract_module
-from codesearch.config import Settings
-from codesearch.extract import Extracted, SkipFile, extract_files, shutdown_pool
-from codesearch.store.catalog import prepare_rows
-from codesearch.walker import RepoWalker, SourceFile
 from conftest import SAMPLES
+
+import codesearch.ingest.extract as extract_module
+from codesearch.analysis.rows import prepare_rows
+from codesearch.config import Settings
+from codesearch.ingest.extract import Extracted, SkipFile, extract_files, shutdown_pool
+from codesearch.ingest.walker import RepoWalker, SourceFile
 
 
 @pytest.fixture(scope="module")

@@ -18,16 +18,32 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest_index import (
+    IS_ROOT,
+    CliProcess,
+    build_large_tree,
+    catalog_chunk_ids,
+    chroma_ids,
+    copy_sample,
+    copy_tree,
+    free_port,
+    open_index,
+    query_catalog,
+    run_cli,
+    run_indexer,
+    run_main,
+    shared_embedders,
+    snapshot,
+    try_count,
+    wait_for_http,
+)
 
+from codesearch.analysis.embed_text import embed_text
 from codesearch.config import load_settings
-from codesearch.embed_text import embed_text
-from codesearch.extract import extract
-from codesearch.index import IndexLock
-from codesearch.languages import language_for_path
+from codesearch.indexing.index import IndexLock
+from codesearch.ingest.extract import extract
+from codesearch.ingest.languages import language_for_path
 from codesearch.store.catalog import SCHEMA_VERSION, Catalog
-from conftest_index import (IS_ROOT, CliProcess, build_large_tree, catalog_chunk_ids, chroma_ids, copy_sample,
-                            copy_tree, free_port, open_index, query_catalog, run_cli, run_indexer, run_main,
-                            shared_embedders, snapshot, try_count, wait_for_http)
 
 CATALOG = "catalog.sqlite3"
 
@@ -150,8 +166,8 @@ def test_edit_one_function_embeds_exactly_the_changed_chunks(python_repo):
     index = open_index(python_repo)
     try:
         stored = np.asarray(index.vectors.collection.get(ids=[method_id], include=["embeddings"])["embeddings"][0])
-        fresh = index.embedder.encode([new_texts[method_id]])[0]
-        stale = index.embedder.encode([old_texts[method_id]])[0]
+        fresh = index.embedder.encode_documents([new_texts[method_id]])[0]
+        stale = index.embedder.encode_documents([old_texts[method_id]])[0]
     finally:
         index.close()
     assert float(stored @ fresh) > 0.999
@@ -181,15 +197,15 @@ def test_added_file_embeds_only_its_chunks(python_repo):
 
 
 def test_identical_texts_in_one_run_are_embedded_once(python_repo, monkeypatch):
-    from codesearch.embedding import Embedder
+    from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder
     encoded: list[str] = []
-    real_encode = Embedder.encode
+    real_encode = SentenceTransformerEmbedder.encode_documents
 
     def counting_encode(self, texts):
         encoded.extend(texts)
         return real_encode(self, texts)
 
-    monkeypatch.setattr(Embedder, "encode", counting_encode)
+    monkeypatch.setattr(SentenceTransformerEmbedder, "encode_documents", counting_encode)
     body = "def shared_helper(value):\n    return value + 41\n"  # the same definition in two files
     (python_repo / "first_copy.py").write_text(body)
     (python_repo / "second_copy.py").write_text(body)
@@ -401,7 +417,7 @@ def test_kill9_between_write_batches_recovers_files_and_chunks(killed_between_wr
 
 
 def test_kill9_between_write_batches_recovers_call_edges(killed_between_write_batches):
-    code, written, resumed, recovered, clean = killed_between_write_batches
+    code, written, _resumed, recovered, clean = killed_between_write_batches
     assert code == -signal.SIGKILL and 0 < written < 600
     missing = clean["edges"] - recovered["edges"]
     assert not missing, f"{sum(missing.values())} call edges missing after recovery"
@@ -534,12 +550,12 @@ def test_changed_index_setting_rebuilds(python_repo, tmp_path):
 def test_vector_key_names_what_changes_a_vector(tmp_path):
     """Cached vectors are keyed by text and model name: a token limit or quantization that gives
     other vectors must give another name, or a changed setting would reuse the old vectors."""
-    from codesearch.index import Index
+    from codesearch.indexing.index import Index
     names = {}
     for label, overrides in {"default": {}, "full precision": {"embed_quantize": False},
                              "256 tokens": {"embed_max_tokens": 256}}.items():
         index = Index(tmp_path, load_settings(tmp_path, overrides), tmp_path / label, create=True)
-        names[label] = index.model_name
+        names[label] = index.vector_key
         index.close()
     assert names["256 tokens"] == "all-MiniLM-L6-v2:q8"  # the name that caches from before 128 use
     assert len(set(names.values())) == 3
@@ -663,7 +679,7 @@ def test_query_repo_option_selects_the_index(python_repo):
 
 # --- 8. bad input in the tree -----------------------------------------------------------------
 def test_bad_input_is_skipped_with_reasons(tmp_path, monkeypatch):
-    import codesearch.indexer as indexer_module
+    import codesearch.indexing.indexer as indexer_module
     repo = copy_sample("python", tmp_path / "repo")
     bad = repo / "bad"
     bad.mkdir()

@@ -19,7 +19,6 @@ listed under "bugs" so the test is a strict xfail.
 from __future__ import annotations
 
 import pytest
-
 from conftest import extract_sample, extract_text, qualified
 
 FILE = "<file>"

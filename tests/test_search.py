@@ -5,15 +5,25 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from codesearch.eval.metrics import (Target, dedupe_by_path, matches, mrr_at, ndcg_at, paths_match, precision_at,
-                                     recall_at, score_query, target_ranks)
+from codesearch.analysis.tokens import identifier_terms, looks_like_symbol, query_terms, split_identifier
+from codesearch.eval.metrics import (
+    Target,
+    dedupe_by_path,
+    matches,
+    mrr_at,
+    ndcg_at,
+    paths_match,
+    precision_at,
+    recall_at,
+    score_query,
+    target_ranks,
+)
 from codesearch.model import Chunk
 from codesearch.search.fusion import weighted_rrf
 from codesearch.search.ranking import AGGREGATIONS, Ranked, RankingOptions, aggregate_files, rank
-from codesearch.tokens import identifier_terms, looks_like_symbol, query_terms, split_identifier
-
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -102,7 +112,7 @@ def test_rrf_same_rank_in_more_lists_scores_higher(rank_, in_fewer, extra, k):
         lists[f"e{i}"] = [f"h{i}_{j}" for j in range(rank_ - 1)] + ["e"]
     if in_fewer == 0:
         lists["e0"] = [f"h_{j}" for j in range(rank_ + 3)] + ["e"]  # e present, but further down
-    fused = dict(weighted_rrf(lists, {name: 2.0 for name in lists}, k))
+    fused = dict(weighted_rrf(lists, dict.fromkeys(lists, 2.0), k))
     assert fused["d"] > fused["e"]
 
 
@@ -120,7 +130,7 @@ def test_rrf_list_lacking_item_adds_nothing(lists, other, weights, k):
 def test_rrf_missing_weight_counts_one(lists, k):
     none = weighted_rrf(lists, None, k)
     empty = weighted_rrf(lists, {}, k)
-    ones = weighted_rrf(lists, {name: 1.0 for name in lists}, k)
+    ones = weighted_rrf(lists, dict.fromkeys(lists, 1.0), k)
     assert none == empty == ones
 
 
@@ -180,9 +190,9 @@ def test_aggregate_files_known_answers(per_file_items, method, expected):
 
 
 def test_aggregate_files_top_l_and_m_cut(per_file_items):
-    out = dict((r.chunk.path, agg) for r, agg in aggregate_files(per_file_items, "weighted_top", decay=0.5, top_l=2))
+    out = {r.chunk.path: agg for r, agg in aggregate_files(per_file_items, "weighted_top", decay=0.5, top_l=2)}
     assert out["a.py"] == pytest.approx(1.0 + 0.25)
-    out = dict((r.chunk.path, agg) for r, agg in aggregate_files(per_file_items, "top_m_sum", m=1))
+    out = {r.chunk.path: agg for r, agg in aggregate_files(per_file_items, "top_m_sum", m=1)}
     assert out["a.py"] == pytest.approx(1.0)
 
 

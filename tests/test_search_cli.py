@@ -143,7 +143,7 @@ def check_contract(answer: dict, root: Path, mode: str) -> None:
     assert isinstance(answer["timing_ms"], dict) and isinstance(answer["timing_ms"].get("total"), (int, float))
     assert isinstance(answer["results"], list)
     for r in answer["results"]:
-        assert RESULT_FIELDS <= set(r), set(r)
+        assert set(r) >= RESULT_FIELDS, set(r)
         path = r["path"]
         assert isinstance(path, str) and "\\" not in path and not path.startswith("/") and ".." not in path.split("/")
         assert (root / path).is_file(), f"{path} is not relative to the indexed root"

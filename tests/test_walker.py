@@ -6,12 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
-
-from codesearch import extract as extract_module
-from codesearch.config import Settings
-from codesearch.extract import SkipFile, read_source
-from codesearch.walker import RepoWalker, Skipped, SourceFile
 from conftest import SAMPLES
+
+from codesearch.config import Settings
+from codesearch.ingest import extract as extract_module
+from codesearch.ingest.extract import SkipFile, read_source
+from codesearch.ingest.walker import RepoWalker, Skipped, SourceFile
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 

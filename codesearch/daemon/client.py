@@ -1,24 +1,50 @@
-"""Talking to a running daemon: light imports only (no torch, no chromadb)."""
+"""Talking to a running daemon: the API's methods over its socket, with typed answers.
+Light imports only (no torch, no chromadb, no NetworkX): the CLI starts fast."""
 
 from __future__ import annotations
 
 import json
 import os
 import socket
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ..api.methods import METHODS
+from ..api.types import (
+    Empty,
+    Health,
+    IndexAnswer,
+    IndexRequest,
+    Ok,
+    RelationsAnswer,
+    RelationsRequest,
+    SearchAnswer,
+    SearchRequest,
+    Stats,
+    Status,
+)
+from ..config import index_dir_for
+from ..wire import Record
+
 SOCKET_NAME = "daemon.sock"
+INVALID_PARAMS = -32602
+INDEX_REPLY_SLACK_SECONDS = 30.0  # an index request's reply may come this long after its own timeout
 
 
 def socket_path(root: Path, index_dir: str | None) -> Path:
-    from ..config import index_dir_for
     return index_dir_for(root, index_dir) / SOCKET_NAME
 
 
 class DaemonError(RuntimeError):
-    """The daemon answered with a JSON-RPC error."""
+    """The daemon answered with a JSON-RPC error; `code` says which kind."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.code = code
+
+    @property
+    def bad_request(self) -> bool:
+        return self.code == INVALID_PARAMS
 
 
 def call(path: Path, method: str, params: dict | None = None, timeout: float = 30.0) -> Any:
@@ -36,26 +62,49 @@ def call(path: Path, method: str, params: dict | None = None, timeout: float = 3
             buf += data
     reply = json.loads(buf.decode("utf-8"))
     if "error" in reply:
-        raise DaemonError(reply["error"].get("message", "daemon error"))
+        error = reply["error"]
+        raise DaemonError(error.get("message", "daemon error"), int(error.get("code", 0)))
     return reply["result"]
 
 
-def daemon_call(root: Path, index_dir: str | None, method: str, params: dict) -> Any | None:
-    """The daemon's answer, or None when no daemon serves this repository."""
+class DaemonClient:
+    """The service of a running daemon: the same methods, and the same typed answers, as the
+    service in process. Transport failures raise OSError; error replies raise DaemonError."""
+
+    def __init__(self, sock: Path, timeout: float = 30.0):
+        self.sock = sock
+        self.timeout = timeout
+
+    def _call(self, name: str, request: Record, timeout: float | None = None) -> Any:
+        method = METHODS[name]
+        return method.answer.from_dict(call(self.sock, name, request.to_dict(), timeout or self.timeout), name)
+
+    def search(self, request: SearchRequest) -> SearchAnswer:
+        return self._call("search", request)
+
+    def relations(self, request: RelationsRequest) -> RelationsAnswer:
+        return self._call(request.direction, request)
+
+    def index(self, request: IndexRequest) -> IndexAnswer:
+        return self._call("index", request, timeout=request.timeout + INDEX_REPLY_SLACK_SECONDS)
+
+    def stats(self) -> Stats:
+        return self._call("stats", Empty())
+
+    def status(self) -> Status:
+        return self._call("status", Empty())
+
+    def health(self) -> Health:
+        return self._call("health", Empty())
+
+    def shutdown(self) -> Ok:
+        return self._call("shutdown", Empty())
+
+
+def connect(root: Path, index_dir: str | None) -> DaemonClient | None:
+    """A client of the daemon serving this repository, or None when no socket is there (or
+    CODESEARCH_NO_DAEMON is set)."""
     if os.environ.get("CODESEARCH_NO_DAEMON"):
         return None
     path = socket_path(root, index_dir)
-    if not path.exists():
-        return None
-    try:
-        return call(path, method, params)
-    except (OSError, ValueError):
-        return None
-
-
-def daemon_search(root: Path, index_dir: str | None, request) -> dict | None:
-    params = asdict(request)
-    params["filters"] = asdict(request.filters)
-    params.pop("ranking", None)
-    params.pop("retrievers", None)
-    return daemon_call(root, index_dir, "search", params)
+    return DaemonClient(path) if path.exists() else None

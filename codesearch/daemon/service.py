@@ -6,8 +6,11 @@ never wait for writers; writers take turns):
   change is searchable in well under a second;
 - the embedder gives vectors to what lacks them, most useful chunks first, in small slices; it
   alone talks to Chroma for writing, and never holds up the writer;
-- request threads answer queries; until the model is loaded, queries are answered from the
-  keyword index and the graph, marked partial, instead of waiting.
+- request threads answer queries side by side, each through its own catalog connection; until
+  the model is loaded, queries are answered from the keyword index and the graph, marked
+  partial, instead of waiting.
+
+The daemon is the API's `Service`: the socket server (and every other front-end) calls it.
 """
 
 from __future__ import annotations
@@ -17,19 +20,41 @@ import os
 import queue
 import threading
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..api.local import index_answer
+from ..api.stats import collect_stats
+from ..api.types import (
+    EmbeddingProgress,
+    Health,
+    IndexAnswer,
+    IndexRequest,
+    Ok,
+    RelationsAnswer,
+    RelationsRequest,
+    SearchAnswer,
+    SearchRequest,
+    Stats,
+    Status,
+)
 from ..config import Settings
-from ..index import Index
-from ..indexer import Indexer, IndexReport
-from ..search.request import Filters, SearchRequest
-from ..search.retrievers import GraphRetriever
+from ..indexing.index import Index
+from ..indexing.indexer import Indexer, IndexReport
+from ..search.pagerank import adjacency
 from ..search.searcher import Searcher
-from ..stats import collect_stats
 from .watcher import RepoWatcher
 
 log = logging.getLogger("codesearch.daemon")
 EMBED_SLICE = 64  # chunks embedded between looks at the clock and the stop flag
+
+
+@dataclass
+class _Waiter:
+    """Someone waiting for a batch of paths to be applied, and what that batch changed."""
+
+    done: threading.Event
+    report: IndexReport | None = None
 
 
 class Daemon:
@@ -44,9 +69,9 @@ class Daemon:
         self.indexer = Indexer(self.writer_index, progress=False, log=log.info)
         self.embed_indexer = Indexer(self.embed_index, progress=False, log=log.info)
         self.searcher = Searcher(self.reader_index)
-        self._search_lock = threading.Lock()
-        self._queue: "queue.Queue[tuple[set[str], threading.Event | None] | None]" = queue.Queue()
+        self._queue: queue.Queue[tuple[set[str], _Waiter | None] | None] = queue.Queue()
         self.ready = threading.Event()
+        self.stopping = threading.Event()  # set by the shutdown method or a signal
         self.model_ready = threading.Event()
         self._full_rescan = threading.Event()
         self._stop = threading.Event()
@@ -78,9 +103,8 @@ class Daemon:
     def _warm_graph(self) -> None:
         """Load the graph now rather than in the first query."""
         try:
-            with self._search_lock:
-                GraphRetriever(self.reader_index.catalog, self.searcher.graph()).adjacency()
-        except Exception:  # noqa: BLE001 - a query will load it again and report any problem
+            adjacency(self.searcher.graphs.get())
+        except Exception:
             log.exception("loading the graph failed")
 
     def stop(self) -> None:
@@ -97,21 +121,23 @@ class Daemon:
             index.close()
 
     # --- changes --------------------------------------------------------------------------
-    def enqueue(self, paths: set[str], done: threading.Event | None = None) -> None:
-        self._queue.put((set(paths), done))
+    def enqueue(self, paths: set[str], waiter: _Waiter | None = None) -> None:
+        self._queue.put((set(paths), waiter))
 
-    def request_rescan(self, done: threading.Event | None = None) -> None:
+    def request_rescan(self, waiter: _Waiter | None = None) -> None:
         self._full_rescan.set()
-        self._queue.put((set(), done))
+        self._queue.put((set(), waiter))
 
-    def reindex_now(self, paths: list[str] | None, timeout: float = 300) -> bool:
-        """Queue paths (or a full rescan) for the writer and wait until it has applied them."""
-        done = threading.Event()
+    def reindex_now(self, paths: list[str] | None, timeout: float = 300) -> tuple[bool, IndexReport | None]:
+        """Queue paths (or a full rescan) for the writer and wait until it has applied them:
+        (finished in time, the report of the batch they went in)."""
+        waiter = _Waiter(threading.Event())
         if paths:
-            self.enqueue(set(paths), done)
+            self.enqueue(set(paths), waiter)
         else:
-            self.request_rescan(done)
-        return done.wait(timeout)
+            self.request_rescan(waiter)
+        finished = waiter.done.wait(timeout)
+        return finished, waiter.report
 
     def _write_loop(self) -> None:
         while not self._stop.is_set():
@@ -132,15 +158,17 @@ class Daemon:
                 waiters.append(more[1])
             full = self._full_rescan.is_set()
             self._full_rescan.clear()
+            report = None
             try:
                 if batch or full:
-                    self._apply(None if full else batch)
-            except Exception:  # noqa: BLE001 - the daemon must survive any one failure
+                    report = self._apply(None if full else batch)
+            except Exception:
                 log.exception("reindexing failed; the previous index stays in use")
             finally:
                 for w in waiters:
                     if w is not None:
-                        w.set()
+                        w.report = report
+                        w.done.set()
 
     def _apply(self, paths: set[str] | None) -> IndexReport:
         self.in_progress = set(paths or ())
@@ -162,7 +190,7 @@ class Daemon:
         """Load the model, then embed whatever lacks vectors, slice by slice."""
         try:
             self.embed_index.embedder.encode_query("warm up")
-        except Exception:  # noqa: BLE001 - queries will report the problem; keep serving keywords
+        except Exception:
             log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
             return
         self.model_ready.set()
@@ -171,7 +199,7 @@ class Daemon:
             if not self._needs_vectors():
                 if embedded_since_prune:  # caught up: a good moment to trim the embedding cache
                     cat = self.embed_index.catalog
-                    cat.prune_cache(self.embed_index.model_name, keep=max(50_000, 2 * cat.counts()["chunks"]))
+                    cat.prune_cache(self.embed_index.vector_key, keep=max(50_000, 2 * cat.counts()["chunks"]))
                     embedded_since_prune = False
                 self._vectors_wanted.wait(timeout=5)
                 self._vectors_wanted.clear()
@@ -180,17 +208,14 @@ class Daemon:
             embedded_since_prune = True
 
     def _needs_vectors(self) -> bool:
-        db = self.embed_index.catalog.db
-        return bool(db.execute("SELECT 1 FROM chunks WHERE vector_hash IS NULL OR vector_hash != embed_hash "
-                               "LIMIT 1").fetchone()
-                    or db.execute("SELECT 1 FROM vector_deletions LIMIT 1").fetchone())
+        return self.embed_index.catalog.needs_vectors()
 
     def _embed_slice(self) -> None:
         report = IndexReport()
         started = time.monotonic()
         try:
             self.embed_indexer.sync_vectors(report, limit=EMBED_SLICE, should_stop=self._stop.is_set)
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("embedding failed; will retry")
             self._stop.wait(2)
             return
@@ -201,31 +226,41 @@ class Daemon:
             rate = done / elapsed
             self.embedding["rate"] = rate if not self.embedding["rate"] else 0.7 * self.embedding["rate"] + 0.3 * rate
 
-    # --- requests -------------------------------------------------------------------------
-    def search(self, params: dict) -> dict:
-        filters = Filters(**(params.get("filters") or {}))
-        request = SearchRequest(query=str(params.get("query", "")), mode=params.get("mode", "hybrid"),
-                                limit=int(params.get("limit", 10)), filters=filters,
-                                files=bool(params.get("files", False)), explain=bool(params.get("explain", False)),
-                                context=int(params.get("context", 0)))
+    # --- the API's service ------------------------------------------------------------------
+    def search(self, request: SearchRequest) -> SearchAnswer:
         waiting_for_model = not self.model_ready.is_set() and request.mode in ("hybrid", "vector")
         if waiting_for_model:  # answer now from what needs no model; vectors join once it loads
-            request.retrievers = ("keyword", "graph") if request.mode == "hybrid" else ()
-        with self._search_lock:
-            answer = self.searcher.search(request)
+            request = replace(request, retrievers=("keyword", "graph") if request.mode == "hybrid" else ())
+        answer = self.searcher.search(request)
         if waiting_for_model:
-            answer["partial"] = True
-            answer["embedded_share"] = answer.get("embedded_share", 0.0)
-            answer["note"] = "the embedding model is still loading: keyword and graph results only"
+            answer = replace(answer, partial=True, embedded_share=answer.embedded_share or 0.0,
+                             note="the embedding model is still loading: keyword and graph results only")
         pending = self.pending_paths()
-        for r in answer["results"]:
-            if r["path"] in pending:
-                r["stale"] = True
+        if any(r.path in pending for r in answer.results):
+            answer = replace(answer, results=tuple(replace(r, stale=True) if r.path in pending else r
+                                                   for r in answer.results))
         return answer
 
-    def relations(self, direction: str, params: dict) -> dict:
-        with self._search_lock:
-            return self.searcher.relations(str(params["name"]), direction, int(params.get("depth", 1)))
+    def relations(self, request: RelationsRequest) -> RelationsAnswer:
+        return self.searcher.relations(request)
+
+    def index(self, request: IndexRequest) -> IndexAnswer:
+        finished, report = self.reindex_now(list(request.paths) if request.paths is not None else None,
+                                            timeout=request.timeout)
+        if report is None:
+            failed = "reindexing failed; see the daemon's log"
+            return IndexAnswer(ok=False, note=failed if finished else "still reindexing; the answer timed out")
+        return index_answer(report, ok=finished, note="vectors follow in the background")
+
+    def stats(self) -> Stats:
+        return collect_stats(self.reader_index, count_vectors=False)
+
+    def health(self) -> Health:
+        return Health(ok=True, pid=os.getpid(), ready=self.ready.is_set(), root=str(self.root))
+
+    def shutdown(self) -> Ok:
+        self.stopping.set()
+        return Ok()
 
     def pending_paths(self) -> set[str]:
         pending = set(self.in_progress)
@@ -233,20 +268,18 @@ class Daemon:
             pending |= self.watcher.pending
         return pending
 
-    def status(self) -> dict:
-        with self._search_lock:
-            stats = collect_stats(self.reader_index, count_vectors=False)
-        left = stats["chunks"] - stats["vectors"]
+    def status(self) -> Status:
+        stats = self.stats()
+        left = stats.chunks - stats.vectors
         rate = self.embedding["rate"]
-        return {
-            "pid": os.getpid(), "root": str(self.root), "uptime_seconds": round(time.time() - self.started, 1),
-            "ready": self.ready.is_set(), "model_ready": self.model_ready.is_set(),
-            "files": stats["files"], "chunks": stats["chunks"], "vectors": stats["vectors"],
-            "edges": stats["edges"], "skipped": stats["skipped"],
-            "pending_changes": len(self.pending_paths()) + self._queue.qsize(),
-            "last_reindex": self.last_reindex, "reindex_count": self.reindex_count,
-            "embedding": {"chunks_without_vectors": left, "rate_per_second": round(rate, 1),
-                          "eta_seconds": round(left / rate, 1) if rate and left else 0.0},
-            "watcher": self.watcher.mode if self.watcher else None,
-            "watcher_note": self.watcher.fallback_reason if self.watcher else "",
-        }
+        eta = round(left / rate, 1) if rate and left else (None if left else 0.0)  # no rate yet: unknown
+        return Status(
+            pid=os.getpid(), root=str(self.root), uptime_seconds=round(time.time() - self.started, 1),
+            ready=self.ready.is_set(), model_ready=self.model_ready.is_set(), files=stats.files, chunks=stats.chunks,
+            vectors=stats.vectors, edges=stats.edges, skipped=stats.skipped,
+            pending_changes=len(self.pending_paths()) + self._queue.qsize(), last_reindex=self.last_reindex,
+            reindex_count=self.reindex_count,
+            embedding=EmbeddingProgress(chunks_without_vectors=left, rate_per_second=round(rate, 1),
+                                        eta_seconds=eta),
+            watcher=self.watcher.mode if self.watcher else None,
+            watcher_note=self.watcher.fallback_reason if self.watcher else "")

@@ -5,15 +5,15 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
 from ..config import INDEX_DIR_NAME
-from ..ignore import ALWAYS_SKIPPED_DIRS, IGNORE_FILES, IgnoreRules
+from ..ingest.ignore import ALWAYS_SKIPPED_DIRS, IGNORE_FILES, IgnoreRules
 
 
 class Debouncer:
@@ -70,7 +70,7 @@ class Debouncer:
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, watcher: "RepoWatcher"):
+    def __init__(self, watcher: RepoWatcher):
         self.watcher = watcher
 
     def on_any_event(self, event: FileSystemEvent) -> None:

@@ -19,7 +19,7 @@ class Target:
     end_line: int | None = None
 
     @classmethod
-    def parse(cls, raw: Any) -> "Target":
+    def parse(cls, raw: Any) -> Target:
         if isinstance(raw, str):
             return cls(raw)
         return cls(raw["path"], raw.get("start_line"), raw.get("end_line"))

@@ -1,13 +1,14 @@
-"""Run a query file (the benchmark's format) against a Searcher and aggregate the metrics."""
+"""Run a query file (the benchmark's format) against a search service and aggregate the metrics."""
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
-from ..search.request import SearchRequest
-from ..search.searcher import Searcher
+from ..api.service import Service
+from ..api.types import SearchRequest
 from .metrics import mean, score_query
 
 METRICS = ("ndcg@10", "mrr@10", "p@5", "recall@10")
@@ -22,15 +23,16 @@ def load_queries(path: Path) -> list[dict]:
     return queries
 
 
-def evaluate(searcher: Searcher, queries: list[dict], make_request=None, limit: int = 30) -> dict:
+def evaluate(service: Service, queries: list[dict], make_request: Callable[[str], SearchRequest] | None = None,
+             limit: int = 30) -> dict:
     """Per-query scores plus means overall and per category."""
-    make_request = make_request or (lambda text: SearchRequest(query=text, limit=limit))
+    build = make_request or (lambda text: SearchRequest(query=text, limit=limit))
     per_query = []
     for q in queries:
-        answer = searcher.search(make_request(q["query"]))
-        scores = score_query(answer["results"], q["relevant"], q.get("secondary", []))
+        answer = service.search(build(q["query"]))
+        scores = score_query([r.to_dict() for r in answer.results], q["relevant"], q.get("secondary", []))
         per_query.append({"query": q["query"], "category": q.get("category", "all"), **scores,
-                          "ms": answer["timing_ms"]["total"]})
+                          "ms": answer.timing_ms["total"]})
     by_category: dict[str, list[dict]] = defaultdict(list)
     for row in per_query:
         by_category[row["category"]].append(row)

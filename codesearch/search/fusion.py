@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Hashable, Mapping, Sequence, TypeVar
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
 
 T = TypeVar("T", bound=Hashable)
 

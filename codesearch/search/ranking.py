@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from ..model import Chunk
-from ..tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
+from ..analysis.tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
+from ..model import DEFINITION_KINDS, TYPE_KINDS, Chunk
 
 # folders and file names of tests, examples, benchmarks and vendored code; `example` alone is
 # left out on purpose (Java's com/example/... packages are real code)
@@ -23,10 +23,6 @@ TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures
 TEST_CLASS_FILE = re.compile(r"(^|/)[A-Z][A-Za-z0-9]*(Test|Tests|Spec|Specs)\.[a-z]+$")  # FooTest.java
 TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "example", "examples", "benchmark", "fixture",
               "fixtures", "mock", "mocks", "vendor", "demo", "sample", "doc", "docs"}
-DEFINITION_KINDS = {"class", "struct", "interface", "trait", "enum", "function", "method", "type", "module",
-                    "namespace", "impl", "object", "record", "protocol", "extension", "union", "macro",
-                    "instance"}
-TYPE_KINDS = {"class", "struct", "interface", "trait", "enum", "type", "record", "protocol", "object", "union"}
 
 
 @dataclass
@@ -40,7 +36,7 @@ class RankingOptions:
     test_factor: float = 0.5
 
     @classmethod
-    def off(cls) -> "RankingOptions":
+    def off(cls) -> RankingOptions:
         return cls(False, False, False, False, False)
 
 
@@ -184,7 +180,7 @@ def aggregate_files(items: list[Ranked], method: str = "weighted_top", m: int = 
     for position, r in enumerate(items, start=1):
         by_file[r.chunk.path].append((position, r))
     out = []
-    for path, entries in by_file.items():
+    for entries in by_file.values():
         scores = sorted((r.score for _, r in entries), reverse=True)
         if method == "max_p":
             agg = scores[0]

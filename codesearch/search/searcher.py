@@ -1,185 +1,170 @@
-"""Query -> retrievers -> weighted RRF -> ranking -> results (the JSON contract)."""
+"""A search: run the mode's retrievers, fuse their lists (weighted RRF), rank, then present.
+
+A relation query ("who calls X") takes its own path: the call graph answers it, and the other
+retrievers of the mode only add context after the answer.
+"""
 
 from __future__ import annotations
 
-import re
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
-from ..index import Index
-from ..model import Chunk
-from ..tokens import query_terms
+from ..analysis.tokens import query_terms
+from ..indexing.index import Index
+from ..model import RETRIEVERS_OF_MODE, Filters
+from ..store.graph import GraphCache
 from .fusion import weighted_rrf
+from .present import related_result, search_result
 from .ranking import Ranked, RankingOptions, aggregate_files, rank
-from .request import MODES, SearchError, SearchRequest
-from .retrievers import GraphRetriever, Hits, KeywordRetriever, VectorRetriever
+from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
+from .retrievers import RETRIEVERS, Hits, Retriever, SearchContext
+from .types import RelationsAnswer, RelationsRequest, RelationTarget, SearchAnswer, SearchRequest
 
-_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="vector-search")
-RETRIEVERS_OF_MODE = {"hybrid": ("vector", "keyword", "graph"), "vector": ("vector",),
-                      "keyword": ("keyword",), "graph": ("graph",)}
+# retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
 
 class Searcher:
-    """Answers queries over one Index; keeps the graph and model warm between queries."""
+    """Answers queries over one Index; keeps the graph and the model warm between queries.
+    Many threads may search at once: each reads through its own catalog connection."""
 
     def __init__(self, index: Index):
         self.index = index
         self.catalog = index.catalog
         self.settings = index.settings
-        self._graph = None
-        self._graph_stamp: str | None = None
-        self._coverage: tuple[float, int, int] | None = None
+        self.graphs = GraphCache(index.catalog)
+        self._context = SearchContext(index, self.graphs)
+        self._retrievers: dict[str, Retriever] = {}
 
-    # --- parts ----------------------------------------------------------------------------
-    def graph(self):
-        stamp = self.catalog.get_meta("last_index_time")
-        if self._graph is None or stamp != self._graph_stamp:
-            from ..store.graph import load_graph
-            self._graph = load_graph(self.catalog)
-            self._graph_stamp = stamp
-        return self._graph
-
-    def vector_coverage(self) -> tuple[int, int]:
-        """(chunks, chunks with vectors): a table scan, so reused for up to a second."""
-        now = time.monotonic()
-        if self._coverage is None or now - self._coverage[0] > 1.0:
-            row = self.catalog.db.execute("SELECT COUNT(*), SUM(vector_hash = embed_hash) FROM chunks").fetchone()
-            self._coverage = (now, int(row[0] or 0), int(row[1] or 0))
-        return self._coverage[1], self._coverage[2]
+    def retriever(self, name: str) -> Retriever:
+        found = self._retrievers.get(name)
+        if found is None:
+            found = self._retrievers[name] = RETRIEVERS[name](self._context)
+        return found
 
     # --- search ---------------------------------------------------------------------------
-    def search(self, request: SearchRequest) -> dict:
-        query = request.query.strip()
-        if not query:
-            raise SearchError("the query is empty")
-        if request.mode not in MODES:
-            raise SearchError(f"unknown mode {request.mode!r}; choose from {', '.join(MODES)}")
+    def search(self, request: SearchRequest) -> SearchAnswer:
         started = time.perf_counter()
-        timing: dict[str, float] = {}
-        s = self.settings
+        query = request.query.strip()
         names = RETRIEVERS_OF_MODE[request.mode] if request.retrievers is None else request.retrievers
-        candidates = max(s.candidates, request.limit * 3)
-        total, embedded = self.vector_coverage()
-        lists: dict[str, list[str]] = {}
-        notes: dict[str, str] = {}
-        vector = VectorRetriever(self.index, s.min_semantic_score)
-        nearest = None
-        if "vector" in names and embedded:  # model and Chroma work beside the keyword search
-            nearest = _POOL.submit(vector.nearest, query, candidates, request.filters)
-        if "keyword" in names:
-            t = time.perf_counter()
-            hits = KeywordRetriever(self.catalog, s.min_idf).search(query, candidates, request.filters)
-            lists["keyword"], notes["keyword"] = hits.ids, hits.note
-            timing["keyword"] = _ms(t)
-        if "vector" in names:
-            t = time.perf_counter()
-            if nearest is not None:
-                hits = vector.search(query, candidates, request.filters, pairs=nearest.result())
-            else:
-                hits = Hits(note="no vectors yet")
-            lists["vector"], notes["vector"] = hits.ids, hits.note
-            timing["vector_wait"] = _ms(t)
-        if "graph" in names:
-            t = time.perf_counter()
-            seeds = _interleave([lists.get("keyword", [])[:10], lists.get("vector", [])[:10]])
-            hits = GraphRetriever(self.catalog, self.graph()).search(query, candidates, request.filters, seeds)
-            lists["graph"], notes["graph"] = hits.ids, hits.note
-            timing["graph"] = _ms(t)
+        candidates = max(self.settings.candidates, request.limit * 3)
+        relation = self._related(query, request.filters, candidates) if "graph" in names else None
+        lists, notes, timing = self._retrieve(query, [n for n in names if not (relation and n == "graph")],
+                                              candidates, request.filters)
         t = time.perf_counter()
-        weights = {"vector": s.weight_vector, "keyword": s.weight_keyword, "graph": s.weight_graph}
-        relation = "graph" in names and notes.get("graph", "").startswith(("callers", "callees"))
-        if relation:  # "who calls X": the graph knows; the others only add context
-            weights = {**weights, "graph": max(weights.values()) * 3}
-        fused = weighted_rrf(lists, weights, k=s.rrf_k)
-        chunks = self.catalog.chunks_by_ids([i for i, _ in fused], with_text=False)
-        pairs = [(chunks[i], score) for i, score in fused if i in chunks]
-        options = request.ranking or (RankingOptions() if s.ranking else RankingOptions.off())
-        if relation:
-            options = RankingOptions(symbol_boost=False, name_path_boost=False, test_penalty=options.test_penalty,
-                                     parent_child_dedupe=False, file_diminishing=False)
-        ranked = rank(query, pairs, options)
+        if relation is not None:
+            direction, related = relation
+            lists["graph"] = [r.id for r in related]
+            notes["graph"] = f"{direction} of the named definitions"
+            ranked = self._rank_relation(query, related, lists, request)
+        else:
+            ranked = self._rank(query, lists, request)
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
         terms = query_terms(query)
+        entries: list[tuple[Ranked, float | None]]
         if request.files:
-            entries = [(r, agg) for r, agg in aggregate_files(ranked, s.file_aggregation)][:request.limit]
+            entries = [(r, agg) for r, agg in aggregate_files(ranked, self.settings.file_aggregation)[:request.limit]]
         else:
             entries = [(r, None) for r in ranked[:request.limit]]
         self.catalog.fill_text([r.chunk for r, _ in entries])  # only the shown chunks need text
-        results = [self._result(r, ranks, terms, request, score=agg) for r, agg in entries]
+        results = tuple(search_result(r, ranks, terms, request.context, request.explain, score=agg)
+                        for r, agg in entries)
         timing["total"] = _ms(started)
-        out = {"query": request.query, "mode": request.mode, "results": results,
-               "timing_ms": {k: round(v, 2) for k, v in timing.items()}}
-        if "vector" in names and total and embedded < total:
-            out["partial"] = True
-            out["embedded_share"] = round(embedded / total, 4)
-        if request.explain:
-            out["notes"] = {k: v for k, v in notes.items() if v}
-        return out
+        shares = [s for s in (self.retriever(n).coverage() for n in names) if s is not None]
+        partial = bool(shares) and min(shares) < 1
+        return SearchAnswer(query=request.query, mode=request.mode, results=results,
+                            timing_ms={k: round(v, 2) for k, v in timing.items()},
+                            partial=True if partial else None,
+                            embedded_share=round(min(shares), 4) if partial else None,
+                            notes={k: v for k, v in notes.items() if v} if request.explain else None)
 
-    def _result(self, r: Ranked, ranks: dict[str, dict[str, int]], terms: list[str], request: SearchRequest,
-                score: float | None = None) -> dict:
-        c = r.chunk
-        snippet, line = snippet_of(c, terms, 4 + 2 * request.context)
-        result = {
-            "path": c.path, "start_line": c.start_line, "end_line": c.end_line, "kind": c.kind,
-            "name": c.name, "qualified_name": c.qualified_name, "language": c.language,
-            "score": round(score if score is not None else r.score, 6),
-            "sources": {name: ranks[name].get(c.id) for name in ("vector", "keyword", "graph") if name in ranks},
-            "snippet": snippet, "snippet_line": line, "signature": c.signature, "id": c.id,
-        }
-        if request.explain:
-            result["explain"] = r.notes
-        return result
+    def _retrieve(self, query: str, names: list[str], limit: int, filters: Filters
+                  ) -> tuple[dict[str, list[str]], dict[str, str], dict[str, float]]:
+        """Run the retrievers: the independent ones side by side (all but the last on the pool),
+        then those that start from others' lists."""
+        lists: dict[str, list[str]] = {}
+        notes: dict[str, str] = {}
+        timing: dict[str, float] = {}
+
+        def run(name: str) -> tuple[Hits, float]:
+            t = time.perf_counter()
+            hits = self.retriever(name).search(query, limit, filters, lists)
+            return hits, _ms(t)
+
+        independent = [n for n in names if not self.retriever(n).seeds_from]
+        pending: dict[str, Future] = {n: _POOL.submit(run, n) for n in independent[:-1]}
+        done = {n: run(n) for n in independent[-1:]}
+        done.update({n: future.result() for n, future in pending.items()})
+        for name in independent:
+            hits, timing[name] = done[name]
+            lists[name], notes[name] = hits.ids, hits.note
+        for name in names:
+            if name not in lists:
+                hits, timing[name] = run(name)
+                lists[name], notes[name] = hits.ids, hits.note
+        return lists, notes, timing
+
+    def _options(self, request: SearchRequest) -> RankingOptions:
+        return request.ranking or (RankingOptions() if self.settings.ranking else RankingOptions.off())
+
+    def _weights(self, lists: dict[str, list[str]]) -> dict[str, float]:
+        """Each list's fusion weight: the setting `weight_<retriever>`, else 1."""
+        return {name: float(getattr(self.settings, f"weight_{name}", 1.0)) for name in lists}
+
+    def _rank(self, query: str, lists: dict[str, list[str]], request: SearchRequest) -> list[Ranked]:
+        fused = weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k)
+        chunks = self.catalog.chunks_by_ids([i for i, _ in fused], with_text=False)
+        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request))
 
     # --- relations ------------------------------------------------------------------------
-    def relations(self, name: str, direction: str, depth: int = 1) -> dict:
+    def _related(self, query: str, filters: Filters, limit: int) -> tuple[str, list[Related]] | None:
+        """(direction, callers or callees) when the query asks for a relation of a known name."""
+        parsed = parse_relation(query)
+        if parsed is None:
+            return None
+        direction, name = parsed
+        targets = definitions_named(self.catalog, name)
+        if not targets:
+            return None
+        related = neighbours(self.graphs.get(), targets, direction, QUERY_DEPTH)
+        if filters.active:
+            allowed = self.catalog.ids_matching([r.id for r in related], filters)
+            related = [r for r in related if r.id in allowed]
+        return direction, related[:limit]
+
+    def _rank_relation(self, query: str, related: list[Related], lists: dict[str, list[str]],
+                       request: SearchRequest) -> list[Ranked]:
+        """The callers (or callees) first, nearest hops first, each hop ordered by the fused ranks
+        of all lists; then the other retrievers' results, ranked as usual, as context."""
+        context_lists = {name: ids for name, ids in lists.items() if name != "graph"}
+        context = self._rank(query, context_lists, request) if context_lists else []
+        fused = dict(weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k))
+        chunks = self.catalog.chunks_by_ids([r.id for r in related], with_text=False)
+        options = RankingOptions.off()
+        options.test_penalty = self._options(request).test_penalty
+        answer = rank(query, [(chunks[r.id], fused[r.id]) for r in related if r.id in chunks], options)
+        depth = {r.id: r.depth for r in related}
+        gap = 2 * max((r.score for r in context + answer), default=0.0)
+        for r in answer:  # tiers by hops, all above every context result
+            r.score += gap * (QUERY_DEPTH + 1 - depth[r.chunk.id])
+            r.notes.append(f"answers the relation ({depth[r.chunk.id]} hop)")
+        answer.sort(key=lambda r: -r.score)
+        taken = {r.chunk.id for r in answer}
+        return answer + [r for r in context if r.chunk.id not in taken]
+
+    def relations(self, request: RelationsRequest) -> RelationsAnswer:
         started = time.perf_counter()
-        graph = GraphRetriever(self.catalog, self.graph())
-        targets = graph._ids_named(name)
-        found = graph.neighbours(targets, direction, depth)
-        chunks = self.catalog.chunks_by_ids([i for i, _, _ in found] + targets)
-        results = []
-        for cid, weight, level in found:
-            c = chunks.get(cid)
-            if c is None:
-                continue
-            snippet, line = snippet_of(c, [name.lower()], 3)
-            results.append({"path": c.path, "start_line": c.start_line, "end_line": c.end_line, "kind": c.kind,
-                            "name": c.name, "qualified_name": c.qualified_name, "language": c.language,
-                            "score": round(weight / level, 4), "depth": level, "snippet": snippet,
-                            "snippet_line": line, "id": c.id})
-        return {"name": name, "direction": direction,
-                "targets": [{"path": chunks[t].path, "start_line": chunks[t].start_line,
-                             "qualified_name": chunks[t].qualified_name} for t in targets if t in chunks],
-                "results": results, "timing_ms": {"total": round(_ms(started), 2)}}
-
-
-def snippet_of(chunk: Chunk, terms: list[str], lines: int) -> tuple[str, int]:
-    """A few lines of the chunk, starting near the first line that mentions a query term."""
-    text_lines = chunk.text.split("\n")
-    if not text_lines:
-        return "", chunk.start_line
-    pattern = re.compile("|".join(re.escape(t) for t in terms if len(t) > 2), re.IGNORECASE) if terms else None
-    start = 0
-    if pattern is not None and pattern.pattern:
-        for i, line in enumerate(text_lines):
-            if pattern.search(line):
-                start = max(0, i - 1)
-                break
-    piece = text_lines[start:start + lines]
-    first_line = chunk.start_line + start if chunk.kind != "file" else chunk.start_line
-    return "\n".join(piece), first_line
-
-
-def _interleave(lists: list[list[str]]) -> list[str]:
-    out, seen = [], set()
-    for i in range(max((len(x) for x in lists), default=0)):
-        for x in lists:
-            if i < len(x) and x[i] not in seen:
-                seen.add(x[i])
-                out.append(x[i])
-    return out
+        targets = definitions_named(self.catalog, request.name)
+        found = neighbours(self.graphs.get(), targets, request.direction, request.depth)
+        chunks = self.catalog.chunks_by_ids([r.id for r in found] + targets)
+        results = tuple(related_result(chunks[r.id], r.weight / r.depth, r.depth, request.name)
+                        for r in found if r.id in chunks)
+        return RelationsAnswer(
+            name=request.name, direction=request.direction,
+            targets=tuple(RelationTarget(chunks[t].path, chunks[t].start_line, chunks[t].qualified_name)
+                          for t in targets if t in chunks),
+            results=results, timing_ms={"total": round(_ms(started), 2)})
 
 
 def _ms(since: float) -> float:

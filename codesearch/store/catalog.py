@@ -8,18 +8,15 @@ recorded here, in the same transactions, so a crash never loses track of it.
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
+import weakref
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
 
-from ..embed_text import embed_text_of, text_hash
-from ..model import Chunk
-from ..tokens import index_text, path_text
-
-if TYPE_CHECKING:
-    from ..extract import Extracted
+from ..model import NON_DEFINITION_KINDS, Chunk, Filters
 
 SCHEMA_VERSION = 1
 
@@ -69,18 +66,8 @@ CHUNK_COLUMNS = ("id", "parent_id", "path", "language", "kind", "name", "qualifi
                  "docstring", "start_line", "end_line", "content_hash", "header", "text", "part")
 
 
-def keyword_columns(chunk: Chunk) -> tuple[str, str, str, str]:
-    """The chunk's keyword-index columns (name, path, signature, body) as analysed terms."""
-    c = chunk
-    names = f"{c.name} {c.qualified_name}" if c.kind not in ("file", "block") else c.name
-    return index_text(names), path_text(c.path), index_text(f"{c.signature}\n{c.docstring}"), index_text(c.text)
-
-
-def prepare_rows(model: str, body_lines: int, result: Extracted) -> None:
-    """The per-chunk work of writing a file that needs no database (keyword terms, embed hashes):
-    the indexer has it done in the worker process that extracted the file."""
-    result.keyword_columns = [keyword_columns(c) for c in result.chunks]
-    result.embed_hashes = {c.id: text_hash(model, embed_text_of(c, body_lines)) for c in result.chunks}
+KeywordColumns = tuple[str, str, str, str]  # analysed terms of name, path, signature+docstring, body
+_NOT_DEFINITIONS = ", ".join(f"'{kind}'" for kind in sorted(NON_DEFINITION_KINDS))
 
 
 class CatalogError(RuntimeError):
@@ -115,34 +102,91 @@ def chunk_from_row(row: sqlite3.Row) -> Chunk:
     return Chunk(**{name: row[name] for name in CHUNK_COLUMNS})
 
 
+def filter_clause(filters: Filters, alias: str = "c") -> tuple[str, list]:
+    """`AND ...` conditions on the chunks table (as `alias`) for the filters, and their parameters."""
+    clauses: list[str] = []
+    params: list = []
+    if filters.language:
+        clauses.append(f"{alias}.language = ?")
+        params.append(filters.language)
+    if filters.kind:
+        clauses.append(f"{alias}.kind = ?")
+        params.append(filters.kind)
+    if filters.path_glob:
+        clauses.append(f"{alias}.path GLOB ?")
+        params.append(filters.path_glob)
+    return (" AND " + " AND ".join(clauses)) if clauses else "", params
+
+
+class _ThreadConnection:
+    """One thread's connection, closed when that thread's locals go (the thread ended)."""
+
+    __slots__ = ("__weakref__", "db")
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def __del__(self) -> None:
+        self.db.close()
+
+
 class Catalog:
-    """Typed access to the catalog database. One instance per thread."""
+    """Typed access to the catalog database.
+
+    Each thread gets its own connection, opened on first use: SQLite connections must not be
+    shared between threads at once, and with WAL the readers then run beside each other and
+    beside the one writer instead of queueing on a lock."""
 
     def __init__(self, path: Path, readonly: bool = False):
         self.path = Path(path)
-        uri = f"file:{self.path}?mode=ro" if readonly else f"file:{self.path}"
+        self.readonly = readonly
+        self._local = threading.local()
+        self._open: weakref.WeakSet[_ThreadConnection] = weakref.WeakSet()  # to close them all
+        self._all_lock = threading.Lock()
+        self._connect(initialize=not readonly)
+
+    def _connect(self, initialize: bool = False) -> sqlite3.Connection:
+        uri = f"file:{self.path}?mode=ro" if self.readonly else f"file:{self.path}"
         try:
-            self.db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False,
-                                      isolation_level=None)
-            self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA busy_timeout = 30000")
-            if not readonly:
-                self.db.execute("PRAGMA journal_mode = WAL")
-                self.db.execute("PRAGMA synchronous = NORMAL")
-                self.db.executescript(SCHEMA)
-                self._ensure_trigger()
+            db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False, isolation_level=None)
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA busy_timeout = 30000")
+            if initialize:
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = NORMAL")
+                db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise CatalogError(f"the index database {self.path} cannot be opened ({exc})") from None
+        holder = _ThreadConnection(db)
+        self._local.holder = holder
+        with self._all_lock:
+            self._open.add(holder)
+        if initialize:
+            self._ensure_trigger()
+        return db
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """This thread's connection."""
+        holder = getattr(self._local, "holder", None)
+        return holder.db if holder is not None else self._connect()
 
     def _ensure_trigger(self) -> None:
-        row = self.db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'chunks_deleted'").fetchone()
+        row = self.db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' "
+                              "AND name = 'chunks_deleted'").fetchone()
         if row is None or row[0] != CHUNKS_DELETED_TRIGGER:
             with self.transaction() as db:
                 db.execute("DROP TRIGGER IF EXISTS chunks_deleted")
                 db.execute(CHUNKS_DELETED_TRIGGER)
 
     def close(self) -> None:
-        self.db.close()
+        """Close every thread's connection (at shutdown, when no thread uses them any more)."""
+        with self._all_lock:
+            holders = list(self._open)
+            self._open = weakref.WeakSet()
+        for holder in holders:
+            holder.db.close()
+        self._local = threading.local()
 
     # --- transactions and metadata -------------------------------------------------------
     @contextmanager
@@ -198,8 +242,8 @@ class Catalog:
         db.execute("DELETE FROM chunks WHERE path = ?", (path,))
 
     # --- chunks ---------------------------------------------------------------------------
-    def insert_chunks(self, db: sqlite3.Connection, chunks: list[Chunk], embed_hashes: dict[str, str],
-                      vector_hashes: dict[str, str | None], keywords: list[tuple[str, str, str, str]]) -> None:
+    def insert_chunks(self, db: sqlite3.Connection, chunks: list[Chunk], embed_hashes: Mapping[str, str],
+                      vector_hashes: Mapping[str, str | None], keywords: list[KeywordColumns]) -> None:
         """Insert chunks with their keyword-index rows (`keyword_columns` of each chunk, see
         prepare_rows) and containment edges, a statement per table."""
         if not chunks:
@@ -287,13 +331,88 @@ class Catalog:
                              "embed_cache WHERE model = ? ORDER BY used_at DESC LIMIT ?)", (model, model, keep))
             return cur.rowcount
 
+    def ids_with_vectors(self, ids: list[str]) -> set[str]:
+        """Those of `ids` whose chunk exists and has a vector in Chroma."""
+        rows = select_in(self.db, "SELECT id FROM chunks WHERE vector_hash IS NOT NULL AND id IN ({})", ids)
+        return {r[0] for r in rows}
+
+    def live_vector_ids(self) -> set[str]:
+        """Every chunk id that Chroma should hold a vector for."""
+        return {r[0] for r in self.db.execute("SELECT id FROM chunks WHERE vector_hash IS NOT NULL")}
+
+    def forget_vectors(self, ids: list[str]) -> None:
+        """Mark chunks as lacking vectors (Chroma lost them): the next sync embeds them again."""
+        with self.transaction() as db:
+            db.executemany("UPDATE chunks SET vector_hash = NULL WHERE id = ?", [(i,) for i in ids])
+
+    def needs_vectors(self) -> bool:
+        """Whether Chroma lags the catalog: chunks without current vectors, or vectors to delete."""
+        db = self.db
+        return bool(db.execute("SELECT 1 FROM chunks WHERE vector_hash IS NULL OR vector_hash != embed_hash "
+                               "LIMIT 1").fetchone()
+                    or db.execute("SELECT 1 FROM vector_deletions LIMIT 1").fetchone())
+
+    def vector_coverage(self) -> tuple[int, int]:
+        """(chunks, chunks whose current vector Chroma holds): a table scan."""
+        row = self.db.execute("SELECT COUNT(*), SUM(vector_hash = embed_hash) FROM chunks").fetchone()
+        return int(row[0] or 0), int(row[1] or 0)
+
+    def names_defined_in(self, path: str) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT DISTINCT name FROM chunks WHERE path = ?", (path,))}
+
+    # --- search ---------------------------------------------------------------------------
+    def chunk_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+
+    def document_frequency(self, term: str) -> int:
+        """Chunks whose keyword index holds `term` (matched, so stemmed exactly as indexed)."""
+        return int(self.db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                   (f'"{term}"',)).fetchone()[0])
+
+    def keyword_search(self, terms: list[str], column_weights: tuple[float, ...], filters: Filters,
+                       limit: int) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score, higher is better) of chunks holding any of `terms`, best first."""
+        match = " OR ".join(f'"{t}"' for t in terms)
+        where, params = filter_clause(filters)
+        weights = ", ".join(str(w) for w in column_weights)
+        rows = self.db.execute(
+            f"SELECT c.id, bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
+            f"JOIN chunks c ON c.rid = chunks_fts.rowid WHERE chunks_fts MATCH ?{where} "
+            f"ORDER BY score LIMIT ?", [match, *params, limit]).fetchall()
+        return [(r[0], -r[1]) for r in rows]
+
+    def ids_matching(self, ids: list[str], filters: Filters) -> set[str]:
+        """Those of `ids` whose chunk passes the filters."""
+        where, params = filter_clause(filters)
+        rows = select_in(self.db, f"SELECT c.id FROM chunks c WHERE c.id IN ({{}}){where}", ids, after=tuple(params))
+        return {r[0] for r in rows}
+
+    def definitions_named(self, names: Iterable[str], lowered: Iterable[str] = ()) -> list[str]:
+        """Ids of definitions (first parts) named exactly one of `names`, or, lower-cased, one of
+        `lowered`."""
+        exact, lower = sorted(names), sorted(lowered)
+        if not exact and not lower:
+            return []
+        rows = self.db.execute(
+            f"SELECT id FROM chunks WHERE part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) "
+            f"AND (name IN ({','.join('?' * len(exact))}) OR lower(name) IN ({','.join('?' * len(lower))}))",
+            [*exact, *lower]).fetchall()
+        return [r[0] for r in rows]
+
+    def definitions_with_name(self, name: str) -> list[tuple[str, str]]:
+        """(id, qualified name) of the definitions (first parts) named `name`."""
+        rows = self.db.execute(f"SELECT id, qualified_name FROM chunks WHERE part = 1 AND name = ? "
+                               f"AND kind NOT IN ({_NOT_DEFINITIONS})", (name,)).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
     # --- statistics -----------------------------------------------------------------------
     def counts(self) -> dict:
-        one = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
+        one = lambda sql: self.db.execute(sql).fetchone()[0]
         skipped = {r[0]: r[1] for r in self.db.execute(
             "SELECT skip_reason, COUNT(*) FROM files WHERE skip_reason IS NOT NULL GROUP BY skip_reason")}
         return {
             "files": one("SELECT COUNT(*) FROM files WHERE skip_reason IS NULL"),
+            "source_bytes": one("SELECT COALESCE(SUM(size), 0) FROM files WHERE skip_reason IS NULL"),
             "chunks": one("SELECT COUNT(*) FROM chunks"),
             "vectors": one("SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash"),
             "edges": one("SELECT COUNT(*) FROM edges"),

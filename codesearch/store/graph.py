@@ -11,14 +11,15 @@ from __future__ import annotations
 import posixpath
 import re
 import sqlite3
+import threading
 from collections import defaultdict
 from dataclasses import dataclass
 
 import networkx as nx
 
+from ..model import NON_DEFINITION_KINDS
 from .catalog import Catalog, select_in
 
-DEFINITION_KINDS_EXCLUDED = ("file", "block", "section")
 MAX_CANDIDATES = 8
 _MODULE_SPLIT = re.compile(r"[./\\:]+")
 
@@ -32,9 +33,9 @@ class Symbol:
 
 def _symbols(db: sqlite3.Connection, names: set[str] | None = None) -> dict[str, list[Symbol]]:
     sql = ("SELECT id, path, name, qualified_name FROM chunks WHERE part = 1 AND kind NOT IN "
-           f"({','.join('?' * len(DEFINITION_KINDS_EXCLUDED))})")
+           f"({','.join('?' * len(NON_DEFINITION_KINDS))})")
     table: dict[str, list[Symbol]] = defaultdict(list)
-    for row in db.execute(sql, DEFINITION_KINDS_EXCLUDED):
+    for row in db.execute(sql, sorted(NON_DEFINITION_KINDS)):
         if names is None or row[2] in names:
             table[row[2]].append(Symbol(row[0], row[1], row[3]))
     return table
@@ -194,3 +195,22 @@ def load_graph(catalog: Catalog) -> nx.DiGraph:
         else:
             graph.add_edge(src, dst, kind=kind, weight=weight)
     return graph
+
+
+class GraphCache:
+    """The catalog's graph in NetworkX, shared by every search thread: loaded on first use and
+    again after each reindex (when the catalog's `last_index_time` changes)."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        self._graph: nx.DiGraph | None = None
+        self._stamp: str | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> nx.DiGraph:
+        stamp = self.catalog.get_meta("last_index_time")
+        with self._lock:  # one thread loads; the others wait for it rather than load it again
+            if self._graph is None or stamp != self._stamp:
+                self._graph = load_graph(self.catalog)
+                self._stamp = stamp
+            return self._graph

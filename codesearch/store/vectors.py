@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..model import Filters
+
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 
@@ -27,7 +29,7 @@ def _client(index_dir: Path, chroma_url: str):
             return chromadb.HttpClient(host=url.hostname or "localhost", port=url.port or 8000,
                                        ssl=url.scheme == "https", settings=settings)
         return chromadb.PersistentClient(path=str(index_dir / "chroma"), settings=settings)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         where = chroma_url or index_dir / "chroma"
         raise VectorStoreError(f"cannot open the Chroma store at {where}: {exc}") from None
 
@@ -43,7 +45,7 @@ class VectorStore:
         try:
             self.collection = self.client.get_or_create_collection(
                 collection, embedding_function=None, configuration=configuration)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise VectorStoreError(f"cannot open Chroma collection {collection!r}: {exc}") from None
 
     def upsert(self, ids: list[str], vectors: np.ndarray, metadatas: list[dict[str, Any]]) -> None:
@@ -69,11 +71,24 @@ class VectorStore:
     def count(self) -> int:
         return self.collection.count()
 
-    def query(self, vector: np.ndarray, limit: int, where: dict | None = None) -> list[tuple[str, float]]:
-        """(id, cosine similarity) of the nearest vectors, best first."""
+    def query(self, vector: np.ndarray, limit: int, filters: Filters | None = None) -> list[tuple[str, float]]:
+        """(id, cosine similarity) of the nearest vectors that pass the language and kind filters
+        (a path glob is the caller's to check: Chroma cannot match globs), best first."""
         total = self.count()
         if total == 0:
             return []
         result = self.collection.query(query_embeddings=[vector], n_results=min(limit, total),
-                                       where=where or None, include=["distances"])
+                                       where=chroma_where(filters), include=["distances"])
         return [(i, 1.0 - d) for i, d in zip(result["ids"][0], result["distances"][0])]
+
+
+def chroma_where(filters: Filters | None) -> dict | None:
+    """The language and kind filters as a Chroma `where` (vectors carry them as metadata)."""
+    parts: list[dict] = []
+    if filters and filters.language:
+        parts.append({"language": filters.language})
+    if filters and filters.kind:
+        parts.append({"kind": filters.kind})
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else {"$and": parts}

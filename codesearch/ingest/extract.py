@@ -8,14 +8,14 @@ import multiprocessing
 import multiprocessing.pool
 import os
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
+from ..config import Settings
+from ..model import Chunk, ParsedFile
 from .chunking import chunk_code, chunk_text
-from .config import Settings
 from .languages import spec_by_name, spec_for_path
-from .model import Chunk, ParsedFile
 from .parsing import parse_source
 
 BINARY_SNIFF_BYTES = 8192
@@ -55,10 +55,11 @@ class Extracted:
     embed_hashes: dict[str, str] | None = None
 
     @classmethod
-    def from_parsed(cls, parsed: ParsedFile, chunks: list[Chunk], digest: str) -> "Extracted":
+    def from_parsed(cls, parsed: ParsedFile, chunks: list[Chunk], digest: str) -> Extracted:
         ids, file_id, path = parsed.chunk_ids, chunks[0].id, parsed.path
         return cls(path, parsed.language, chunks, parsed, digest, fell_back=False,
-                   calls=[(ids.get(c.caller, file_id), path, c.name, c.line) for c in parsed.calls],
+                   calls=[(file_id if c.caller is None else ids.get(c.caller, file_id), path, c.name, c.line)
+                          for c in parsed.calls],
                    imports=[(path, i.module, i.line, i.text) for i in parsed.imports],
                    defined_names=list({d.name for d in parsed.definitions}))
 

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -64,7 +63,7 @@ def running_daemon(root: Path, index_dir: str | None) -> dict | None:
 
 def run_foreground(root: Path, index_dir: str | None, force_polling: bool = False) -> int:
     """Serve until asked to stop (shutdown request, SIGTERM or Ctrl-C)."""
-    from .server import RpcServer
+    from ..transports.socket import RpcServer
     from .service import Daemon
 
     root = root.resolve()
@@ -76,43 +75,15 @@ def run_foreground(root: Path, index_dir: str | None, force_polling: bool = Fals
     sock, pid_file, _ = _paths(root, index_dir)
     sock.parent.mkdir(parents=True, exist_ok=True)
     pid_file.write_text(str(os.getpid()))
-    stop = threading.Event()
     daemon = Daemon(root, settings, index_dir, force_polling=force_polling)
-
-    def shutdown(_params: dict | None = None) -> dict:
-        stop.set()
-        return {"ok": True}
-
-    def index(params: dict) -> dict:
-        paths = params.get("paths")
-        if paths is not None and (not isinstance(paths, list) or not all(isinstance(p, str) for p in paths)):
-            raise ValueError("paths must be a list of relative paths")
-        finished = daemon.reindex_now(paths, timeout=float(params.get("timeout", 300)))
-        return {"ok": finished, "last_reindex": daemon.last_reindex}
-
-    def stats(_params: dict) -> dict:
-        from ..stats import collect_stats
-        return collect_stats(daemon.reader_index, count_vectors=False)
-
-    methods = {
-        "search": daemon.search,
-        "callers": lambda p: daemon.relations("callers", p),
-        "callees": lambda p: daemon.relations("callees", p),
-        "index": index,
-        "stats": stats,
-        "status": lambda p: daemon.status(),
-        "health": lambda p: {"ok": True, "pid": os.getpid(), "ready": daemon.ready.is_set(),
-                             "root": str(daemon.root)},
-        "shutdown": shutdown,
-    }
-    server = RpcServer(sock, methods)
+    server = RpcServer(sock, daemon)
     server.serve_in_thread()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: daemon.stopping.set())
+    signal.signal(signal.SIGINT, lambda *_: daemon.stopping.set())
     try:
         daemon.start()
         log.info("ready: serving %s on %s", root, sock)
-        while not stop.wait(0.5):
+        while not daemon.stopping.wait(0.5):
             pass
     finally:
         log.info("shutting down")
@@ -135,7 +106,7 @@ def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600,
     sock, _, log_file = _paths(root, index_dir)
     log_file.parent.mkdir(parents=True, exist_ok=True)
     (log_file.parent / ".gitignore").write_text("*\n")
-    command = [sys.executable, "-m", "codesearch.daemon.main", "run", str(root)]
+    command = [sys.executable, "-m", "codesearch.daemon.lifecycle", "run", str(root)]
     if index_dir:
         command += ["--index-dir", str(index_dir)]
     if force_polling:
@@ -163,7 +134,7 @@ def stop_daemon(root: Path, index_dir: str | None, wait_seconds: float = 30) -> 
     health = running_daemon(root.resolve(), index_dir)
     if not health:
         return False
-    sock, pid_file, _ = _paths(root.resolve(), index_dir)
+    sock, _, _ = _paths(root.resolve(), index_dir)
     pid = health.get("pid")
     try:
         call(sock, "shutdown", timeout=5)

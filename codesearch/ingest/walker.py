@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
-from .config import INDEX_DIR_NAME, Settings
+from ..config import INDEX_DIR_NAME, Settings
 from .ignore import ALWAYS_SKIPPED_DIRS, IgnoreRules
 from .languages import language_for_path
 

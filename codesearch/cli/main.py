@@ -5,11 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any
 
-from . import __version__
+from .. import __version__
+from ..model import MODES
+
+if TYPE_CHECKING:
+    from ..api.service import Service
+    from ..api.types import Direction, SearchAnswer, SearchRequest
+    from ..daemon.client import DaemonClient
+    from ..indexing.index import Index
+    from ..model import Filters
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -23,7 +32,7 @@ class CommandError(Exception):
 
 
 def _settings_for(root: Path, args: argparse.Namespace):
-    from .config import ConfigError, load_settings
+    from ..config import ConfigError, load_settings
     try:
         return load_settings(root, overrides=getattr(args, "overrides", None))
     except ConfigError as exc:
@@ -31,9 +40,9 @@ def _settings_for(root: Path, args: argparse.Namespace):
 
 
 def cmd_chunks(args: argparse.Namespace) -> int:
-    from .config import load_settings
-    from .extract import SkipFile, extract, read_source
-    from .languages import language_for_path
+    from ..config import load_settings
+    from ..ingest.extract import SkipFile, extract, read_source
+    from ..ingest.languages import language_for_path
 
     settings = load_settings(Path.cwd())
     out: list[dict] = []
@@ -78,8 +87,8 @@ def _root_of(args: argparse.Namespace) -> Path:
     return root
 
 
-def _open_index(args: argparse.Namespace, create: bool = False):
-    from .index import Index, IndexMissing
+def _open_index(args: argparse.Namespace, create: bool = False) -> Index:
+    from ..indexing.index import Index, IndexMissing
     root = _root_of(args)
     try:
         return Index(root, _settings_for(root, args), args.index_dir, create=create)
@@ -87,23 +96,67 @@ def _open_index(args: argparse.Namespace, create: bool = False):
         raise CommandError(str(exc)) from None
 
 
+def _daemon(args: argparse.Namespace) -> DaemonClient | None:
+    """The daemon serving the repository, unless --no-daemon."""
+    from ..daemon.client import connect
+    return None if getattr(args, "no_daemon", False) else connect(_root_of(args), args.index_dir)
+
+
+def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
+    """`ask` the daemon when one serves the repository, else this process (the same API)."""
+    from ..daemon.client import DaemonError
+    from ..wire import RequestError
+    client = _daemon(args)
+    try:
+        if client is not None:
+            try:
+                return ask(client)
+            except OSError:
+                pass  # the daemon went away: answer here
+        return ask(_local_service(args))
+    except RequestError as exc:
+        raise UsageError(str(exc)) from None
+    except DaemonError as exc:
+        raise (UsageError if exc.bad_request else CommandError)(str(exc)) from None
+
+
+_LOCAL: dict[Path, Service] = {}
+
+
+def _local_service(args: argparse.Namespace) -> Service:
+    """The service in this process (kept for the command's other queries: --batch)."""
+    from ..api.local import LocalService
+    from ..indexing.index import IndexMissing
+    root = _root_of(args)
+    if root not in _LOCAL:
+        service = LocalService(_open_index(args))
+        try:
+            service.searcher  # noqa: B018 - fails early on an empty index
+        except IndexMissing as exc:
+            raise CommandError(str(exc)) from None
+        _LOCAL[root] = service
+    return _LOCAL[root]
+
+
 def cmd_index(args: argparse.Namespace) -> int:
-    from .daemon.client import daemon_call
-    if not args.no_daemon and not args.verify:
-        # a running daemon owns the index: ask it, rather than write beside it from here
-        answer = daemon_call(_root_of(args), args.index_dir, "index", {"timeout": 3600})
+    from ..api.types import IndexRequest
+    client = None if args.verify else _daemon(args)
+    if client is not None:  # a running daemon owns the index: ask it, rather than write beside it
+        try:
+            answer = client.index(IndexRequest(timeout=3600))
+        except OSError:
+            answer = None
         if answer is not None:
             if args.json:
-                print(json.dumps(answer))
+                print(json.dumps(answer.to_dict()))
             elif not args.quiet:
-                last = answer.get("last_reindex") or {}
-                print(f"the daemon reindexed: {last.get('added', 0)} added, {last.get('modified', 0)} modified, "
-                      f"{last.get('deleted', 0)} deleted in {last.get('seconds', 0):.1f}s "
-                      "(vectors follow in the background)")
+                print(f"the daemon reindexed: {answer.added} added, {answer.modified} modified, "
+                      f"{answer.deleted} deleted in {answer.seconds:.1f}s (vectors follow in the background)")
             return EXIT_OK
-    from .index import IndexBusy
-    from .indexer import Indexer, print_log
-    from .store.catalog import CatalogError
+    from ..api.local import index_answer
+    from ..indexing.index import IndexBusy
+    from ..indexing.indexer import Indexer, print_log
+    from ..store.catalog import CatalogError
     index = _open_index(args, create=True)
     try:
         indexer = Indexer(index, progress=None if not args.quiet else False,
@@ -119,56 +172,38 @@ def cmd_index(args: argparse.Namespace) -> int:
     finally:
         index.close()
     if args.json:
-        data = {k: v for k, v in report.__dict__.items() if k != "embedded_ids"}
-        print(json.dumps(data))
+        print(json.dumps(index_answer(report).to_dict()))
     elif not args.quiet:
         print(report.summary())
     return EXIT_OK
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from .stats import collect_stats, format_stats
+    from ..api.stats import collect_stats
+    from .render import format_stats
     index = _open_index(args)
     try:
-        data = collect_stats(index, count_vectors=not args.fast)
+        stats = collect_stats(index, count_vectors=not args.fast)
     finally:
         index.close()
-    print(json.dumps(data) if args.json else format_stats(data))
+    print(json.dumps(stats.to_dict()) if args.json else format_stats(stats))
     return EXIT_OK
 
 
-def _filters(args: argparse.Namespace):
-    from .languages import known_languages
-    from .search.request import Filters
+def _filters(args: argparse.Namespace) -> Filters:
+    from ..ingest.languages import known_languages
+    from ..model import ALL_KINDS, Filters
     if args.lang and args.lang not in known_languages():
         raise UsageError(f"unknown language {args.lang!r}; known: {', '.join(sorted(known_languages()))}")
-    if args.kind and args.kind not in KINDS:
-        raise UsageError(f"unknown kind {args.kind!r}; known: {', '.join(sorted(KINDS))}")
+    if args.kind and args.kind not in ALL_KINDS:
+        raise UsageError(f"unknown kind {args.kind!r}; known: {', '.join(sorted(ALL_KINDS))}")
     return Filters(language=args.lang, kind=args.kind, path_glob=args.path)
 
 
-KINDS = {"file", "class", "function", "method", "struct", "interface", "trait", "enum", "module", "namespace",
-         "impl", "type", "object", "record", "protocol", "extension", "union", "macro", "instance", "block",
-         "section", "test"}
-
-
-def _searcher(args: argparse.Namespace):
-    from .search.searcher import Searcher
-    index = _open_index(args)
-    if index.catalog.is_empty():
-        raise CommandError(f"the index of {index.root} is empty; run: codesearch index {index.root}")
-    return Searcher(index)
-
-
-def _request(args: argparse.Namespace, text: str):
-    from .search.request import SearchRequest
-    return SearchRequest(query=text, mode=args.mode, limit=args.limit, filters=_filters(args), files=args.files,
-                         explain=args.explain, context=args.context)
-
-
 def cmd_query(args: argparse.Namespace) -> int:
-    from .output import print_human, print_vimgrep
-    from .search.request import SearchError
+    from ..api.types import SearchRequest
+    from ..wire import RequestError
+    from .render import print_human, print_vimgrep
     if args.batch:
         if not args.repo:
             raise UsageError("--batch needs --repo PATH")
@@ -177,62 +212,62 @@ def cmd_query(args: argparse.Namespace) -> int:
         if not args.text or not " ".join(args.text).strip():
             raise UsageError("the query is empty: codesearch query TEXT")
         queries = [" ".join(args.text)]
-    filters = _filters(args)  # validate before opening anything
-    del filters
-    from .daemon.client import daemon_search
-    searcher = None
+    filters = _filters(args)  # validated before anything is opened
     for text in queries:
         if args.batch and not text.strip():
             print(json.dumps({"query": text, "results": [], "timing_ms": {"total": 0.0}, "error": "empty query"}))
             continue
-        request = _request(args, text)
-        answer = None if args.no_daemon else daemon_search(_root_of(args), args.index_dir, request)
-        if answer is None:
-            searcher = searcher or _searcher(args)
-            try:
-                answer = searcher.search(request)
-            except SearchError as exc:
-                raise UsageError(str(exc)) from None
+        try:
+            request = SearchRequest(query=text, mode=args.mode, limit=args.limit, filters=filters, files=args.files,
+                                    explain=args.explain, context=args.context)
+        except RequestError as exc:
+            raise UsageError(str(exc)) from None
+        answer = _ask(args, partial(_search, request=request))
         if args.json or args.batch:
-            print(json.dumps(answer, ensure_ascii=False), flush=True)
+            print(json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
         elif args.vimgrep:
-            print_vimgrep(answer, _root_of(args))
+            print_vimgrep(answer)
         else:
             print_human(answer, color=sys.stdout.isatty(), explain=args.explain)
     return EXIT_OK
 
 
+def _search(service: Service, request: SearchRequest) -> SearchAnswer:
+    return service.search(request)
+
+
 def cmd_relations(args: argparse.Namespace) -> int:
-    from .daemon.client import daemon_call
-    direction = "callers" if args.command == "callers" else "callees"
-    answer = None if args.no_daemon else daemon_call(_root_of(args), args.index_dir, direction,
-                                                     {"name": args.name, "depth": args.depth})
-    if answer is None:
-        answer = _searcher(args).relations(args.name, direction, args.depth)
+    from ..api.types import RelationsRequest
+    from ..wire import RequestError
+    direction: Direction = "callers" if args.command == "callers" else "callees"
+    try:
+        request = RelationsRequest(name=args.name, depth=args.depth, direction=direction)
+    except RequestError as exc:
+        raise UsageError(str(exc)) from None
+    answer = _ask(args, lambda service: service.relations(request))
     if args.json:
-        print(json.dumps(answer, ensure_ascii=False))
+        print(json.dumps(answer.to_dict(), ensure_ascii=False))
         return EXIT_OK
-    if not answer["targets"]:
+    if not answer.targets:
         print(f"no definition named {args.name!r} in the index", file=sys.stderr)
         return EXIT_OK
-    for r in answer["results"]:
-        indent = "  " * (r["depth"] - 1)
-        print(f"{indent}{r['path']}:{r['start_line']}  {r['kind']} {r['qualified_name']}")
-    if not answer["results"]:
+    for r in answer.results:
+        indent = "  " * (r.depth - 1)
+        print(f"{indent}{r.path}:{r.start_line}  {r.kind} {r.qualified_name}")
+    if not answer.results:
         print(f"no {direction} of {args.name!r} found", file=sys.stderr)
     return EXIT_OK
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from .eval.runner import METRICS, evaluate, load_queries
-    from .search.request import SearchRequest
+    from ..api.types import SearchRequest
+    from ..eval.runner import METRICS, evaluate, load_queries
     try:
         queries = load_queries(Path(args.queries))
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read {args.queries}: {exc}") from None
-    searcher = _searcher(args)
-    report = evaluate(searcher, queries, lambda text: SearchRequest(query=text, mode=args.mode, limit=args.limit,
-                                                                    files=args.files))
+    report = evaluate(_local_service(args), queries,
+                      lambda text: SearchRequest(query=text, mode=args.mode, limit=args.limit, files=args.files))
     if args.json:
         print(json.dumps(report))
         return EXIT_OK
@@ -245,7 +280,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_daemon(args: argparse.Namespace) -> int:
-    from .daemon import main as lifecycle
+    from ..daemon import lifecycle
+    from ..daemon.client import DaemonClient, socket_path
+    from .render import format_status
     root = _root_of(args)
     try:
         if args.action == "run":
@@ -259,39 +296,17 @@ def cmd_daemon(args: argparse.Namespace) -> int:
             stopped = lifecycle.stop_daemon(root, args.index_dir)
             print("codesearch daemon stopped" if stopped else f"no codesearch daemon serves {root}")
             return EXIT_OK
-        health = lifecycle.running_daemon(root, args.index_dir)
-        if not health:
+        if not lifecycle.running_daemon(root, args.index_dir):
             if args.json:
                 print(json.dumps({"running": False}))
             else:
                 print(f"no codesearch daemon serves {root}")
             return EXIT_OK
-        from .daemon.client import call, socket_path
-        status = call(socket_path(root, args.index_dir), "status")
-        if args.json:
-            print(json.dumps({"running": True, **status}))
-        else:
-            print(_format_status(status))
+        status = DaemonClient(socket_path(root, args.index_dir)).status()
+        print(json.dumps({"running": True, **status.to_dict()}) if args.json else format_status(status))
         return EXIT_OK
     except lifecycle.DaemonLifecycleError as exc:
         raise CommandError(str(exc)) from None
-
-
-def _format_status(s: dict) -> str:
-    last = s.get("last_reindex") or {}
-    emb = s["embedding"]
-    lines = [f"pid {s['pid']}, up {s['uptime_seconds']:.0f}s, watching {s['root']} ({s['watcher']})",
-             f"files {s['files']}, chunks {s['chunks']}, vectors {s['vectors']}, edges {s['edges']}",
-             f"pending changes {s['pending_changes']}"]
-    if last:
-        lines.append(f"last reindex {time.strftime('%H:%M:%S', time.localtime(last['at']))} "
-                     f"in {last['seconds'] * 1000:.0f} ms")
-    if emb["chunks_without_vectors"]:
-        lines.append(f"embedding: {emb['chunks_without_vectors']} chunks left, {emb['rate_per_second']}/s, "
-                     f"ETA {emb['eta_seconds']:.0f}s")
-    if s.get("watcher_note"):
-        lines.append(s["watcher_note"])
-    return "\n".join(lines)
 
 
 def _add_index_options(p: argparse.ArgumentParser) -> None:
@@ -336,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object (JSON Lines with --batch)")
     p.add_argument("--vimgrep", action="store_true", help="path:line:col:text lines for editors")
     p.add_argument("--files", action="store_true", help="at most one result per file")
-    p.add_argument("--mode", choices=("hybrid", "vector", "keyword", "graph"), default="hybrid")
+    p.add_argument("--mode", choices=MODES, default="hybrid")
     p.add_argument("--lang", help="only this language")
     p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
     p.add_argument("--kind", help="only this kind of chunk (function, class, method, file, ...)")
@@ -360,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("queries", metavar="QUERIES.json")
     p.add_argument("--repo", default=None, metavar="PATH")
     _add_index_options(p)
-    p.add_argument("--mode", choices=("hybrid", "vector", "keyword", "graph"), default="hybrid")
+    p.add_argument("--mode", choices=MODES, default="hybrid")
     p.add_argument("--limit", type=int, default=30)
     p.add_argument("--files", action="store_true", help="rank files (aggregated) instead of chunks")
     p.add_argument("--json", action="store_true")
@@ -406,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("codesearch: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - the contract: one sentence, no traceback
+    except Exception as exc:
         if args.debug:
             raise
         print(f"codesearch: unexpected error: {exc.__class__.__name__}: {exc} (rerun with --debug)",

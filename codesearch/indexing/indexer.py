@@ -13,19 +13,21 @@ from __future__ import annotations
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Iterable
 
 import numpy as np
 
-from .embed_text import embed_text_of
-from .extract import Extracted, SkipFile, extract_files
+from ..analysis.embed_text import embed_text_of
+from ..analysis.rows import prepare_rows
+from ..ingest.extract import Extracted, SkipFile, extract_files
+from ..ingest.walker import RepoWalker, Skipped, SourceFile
+from ..model import NON_DEFINITION_KINDS
+from ..store.catalog import FileRecord
+from ..store.graph import rebuild_import_edges, resolve_call_edges
 from .index import Index, IndexLock
 from .progress import Progress
-from .store.catalog import FileRecord, prepare_rows, select_in
-from .store.graph import rebuild_import_edges, resolve_call_edges
-from .walker import RepoWalker, Skipped, SourceFile
 
 WRITE_BATCH_FILES = 50  # small enough that writing overlaps extraction on the workers
 EMBED_BATCH = 256  # chunks per encode call (progress granularity); the model batches inside
@@ -158,19 +160,19 @@ class Indexer:
         state = _RunState(known)
 
         with self.catalog.transaction() as db:
-            for rel, entry in skipped.items():
+            for rel, skip in skipped.items():
                 old = known.get(rel)
-                if old is None or old.skip_reason != entry.reason:
+                if old is None or old.skip_reason != skip.reason:
                     if old is not None and old.skip_reason is None:
                         self._forget(rel, state)
                     self.catalog.delete_chunks_of(db, rel)
-                    self.catalog.upsert_file(db, FileRecord(rel, 0, 0, "", "", entry.reason), entry.detail)
-                report.skipped[entry.reason] += 1
+                    self.catalog.upsert_file(db, FileRecord(rel, 0, 0, "", "", skip.reason), skip.detail)
+                report.skipped[skip.reason] += 1
 
         bar = Progress("indexing", len(candidates), enabled=self.progress) if candidates else None
         batch: list[tuple[SourceFile, Extracted | SkipFile]] = []
         jobs = [(e.rel, e.path, e.language) for e in candidates]
-        finish = partial(prepare_rows, self.index.model_name, self.settings.embed_body_lines)
+        finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines)
         for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):
             batch.append((entry, result))
             if bar:
@@ -198,8 +200,7 @@ class Indexer:
     def _forget(self, rel: str, state: _RunState) -> None:
         """Note a file whose definitions are about to go: callers of them need re-resolving."""
         state.changed_paths.add(rel)
-        state.dirty_names |= {r[0] for r in self.catalog.db.execute(
-            "SELECT DISTINCT name FROM chunks WHERE path = ?", (rel,))}
+        state.dirty_names |= self.catalog.names_defined_in(rel)
 
     def _write_batch(self, batch: list[tuple[SourceFile, Extracted | SkipFile]], report: IndexReport,
                      state: _RunState) -> None:
@@ -231,9 +232,11 @@ class Indexer:
                     state.added_hashes.add(digest)
                 if old is not None:  # a file the catalog never held has nothing to delete
                     self.catalog.delete_chunks_of(db, rel)
-                embed_hashes = result.embed_hashes  # prepared where the file was extracted (prepare_rows)
+                # prepared where the file was extracted (prepare_rows)
+                embed_hashes, keywords = result.embed_hashes, result.keyword_columns
+                assert embed_hashes is not None and keywords is not None, "extracted without prepare_rows"
                 carried = {cid: vh for cid, (eh, vh) in previous.items() if vh and embed_hashes.get(cid) == vh}
-                self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried, result.keyword_columns)
+                self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried, keywords)
                 self.catalog.insert_calls(db, result.calls)
                 self.catalog.insert_imports(db, result.imports)
                 state.dirty_names.update(result.defined_names)
@@ -252,8 +255,7 @@ class Indexer:
             return  # nothing to do: do not even open Chroma
         vectors = self.index.vectors
         if pending:
-            live = {r[0] for r in select_in(catalog.db, "SELECT id FROM chunks WHERE vector_hash IS NOT NULL "
-                                                            "AND id IN ({})", pending)}
+            live = catalog.ids_with_vectors(pending)
             doomed = [i for i in pending if i not in live]
             vectors.delete(doomed)
             catalog.clear_vector_deletions(pending)
@@ -261,8 +263,8 @@ class Indexer:
         if not rows:
             return
         # definitions before file and block chunks: the most useful vectors arrive first
-        rows.sort(key=lambda r: (r["kind"] in ("file", "block", "section"), r["path"]))
-        model = self.index.model_name
+        rows.sort(key=lambda r: (r["kind"] in NON_DEFINITION_KINDS, r["path"]))
+        model = self.index.vector_key
         body_lines = self.settings.embed_body_lines
         bar = Progress("embedding", len(rows), unit="chunks", enabled=self.progress)
         try:
@@ -279,7 +281,7 @@ class Indexer:
                 if missing:
                     rows_to_embed = list(missing.values())
                     texts = [embed_text_of(part[i], body_lines) for i in rows_to_embed]
-                    fresh = self.index.embedder.encode(texts)
+                    fresh = self.index.embedder.encode_documents(texts)
                     new_items = {hashes[i]: fresh[j].astype(np.float32).tobytes()
                                  for j, i in enumerate(rows_to_embed)}
                     catalog.cache_vectors(model, list(new_items.items()))
@@ -302,18 +304,14 @@ class Indexer:
         if limit is None:  # a complete sync; the daemon's small slices leave pruning to it
             catalog.prune_cache(model, keep=max(50_000, 2 * len(rows)))
 
-    def _live_vector_ids(self) -> set[str]:
-        return {r[0] for r in self.catalog.db.execute("SELECT id FROM chunks WHERE vector_hash IS NOT NULL")}
-
     def verify_vectors(self) -> tuple[int, int]:
         """Full reconciliation with Chroma: (vectors removed, chunks marked for re-embedding)."""
         in_chroma = self.index.vectors.ids()
-        live = self._live_vector_ids()
+        live = self.catalog.live_vector_ids()
         extra = sorted(in_chroma - live)
         self.index.vectors.delete(extra)
         missing = sorted(live - in_chroma)
-        with self.catalog.transaction() as db:
-            db.executemany("UPDATE chunks SET vector_hash = NULL WHERE id = ?", [(i,) for i in missing])
+        self.catalog.forget_vectors(missing)
         return len(extra), len(missing)
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import bisect
 import re
 import threading
+from functools import cache
 from operator import itemgetter
-from functools import lru_cache
 
 import tree_sitter as ts
 import tree_sitter_language_pack as tslp
 
+from ..model import CallSite, Definition, ImportRef, ParsedFile
 from .languages import LanguageSpec
-from .model import CallSite, Definition, ImportRef, ParsedFile
 
 MAX_SIGNATURE_CHARS = 240
 MAX_DOCSTRING_CHARS = 2000
@@ -22,10 +22,10 @@ _COMMENT_CLOSER = re.compile(r"(\*/|\"\"\"|''')$")
 _LICENCE = re.compile(r"copyright|licen[cs]e|SPDX-|all rights reserved", re.IGNORECASE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def compiled_query(spec: LanguageSpec) -> ts.Query:
     """The language's query, compiled once per process (raises ts.QueryError on a bad spec)."""
-    return ts.Query(tslp.get_language(spec.grammar), spec.query)
+    return ts.Query(tslp.get_language(spec.grammar), spec.query)  # type: ignore[arg-type]  # names are data
 
 
 _parsers = threading.local()
@@ -37,7 +37,7 @@ def _parser(grammar: str) -> ts.Parser:
     if cache is None:
         cache = _parsers.cache = {}
     if grammar not in cache:
-        cache[grammar] = tslp.get_parser(grammar)
+        cache[grammar] = tslp.get_parser(grammar)  # type: ignore[arg-type]  # grammar names are data
     return cache[grammar]
 
 
@@ -58,7 +58,7 @@ def _clean_comment(text: str) -> str:
     return "\n".join(lines).strip().strip("\"'").strip()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _doc_rewrites(spec: LanguageSpec) -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple((re.compile(pattern), replacement) for pattern, replacement in spec.doc_rewrites)
 
@@ -289,8 +289,8 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
                 if key in seen_defs:
                     continue
                 seen_defs.add(key)
-                receiver = captures.get("receiver")
-                raw_defs.append((node, cap_name[11:], name_nodes[0], receiver[0] if receiver else None))
+                receivers = captures.get("receiver")
+                raw_defs.append((node, cap_name[11:], name_nodes[0], receivers[0] if receivers else None))
             elif cap_name == "import":
                 module_nodes = captures.get("import.module")
                 for node in nodes:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pathspec
 
-from .config import IGNORE_FILE_NAME
+from ..config import IGNORE_FILE_NAME
 
 IGNORE_FILES = (".gitignore", IGNORE_FILE_NAME)
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn"})

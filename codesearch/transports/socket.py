@@ -1,4 +1,5 @@
-"""JSON-RPC 2.0 over a Unix domain socket, one message per line, many clients at once."""
+"""JSON-RPC 2.0 over a Unix domain socket, one message per line, many clients at once: serves
+the API's method table (`api.methods`) for one service."""
 
 from __future__ import annotations
 
@@ -8,17 +9,16 @@ import os
 import socketserver
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from ..api.methods import UnknownMethod, call
+from ..api.service import Service, ServiceUnavailable
+from ..wire import RequestError
 
 log = logging.getLogger("codesearch.daemon")
 MAX_MESSAGE_BYTES = 1 << 20
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
-
-
-class RpcError(Exception):
-    def __init__(self, code: int, message: str):
-        super().__init__(message)
-        self.code = code
+UNAVAILABLE = -32000  # a server error: the method cannot be served now
 
 
 def _error(request_id: Any, code: int, message: str) -> dict:
@@ -60,9 +60,9 @@ class RpcServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     allow_reuse_address = True
     request_queue_size = 128  # a burst of clients connecting at once must not be refused
 
-    def __init__(self, path: Path, methods: dict[str, Callable[[dict], Any]]):
+    def __init__(self, path: Path, service: Service):
         self.path = Path(path)
-        self.methods = methods
+        self.service = service
         if self.path.exists():
             self.path.unlink()
         old_umask = os.umask(0o177)  # the socket is born 0600
@@ -77,7 +77,8 @@ class RpcServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             message = json.loads(line.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             return _error(None, PARSE_ERROR, f"parse error: {exc}")
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
+        if (not isinstance(message, dict) or message.get("jsonrpc") != "2.0"
+                or not isinstance(message.get("method"), str)):
             return _error(message.get("id") if isinstance(message, dict) else None, INVALID_REQUEST,
                           "invalid request: expected a JSON-RPC 2.0 object with a method")
         request_id = message.get("id")
@@ -86,16 +87,15 @@ class RpcServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             params = {}
         if not isinstance(params, dict):
             return _error(request_id, INVALID_PARAMS, "params must be an object")
-        method = self.methods.get(message["method"])
-        if method is None:
-            return _error(request_id, METHOD_NOT_FOUND, f"unknown method {message['method']!r}")
         try:
-            result = method(params)
-        except RpcError as exc:
-            return _error(request_id, exc.code, str(exc))
-        except (KeyError, TypeError, ValueError) as exc:
+            result = call(self.service, message["method"], params)
+        except UnknownMethod as exc:
+            return _error(request_id, METHOD_NOT_FOUND, str(exc))
+        except RequestError as exc:
             return _error(request_id, INVALID_PARAMS, f"invalid params: {exc}")
-        except Exception as exc:  # noqa: BLE001 - never let one request take the daemon down
+        except ServiceUnavailable as exc:
+            return _error(request_id, UNAVAILABLE, str(exc))
+        except Exception as exc:
             log.exception("request %s failed", message["method"])
             return _error(request_id, INTERNAL_ERROR, f"internal error: {exc}")
         if "id" not in message:

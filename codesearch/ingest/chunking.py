@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 from itertools import accumulate
 from pathlib import PurePosixPath
-from typing import Callable
 
-from .model import Chunk, Definition, ParsedFile, non_whitespace_size, source_lines
+from ..model import Chunk, Definition, ParsedFile, non_whitespace_size, source_lines
 
 Line = tuple[int, str]  # (1-based line number, text)
 OUTLINE_MAX_LINES = 200
@@ -92,9 +93,9 @@ def split_lines(lines: list[Line], seams: dict[int, int] | Callable[[], dict[int
                 budget: int) -> list[list[Line]]:
     """Cut `lines` into pieces of at most `budget`, at seams as shallow as possible.
 
-    `seams` (or a function returning it) maps a line number to the depth of the statement starting there (1 = directly in the
-    body). A segment still too large at one depth is cut at the next depth, and once no seams are
-    left, between lines.
+    `seams` (or a function returning it) maps a line number to the depth of the statement
+    starting there (1 = directly in the body). A segment still too large at one depth is cut at
+    the next depth, and once no seams are left, between lines.
     """
     texts = [t for _, t in lines]
     if sum(map(len, texts)) <= budget:  # raw length bounds the size: the common case
@@ -150,9 +151,14 @@ def _own_lines(definition: Definition, children: list[Definition], all_lines: li
     return result
 
 
+def _seam_depths(parsed: ParsedFile, index: int) -> dict[int, int]:
+    """Where statements of definition `index`'s body begin: line -> depth (walks the tree)."""
+    return dict(parsed.seams(index))
+
+
 def _outline(parsed: ParsedFile) -> list[str]:
     depth: dict[int, int] = {}
-    lines = []
+    lines: list[str] = []
     for i, d in enumerate(parsed.definitions):
         depth[i] = 0 if d.parent is None else depth[d.parent] + 1
         if len(lines) < OUTLINE_MAX_LINES:
@@ -182,7 +188,7 @@ def chunk_code(parsed: ParsedFile, budget: int) -> list[Chunk]:
         if d.end_byte - d.start_byte <= budget:  # bytes bound the size: no need to measure
             pieces = [own]
         else:
-            pieces = split_lines(own, lambda i=i: dict(parsed.seams(i)), budget)
+            pieces = split_lines(own, partial(_seam_depths, parsed, i), budget)
         ordinal = sink.next_ordinal(d.kind, d.qualified_name)
         first = None
         for part, piece in enumerate(pieces, start=1):
@@ -190,9 +196,10 @@ def chunk_code(parsed: ParsedFile, budget: int) -> list[Chunk]:
                              signature=d.signature, docstring=d.docstring if part == 1 else "",
                              lines=_trim_blank(piece) or piece, parent_id=parent_id if first is None else first.id,
                              part=part, ordinal=ordinal,
-                             header_signature=d.signature if part == 1 else f"{d.signature} (part {part}/{len(pieces)})")
+                             header_signature=d.signature if part == 1 else
+                             f"{d.signature} (part {part}/{len(pieces)})")
             first = first or chunk
-        if len(pieces) == 1:  # a whole definition reports its whole span, children included
+        if len(pieces) == 1 and first is not None:  # a whole definition reports its whole span
             first.start_line, first.end_line = d.start_line, d.end_line
         ids[i] = first.id if first else file_chunk.id
 
@@ -301,7 +308,8 @@ def _markdown_sections(numbered: list[Line]) -> tuple[list[tuple[str, list[Line]
     sections: list[tuple[str, list[Line]]] = []
     headings: list[str] = []
     stack: list[tuple[int, str]] = []
-    current_name, current = "preamble", []
+    current_name = "preamble"
+    current: list[Line] = []
     in_fence = False
     for n, text in numbered:
         stripped = text.lstrip()

@@ -6,18 +6,20 @@ import fcntl
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-from .config import INDEX_AFFECTING, Settings, index_dir_for
-from .embedding import Embedder, model_slug
-from .store.catalog import SCHEMA_VERSION, Catalog
+from ..config import INDEX_AFFECTING, Settings, index_dir_for
+from ..embedding.base import Embedder, model_slug
+from ..embedding.registry import create_embedder
+from ..store.catalog import SCHEMA_VERSION, Catalog
+
+if TYPE_CHECKING:
+    from ..store.vectors import VectorStore
 
 CATALOG_NAME = "catalog.sqlite3"
-
-
-# vectors whose name carries no ":tN" were made with the model's input cut at this many tokens
-UNNAMED_TOKEN_LIMIT = 256
 
 
 class IndexMissing(RuntimeError):
@@ -38,24 +40,24 @@ class IndexLock:
 
     def __init__(self, index_dir: Path):
         self.path = index_dir / "write.lock"
-        self.handle = None
+        self.handle: TextIO | None = None
 
-    def acquire(self, wait_seconds: float = 0.0, on_wait=None) -> None:
-        self.handle = open(self.path, "a+")
+    def acquire(self, wait_seconds: float = 0.0, on_wait: Callable[[str], None] | None = None) -> None:
+        handle = self.handle = open(self.path, "a+")
         deadline = time.monotonic() + wait_seconds
         told = False
         while True:
             try:
-                fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self.handle.seek(0)
-                self.handle.truncate()
-                self.handle.write(str(os.getpid()))
-                self.handle.flush()
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                handle.seek(0)
+                handle.truncate()
+                handle.write(str(os.getpid()))
+                handle.flush()
                 return
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     holder = self.holder()
-                    self.handle.close()
+                    handle.close()
                     self.handle = None
                     raise IndexBusy(f"another codesearch process{f' (pid {holder})' if holder else ''} "
                                     f"is writing this index; try again when it has finished") from None
@@ -76,7 +78,7 @@ class IndexLock:
             self.handle.close()
             self.handle = None
 
-    def __enter__(self) -> "IndexLock":
+    def __enter__(self) -> IndexLock:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -87,7 +89,7 @@ class Index:
     """Paths and lazily opened parts of one repository's index."""
 
     def __init__(self, root: Path, settings: Settings, index_dir: Path | str | None = None,
-                 create: bool = False, share_with: "Index | None" = None):
+                 create: bool = False, share_with: Index | None = None):
         """`share_with`: another Index of the same folder whose model and Chroma client this
         one uses (the daemon's readers and writer), while keeping its own catalog connection."""
         self.root = Path(root).resolve()
@@ -101,31 +103,27 @@ class Index:
             (self.dir / ".gitignore").write_text("*\n")
         self.catalog = Catalog(self.catalog_path)
         self._embedder: Embedder | None = None
-        self._vectors = None
+        self._vectors: VectorStore | None = None
         self._shared = share_with
 
     # --- parts ----------------------------------------------------------------------------
     @property
-    def model_name(self) -> str:
-        """The model as the embedding cache and Chroma know it: whatever changes a vector is part
-        of the name (int8 quantization; a token limit other than the one older caches assume)."""
-        s = self.settings
-        name = f"{s.model}:q8" if s.embed_quantize else s.model
-        return name if s.embed_max_tokens == UNNAMED_TOKEN_LIMIT else f"{name}:t{s.embed_max_tokens}"
-
-    @property
     def embedder(self) -> Embedder:
+        """The settings' embedding backend (the model loads on first use)."""
         if self._shared is not None:
             return self._shared.embedder
         if self._embedder is None:
-            s = self.settings
-            self._embedder = Embedder(s.model, s.device, s.embed_batch_size, s.embed_max_tokens,
-                                      s.embed_quantize)
+            self._embedder = create_embedder(self.settings)
         return self._embedder
+
+    @property
+    def vector_key(self) -> str:
+        """Names the vectors of this index, in the embedding cache and in Chroma."""
+        return self.embedder.key
 
     def vector_dimension(self) -> int:
         stored = self.catalog.get_meta("dimension")
-        if stored and self.catalog.get_meta("model") == self.model_name:
+        if stored and self.catalog.get_meta("model") == self.vector_key:
             return int(stored)
         return self.embedder.dimension
 
@@ -134,9 +132,9 @@ class Index:
         if self._shared is not None:
             return self._shared.vectors
         if self._vectors is None:
-            from .store.vectors import VectorStore
+            from ..store.vectors import VectorStore
             s = self.settings
-            name = f"chunks-{model_slug(self.model_name)}-{self.vector_dimension()}"
+            name = f"chunks-{model_slug(self.vector_key)}-{self.vector_dimension()}"
             self._vectors = VectorStore(self.dir, name, s.chroma_url, s.hnsw_m, s.hnsw_construction_ef,
                                         s.hnsw_search_ef)
         return self._vectors
@@ -161,5 +159,5 @@ class Index:
         with self.catalog.transaction():
             self.catalog.set_meta("schema_version", str(SCHEMA_VERSION))
             self.catalog.set_meta("settings", settings_fingerprint(self.settings))
-            self.catalog.set_meta("model", self.model_name)
+            self.catalog.set_meta("model", self.vector_key)
             self.catalog.set_meta("root", str(self.root))

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-CONTAINER_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "module", "namespace",
-                             "impl", "object", "protocol", "extension", "record", "union", "instance"})
+from ...model import CONTAINER_KINDS
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,26 @@
+"""What the indexer computes for each chunk before the store sees it: the keyword-index columns
+and the hash that keys the chunk's vector. Plain functions, run on the extraction workers."""
+
+from __future__ import annotations
+
+from ..ingest.extract import Extracted
+from ..model import Chunk
+from .embed_text import embed_text_of, text_hash
+from .tokens import index_text, path_text
+
+
+def keyword_columns(chunk: Chunk) -> tuple[str, str, str, str]:
+    """The chunk's keyword-index columns (name, path, signature+docstring, body) as analysed terms.
+
+    A file's qualified name is its path (the path column has it) and a block's repeats its name;
+    definitions and Markdown sections (heading paths) add their qualified names to the name."""
+    c = chunk
+    names = c.name if c.kind in ("file", "block") else f"{c.name} {c.qualified_name}"
+    return index_text(names), path_text(c.path), index_text(f"{c.signature}\n{c.docstring}"), index_text(c.text)
+
+
+def prepare_rows(vector_key: str, body_lines: int, result: Extracted) -> None:
+    """The per-chunk work of writing a file that needs no database (keyword terms, embed hashes):
+    the indexer has it done in the worker process that extracted the file."""
+    result.keyword_columns = [keyword_columns(c) for c in result.chunks]
+    result.embed_hashes = {c.id: text_hash(vector_key, embed_text_of(c, body_lines)) for c in result.chunks}

@@ -1,0 +1,80 @@
+"""The service in this process, without a daemon: what the CLI uses when none is running."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..indexing.index import Index, IndexMissing
+from ..indexing.indexer import Indexer, IndexReport
+from ..search.searcher import Searcher
+from .service import ServiceUnavailable
+from .stats import collect_stats
+from .types import (
+    Health,
+    IndexAnswer,
+    IndexRequest,
+    Ok,
+    RelationsAnswer,
+    RelationsRequest,
+    SearchAnswer,
+    SearchRequest,
+    Stats,
+    Status,
+)
+
+
+def index_answer(report: IndexReport, ok: bool = True, note: str | None = None) -> IndexAnswer:
+    return IndexAnswer(ok=ok, added=report.added, modified=report.modified, deleted=report.deleted,
+                       renamed=report.renamed, unchanged=report.unchanged, skipped=dict(report.skipped),
+                       chunks_written=report.chunks_written, vectors_embedded=report.vectors_embedded,
+                       vectors_from_cache=report.vectors_from_cache, vectors_deleted=report.vectors_deleted,
+                       seconds=round(report.seconds, 3), rebuilt=report.rebuilt, note=note)
+
+
+class LocalService:
+    """Answers from the index on disk in this process; loads the model itself when it needs it."""
+
+    def __init__(self, index: Index):
+        self.repository = index
+        self._searcher: Searcher | None = None
+
+    @property
+    def searcher(self) -> Searcher:
+        if self._searcher is None:
+            if self.repository.catalog.is_empty():
+                root = self.repository.root
+                raise IndexMissing(f"the index of {root} is empty; run: codesearch index {root}")
+            self._searcher = Searcher(self.repository)
+        return self._searcher
+
+    def search(self, request: SearchRequest) -> SearchAnswer:
+        return self.searcher.search(request)
+
+    def relations(self, request: RelationsRequest) -> RelationsAnswer:
+        return self.searcher.relations(request)
+
+    def index(self, request: IndexRequest) -> IndexAnswer:
+        report = Indexer(self.repository, progress=False).run(request.paths, wait_for_lock=request.timeout)
+        return index_answer(report)
+
+    def stats(self) -> Stats:
+        return collect_stats(self.repository)
+
+    def _no_daemon(self) -> ServiceUnavailable:
+        return ServiceUnavailable(f"no codesearch daemon serves {self.repository.root}")
+
+    def status(self) -> Status:
+        raise self._no_daemon()
+
+    def health(self) -> Health:
+        raise self._no_daemon()
+
+    def shutdown(self) -> Ok:
+        raise self._no_daemon()
+
+    def close(self) -> None:
+        self.repository.close()
+
+
+def open_local(root: Path, settings, index_dir: str | None) -> LocalService:
+    return LocalService(Index(root, settings, index_dir))

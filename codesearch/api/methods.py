@@ -1,0 +1,66 @@
+"""The one table of API methods: name -> request type, answer type, and the service call.
+
+The socket server serves this table unchanged, and so do the HTTP, MCP and LSP front-ends:
+adding a method here adds it everywhere. Clients use the same table to read answers back into
+typed records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..wire import Record
+from .service import Service
+from .types import (
+    Empty,
+    Health,
+    IndexAnswer,
+    IndexRequest,
+    Ok,
+    RelationsAnswer,
+    RelationsRequest,
+    SearchAnswer,
+    SearchRequest,
+    Stats,
+    Status,
+)
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    request: type[Record]
+    answer: type[Record]
+    call: Callable[[Service, Any], Record]
+    summary: str
+
+
+METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("search", SearchRequest, SearchAnswer, lambda s, r: s.search(r),
+           "Search the index by words, a name or a relation; the `query --json` answer."),
+    Method("callers", RelationsRequest, RelationsAnswer,
+           lambda s, r: s.relations(replace(r, direction="callers")), "Who calls the definitions named `name`."),
+    Method("callees", RelationsRequest, RelationsAnswer,
+           lambda s, r: s.relations(replace(r, direction="callees")), "What the definitions named `name` call."),
+    Method("index", IndexRequest, IndexAnswer, lambda s, r: s.index(r),
+           "Reindex these paths (or everything) now and wait for it."),
+    Method("stats", Empty, Stats, lambda s, r: s.stats(), "What the index holds."),
+    Method("status", Empty, Status, lambda s, r: s.status(), "What the daemon is doing."),
+    Method("health", Empty, Health, lambda s, r: s.health(), "Whether the daemon is up and ready."),
+    Method("shutdown", Empty, Ok, lambda s, r: s.shutdown(), "Stop the daemon."),
+)}
+
+
+class UnknownMethod(LookupError):
+    """No method of that name."""
+
+
+def call(service: Service, name: str, params: dict) -> dict:
+    """Serve one request: read the params, call the service, write the answer.
+    Raises UnknownMethod, or RequestError for params the method cannot take."""
+    method = METHODS.get(name)
+    if method is None:
+        raise UnknownMethod(f"unknown method {name!r}")
+    return method.call(service, method.request.from_dict(params)).to_dict()

@@ -1,0 +1,39 @@
+"""The service every front-end talks to, whatever carries the request: a running daemon (in its
+process), a client of its socket, or this process on its own."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .types import (
+    Health,
+    IndexAnswer,
+    IndexRequest,
+    Ok,
+    RelationsAnswer,
+    RelationsRequest,
+    SearchAnswer,
+    SearchRequest,
+    Stats,
+    Status,
+)
+
+
+class ServiceUnavailable(RuntimeError):
+    """The method needs something this service does not have (e.g. status without a daemon)."""
+
+
+class Service(Protocol):
+    def search(self, request: SearchRequest) -> SearchAnswer: ...
+
+    def relations(self, request: RelationsRequest) -> RelationsAnswer: ...
+
+    def index(self, request: IndexRequest) -> IndexAnswer: ...
+
+    def stats(self) -> Stats: ...
+
+    def status(self) -> Status: ...
+
+    def health(self) -> Health: ...
+
+    def shutdown(self) -> Ok: ...

@@ -1,0 +1,42 @@
+"""What an index holds: the `stats` answer, for the CLI and the daemon alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..indexing.index import Index
+from .types import Stats
+
+
+def _disk_size(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file():
+                total += path.stat().st_size
+        except OSError:
+            continue
+    return total
+
+
+def collect_stats(index: Index, count_vectors: bool = True) -> Stats:
+    """`count_vectors` also opens Chroma and counts what it holds (slower; reports a broken store)."""
+    cat = index.catalog
+    counts = cat.counts()
+    in_store: int | None = None
+    store_error: str | None = None
+    if count_vectors and not cat.is_empty():
+        try:
+            in_store = index.vectors.count()
+        except Exception as exc:
+            store_error = str(exc)
+    last = cat.get_meta("last_index_time")
+    seconds = cat.get_meta("last_index_seconds")
+    return Stats(
+        files=counts["files"], chunks=counts["chunks"], vectors=counts["vectors"], edges=counts["edges"],
+        skipped=counts["skipped"], languages=counts["languages"],
+        chunks_without_vectors=counts["chunks"] - counts["vectors"], index_bytes=_disk_size(index.dir),
+        source_bytes=counts["source_bytes"], index_dir=str(index.dir), root=str(index.root),
+        model=cat.get_meta("model") or index.settings.model,
+        last_index_time=float(last) if last else None, last_index_seconds=float(seconds) if seconds else None,
+        vectors_in_store=in_store, vector_store_error=store_error)

@@ -1,0 +1,88 @@
+"""Human and editor output: search results, index statistics, daemon status."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from ..api.types import SearchAnswer, Stats, Status
+
+BOLD, DIM, CYAN, YELLOW, RESET = "\033[1m", "\033[2m", "\033[36m", "\033[33m", "\033[0m"
+
+
+def _highlight(line: str, terms: list[str], color: bool) -> str:
+    if not color or not terms:
+        return line
+    pattern = re.compile("|".join(re.escape(t) for t in terms if len(t) > 2), re.IGNORECASE)
+    if not pattern.pattern:
+        return line
+    return pattern.sub(lambda m: f"{YELLOW}{m.group(0)}{RESET}", line)
+
+
+def print_human(answer: SearchAnswer, color: bool, explain: bool = False) -> None:
+    from ..analysis.tokens import query_terms
+    terms = query_terms(answer.query)
+    if not answer.results:
+        print("no results")
+    for i, r in enumerate(answer.results, start=1):
+        loc = f"{r.path}:{r.start_line}-{r.end_line}"
+        what = f"{r.kind} {r.qualified_name or r.name}"
+        if color:
+            print(f"{BOLD}{i:>2}. {CYAN}{loc}{RESET}  {what}  {DIM}{r.score:.4f}{RESET}")
+        else:
+            print(f"{i:>2}. {loc}  {what}  {r.score:.4f}")
+        for offset, line in enumerate(r.snippet.split("\n")):
+            prefix = f"{r.snippet_line + offset:>6} | "
+            print(f"{DIM if color else ''}{prefix}{RESET if color else ''}{_highlight(line, terms, color)}")
+        if explain:
+            ranks = ", ".join(f"{k} #{v}" if v else f"{k} -" for k, v in r.sources.items())
+            print(f"        retrievers: {ranks}")
+            for note in r.explain or ():
+                print(f"        ranking: {note}")
+    extra = []
+    if answer.partial:
+        extra.append(f"partial: {answer.embedded_share or 0:.0%} of chunks have vectors so far")
+    timing = answer.timing_ms.get("total")
+    if timing is not None:
+        extra.append(f"{timing:.0f} ms")
+    if extra:
+        print(f"{DIM if color else ''}({'; '.join(extra)}){RESET if color else ''}")
+
+
+def print_vimgrep(answer: SearchAnswer) -> None:
+    for r in answer.results:
+        first = (r.snippet.splitlines() or [""])[0].strip()
+        print(f"{r.path}:{r.snippet_line}:1:{r.kind} {r.qualified_name or r.name}: {first}")
+
+
+def format_stats(stats: Stats) -> str:
+    when = (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stats.last_index_time))
+            if stats.last_index_time else "never")
+    skipped = ", ".join(f"{k} {v}" for k, v in sorted(stats.skipped.items())) or "none"
+    languages = ", ".join(f"{k} {v}" for k, v in stats.languages.items()) or "none"
+    lines = [
+        f"index:     {stats.index_dir} ({stats.index_bytes / 1e6:.1f} MB, source {stats.source_bytes / 1e6:.1f} MB)",
+        f"files:     {stats.files}   ({languages})",
+        f"chunks:    {stats.chunks}   vectors: {stats.vectors}   edges: {stats.edges}",
+        f"skipped:   {skipped}",
+        f"model:     {stats.model}",
+        f"indexed:   {when}" + (f" in {stats.last_index_seconds:.1f}s" if stats.last_index_seconds else ""),
+    ]
+    return "\n".join(lines)
+
+
+def format_status(s: Status) -> str:
+    last = s.last_reindex or {}
+    emb = s.embedding
+    lines = [f"pid {s.pid}, up {s.uptime_seconds:.0f}s, watching {s.root} ({s.watcher})",
+             f"files {s.files}, chunks {s.chunks}, vectors {s.vectors}, edges {s.edges}",
+             f"pending changes {s.pending_changes}"]
+    if last:
+        lines.append(f"last reindex {time.strftime('%H:%M:%S', time.localtime(last['at']))} "
+                     f"in {last['seconds'] * 1000:.0f} ms")
+    if emb.chunks_without_vectors:
+        eta = f"ETA {emb.eta_seconds:.0f}s" if emb.eta_seconds is not None else "ETA unknown yet"
+        lines.append(f"embedding: {emb.chunks_without_vectors} chunks left, {emb.rate_per_second}/s, {eta}")
+    if s.watcher_note:
+        lines.append(s.watcher_note)
+    return "\n".join(lines)

@@ -1,0 +1,58 @@
+"""The embedder protocol, and what every backend shares: offline loading and naming."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+
+class EmbeddingError(RuntimeError):
+    """The model cannot be loaded or used; the message says which and why."""
+
+
+class Embedder(Protocol):
+    """Turns chunk texts and queries into unit-length float32 vectors.
+
+    `key` names the vectors it makes (model, and whatever else changes a vector: quantization,
+    the input's token limit); vectors with different keys are never mixed, and the key is known
+    without loading the model. Documents and queries are encoded apart because asymmetric
+    models give the same text a different vector in each role."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def encode_documents(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def encode_query(self, text: str) -> np.ndarray: ...
+
+
+def offline_environment() -> None:
+    """Never let a library reach for a model hub, and keep their progress bars quiet."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def model_slug(name: str) -> str:
+    """A name usable in a Chroma collection name or a folder name."""
+    base = Path(name).name if os.sep in name else name
+    slug = "".join(c if c.isalnum() or c in "-_." else "-" for c in base.lower()).strip("-._")
+    return (slug or "model")[:40]
+
+
+def length_sorted_encode(encode, texts: Sequence[str]) -> np.ndarray:
+    """Encode longest first (batches of similar length pad less), answer in input order."""
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    vectors = encode([texts[i] for i in order])
+    out = np.empty_like(vectors, dtype=np.float32)
+    out[order] = vectors
+    return out

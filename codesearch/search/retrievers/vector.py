@@ -1,0 +1,52 @@
+"""Nearest chunks by cosine similarity of their embeddings, in the vector store."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from ...indexing.index import Index
+from ...model import Filters
+from . import Hits
+
+COVERAGE_TTL_SECONDS = 1.0  # counting embedded chunks is a table scan: reuse it for this long
+
+
+class VectorRetriever:
+    """Embeds the query and asks Chroma; language and kind filters go into Chroma, a path glob
+    is checked against the catalog afterwards (Chroma cannot match globs)."""
+
+    name: ClassVar[str] = "vector"
+    seeds_from: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, index: Index, min_score: float = 0.0):
+        self.index = index
+        self.min_score = min_score
+        self._coverage: tuple[float, int, int] | None = None  # (when, chunks, with vectors)
+        self._lock = threading.Lock()
+
+    def counts(self) -> tuple[int, int]:
+        """(chunks, chunks with current vectors), cached for a second."""
+        with self._lock:
+            now = time.monotonic()
+            if self._coverage is None or now - self._coverage[0] > COVERAGE_TTL_SECONDS:
+                self._coverage = (now, *self.index.catalog.vector_coverage())
+            return self._coverage[1], self._coverage[2]
+
+    def coverage(self) -> float | None:
+        total, embedded = self.counts()
+        return embedded / total if total else None
+
+    def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
+        if not self.counts()[1]:
+            return Hits(note="no vectors yet")
+        vector = self.index.embedder.encode_query(query)
+        fetch = limit * 3 if filters.path_glob else limit
+        pairs = self.index.vectors.query(vector, fetch, filters)
+        if filters.path_glob:
+            allowed = self.index.catalog.ids_matching([i for i, _ in pairs], Filters(path_glob=filters.path_glob))
+            pairs = [(i, s) for i, s in pairs if i in allowed]
+        pairs = [(i, s) for i, s in pairs if s >= self.min_score][:limit]
+        return Hits([i for i, _ in pairs], [s for _, s in pairs])

@@ -1,0 +1,1 @@
+"""Front-ends that carry API requests to a service: each a thin layer over `api.methods`."""

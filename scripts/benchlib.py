@@ -1,0 +1,56 @@
+"""Helpers shared by the benchmark scripts: percentiles, query lists, a daemon to measure."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+# generic code questions and names: they fit any repository
+GENERIC_QUERIES = ["error handling", "parse configuration file", "retry with backoff", "read from a socket",
+                   "how are tests run", "logging setup", "convert to json", "cache invalidation",
+                   "main entry point", "command line arguments", "http request", "thread pool",
+                   "string formatting", "Error", "Config"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile by rank (q in [0, 1]) of a non-empty list."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def codesearch(*args: object, check: bool = True, checkout: Path = REPO_ROOT) -> subprocess.CompletedProcess:
+    """`codesearch ARGS` as a child process of the code in `checkout` (default: this one)."""
+    return subprocess.run([sys.executable, "-m", "codesearch.cli", *map(str, args)], check=check,
+                          capture_output=True, text=True, cwd=checkout)
+
+
+@contextlib.contextmanager
+def running_daemon(root: Path, checkout: Path = REPO_ROOT) -> Iterator[Path]:
+    """A daemon of the code in `checkout` serving `root` (the index dir comes from the
+    environment) for the block; yields its socket."""
+    from codesearch.daemon.client import socket_path
+    codesearch("daemon", "start", root, checkout=checkout)
+    try:
+        yield socket_path(root, None)
+    finally:
+        codesearch("daemon", "stop", root, check=False, checkout=checkout)
+
+
+def wait_until_embedded(sock: Path, timeout: float = 3600) -> dict:
+    """Wait until the daemon's model is loaded and every chunk has its vector; its status."""
+    from codesearch.daemon.client import call
+    deadline = time.monotonic() + timeout
+    while True:
+        status = call(sock, "status")
+        if status["model_ready"] and not status["embedding"]["chunks_without_vectors"]:
+            return status
+        if time.monotonic() > deadline:
+            raise TimeoutError("the daemon did not finish embedding in time")
+        time.sleep(1)

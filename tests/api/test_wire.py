@@ -1,0 +1,148 @@
+"""The JSON contract's records: round trips, and clear errors for every kind of bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from codesearch.api.methods import METHODS, UnknownMethod, call
+from codesearch.api.types import (Empty, Health, IndexAnswer, IndexRequest, Ok, RelatedResult, RelationsAnswer,
+                                  RelationsRequest, RelationTarget, SearchAnswer, SearchRequest, SearchResult, Stats,
+                                  Status)
+from codesearch.model import MODES, Filters
+from codesearch.wire import RequestError
+
+RESULT = SearchResult(path="a/b.py", start_line=3, end_line=9, kind="function", name="f", qualified_name="m.f",
+                      language="python", score=0.0123, sources={"vector": 2, "keyword": None, "graph": 1},
+                      snippet="def f():\n    pass", snippet_line=3, signature="def f()", id="abc")
+
+
+def test_search_request_round_trip_and_defaults():
+    request = SearchRequest(query="retry backoff", mode="keyword", limit=7,
+                            filters=Filters(language="go", path_glob="src/*"), files=True, context=2)
+    data = request.to_dict()
+    assert data == {"query": "retry backoff", "mode": "keyword", "limit": 7,
+                    "filters": {"language": "go", "kind": None, "path_glob": "src/*"},
+                    "files": True, "explain": False, "context": 2}
+    assert SearchRequest.from_dict(json.loads(json.dumps(data))) == request
+    assert SearchRequest.from_dict({"query": "x"}) == SearchRequest(query="x")
+
+
+def test_in_process_fields_never_cross_the_wire():
+    request = SearchRequest(query="x", retrievers=("keyword",))
+    assert "retrievers" not in request.to_dict() and "ranking" not in request.to_dict()
+    with pytest.raises(RequestError, match="unknown field 'retrievers'"):
+        SearchRequest.from_dict({"query": "x", "retrievers": ["keyword"]})
+
+
+def test_answer_leaves_out_optional_fields_until_set():
+    answer = SearchAnswer(query="q", mode="hybrid", results=(RESULT,), timing_ms={"total": 1.5})
+    data = answer.to_dict()
+    assert set(data) == {"query", "mode", "results", "timing_ms"}
+    assert set(data["results"][0]) == {"path", "start_line", "end_line", "kind", "name", "qualified_name", "language",
+                                       "score", "sources", "snippet", "snippet_line", "signature", "id"}
+    partial = SearchAnswer(query="q", mode="hybrid", results=(), timing_ms={}, partial=True, embedded_share=0.25)
+    assert partial.to_dict()["partial"] is True and partial.to_dict()["embedded_share"] == 0.25
+    assert SearchAnswer.from_dict(json.loads(json.dumps(data))) == answer
+
+
+@pytest.mark.parametrize("record", [
+    RelationsAnswer(name="f", direction="callers", targets=(RelationTarget("a.py", 1, "f"),),
+                    results=(RelatedResult("b.py", 2, 4, "function", "g", "g", "python", 1.0, 1, "g()", 2, "id"),),
+                    timing_ms={"total": 0.4}),
+    IndexAnswer(ok=True, added=2, skipped={"binary": 1}, seconds=0.5),
+    Stats(files=1, chunks=2, vectors=2, edges=0, skipped={}, languages={"python": 1}, chunks_without_vectors=0,
+          index_bytes=10, source_bytes=5, index_dir="/i", root="/r", model="m", last_index_time=None,
+          last_index_seconds=None),
+    Health(ok=True, pid=5, ready=False, root="/r"),
+    Ok(),
+], ids=lambda r: type(r).__name__)
+def test_answers_round_trip_through_json(record):
+    assert type(record).from_dict(json.loads(json.dumps(record.to_dict()))) == record
+
+
+BAD_SEARCHES = [
+    ({}, "'query' is required"),
+    ({"query": None}, "query must be a string, not null"),
+    ({"query": 5}, "query must be a string, not a number"),
+    ({"query": "   "}, "the query is empty"),
+    ({"query": "x", "limit": "ten"}, "limit must be an integer, not a string"),
+    ({"query": "x", "limit": True}, "limit must be an integer, not a boolean"),
+    ({"query": "x", "limit": 2.5}, "limit must be an integer"),
+    ({"query": "x", "limit": 0}, "limit must be between 1 and 1000"),
+    ({"query": "x", "limit": -5}, "limit must be between 1 and 1000"),
+    ({"query": "x", "limit": 10 ** 9}, "limit must be between 1 and 1000"),
+    ({"query": "x", "mode": "psychic"}, "unknown mode 'psychic'"),
+    ({"query": "x", "filters": "py"}, "filters must be an object, not a string"),
+    ({"query": "x", "filters": {"colour": 1}}, "unknown field 'colour'"),
+    ({"query": "x", "filters": {"language": 3}}, "filters.language must be a string"),
+    ({"query": "x", "files": "yes"}, "files must be true or false"),
+    ({"query": "x", "context": 1000}, "context must be between 0 and 100"),
+    ({"query": "x", "surprise": 1}, "unknown field 'surprise'"),
+]
+
+
+@pytest.mark.parametrize("params, message", BAD_SEARCHES, ids=[m for _, m in BAD_SEARCHES])
+def test_bad_search_params_are_refused_with_a_sentence_naming_the_field(params, message):
+    with pytest.raises(RequestError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        SearchRequest.from_dict(params)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({}, "'name' is required"), ({"name": ""}, "the name is empty"), ({"name": "f", "depth": 0}, "depth must be"),
+    ({"name": "f", "depth": "2"}, "depth must be an integer"), ({"name": "f", "direction": "callees"}, "unknown field"),
+])
+def test_bad_relation_params(params, message):
+    with pytest.raises(RequestError, match=message):
+        RelationsRequest.from_dict(params)
+
+
+def test_index_request_paths_must_be_a_list_of_strings():
+    assert IndexRequest.from_dict({"paths": ["a.py", "b/"]}).paths == ("a.py", "b/")
+    for bad in ({"paths": "a.py"}, {"paths": [1]}, {"timeout": -1}):
+        with pytest.raises(RequestError):
+            IndexRequest.from_dict(bad)
+
+
+def test_the_method_table_covers_the_socket_contract():
+    assert {"search", "callers", "callees", "index", "stats", "status", "health", "shutdown"} <= set(METHODS)
+    for method in METHODS.values():
+        assert method.summary and method.answer is not None
+    assert METHODS["stats"].request is Empty and Empty.from_dict({}) == Empty()
+
+
+class Recorder:
+    """A stand-in service that records what the method table hands it."""
+
+    def __init__(self):
+        self.calls = []
+
+    def search(self, request):
+        self.calls.append(request)
+        return SearchAnswer(query=request.query, mode=request.mode, results=(), timing_ms={"total": 0.0})
+
+    def relations(self, request):
+        self.calls.append(request)
+        return RelationsAnswer(name=request.name, direction=request.direction, targets=(), results=(), timing_ms={})
+
+    def health(self):
+        return Health(ok=True, pid=1, ready=True, root="/")
+
+
+def test_call_reads_params_calls_the_service_and_writes_the_answer():
+    service = Recorder()
+    assert call(service, "search", {"query": "q", "mode": "keyword"})["mode"] == "keyword"
+    assert service.calls[-1] == SearchRequest(query="q", mode="keyword")
+    assert call(service, "callees", {"name": "f", "depth": 2})["direction"] == "callees"
+    assert service.calls[-1] == RelationsRequest(name="f", depth=2, direction="callees")
+    assert call(service, "health", {}) == {"ok": True, "pid": 1, "ready": True, "root": "/"}
+    with pytest.raises(UnknownMethod):
+        call(service, "frobnicate", {})
+    with pytest.raises(RequestError):
+        call(service, "health", {"unexpected": 1})
+
+
+def test_modes_are_one_set():
+    assert MODES == ("hybrid", "vector", "keyword", "graph")
+    assert Status.__dataclass_fields__["embedding"]  # status nests its embedding progress
