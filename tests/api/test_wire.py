@@ -7,10 +7,24 @@ import json
 import pytest
 
 from codesearch.api.methods import METHODS, UnknownMethod, call
-from codesearch.api.types import (Empty, Health, IndexAnswer, IndexRequest, Ok, RelatedResult, RelationsAnswer,
-                                  RelationsRequest, RelationTarget, SearchAnswer, SearchRequest, SearchResult, Stats,
-                                  Status)
+from codesearch.api.types import (
+    Empty,
+    Health,
+    IndexAnswer,
+    IndexRequest,
+    Ok,
+    RelatedResult,
+    RelationsAnswer,
+    RelationsRequest,
+    RelationTarget,
+    SearchAnswer,
+    SearchRequest,
+    SearchResult,
+    Stats,
+    Status,
+)
 from codesearch.model import MODES, Filters
+from codesearch.search.types import MAX_QUERY_CHARS
 from codesearch.wire import RequestError
 
 RESULT = SearchResult(path="a/b.py", start_line=3, end_line=9, kind="function", name="f", qualified_name="m.f",
@@ -24,9 +38,15 @@ def test_search_request_round_trip_and_defaults():
     data = request.to_dict()
     assert data == {"query": "retry backoff", "mode": "keyword", "limit": 7,
                     "filters": {"language": "go", "kind": None, "path_glob": "src/*"},
-                    "files": True, "explain": False, "context": 2}
+                    "files": True, "explain": False, "context": 2, "truncated": False}
     assert SearchRequest.from_dict(json.loads(json.dumps(data))) == request
     assert SearchRequest.from_dict({"query": "x"}) == SearchRequest(query="x")
+
+
+def test_a_query_over_the_cap_is_cut_and_flagged():
+    request = SearchRequest.from_dict({"query": "word " * 20_000})
+    assert len(request.query) == MAX_QUERY_CHARS and request.truncated
+    assert not SearchRequest(query="short").truncated
 
 
 def test_in_process_fields_never_cross_the_wire():

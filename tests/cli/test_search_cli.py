@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_repos"
 LANGUAGES = ("python", "go", "typescript", "rust", "java")
 RESULT_FIELDS = {"path", "start_line", "end_line", "kind", "name", "language", "score", "sources", "snippet"}

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = REPO_ROOT / "sample_repos" / "python"
 
 FRESH_TIMEOUT = float(os.environ.get("CODESEARCH_TEST_FRESH_TIMEOUT", "10"))  # seconds per freshness check

@@ -1,4 +1,4 @@
-"""Helpers and fixtures for tests/test_index_integration.py: the real catalog, Chroma and model.
+"""Helpers and fixtures for tests/indexing/test_index_integration.py: the real catalog, Chroma and model.
 
 Imported by that module (not a conftest.py, so nothing here applies to other test files).
 """
@@ -23,7 +23,7 @@ from typing import ClassVar
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_repos"
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 CLI_TIMEOUT = 300

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest_index import (
+from index_helpers import (
     IS_ROOT,
     CliProcess,
     build_large_tree,
