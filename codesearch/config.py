@@ -60,6 +60,10 @@ class Settings:
     ranking: bool = True
     # daemon
     debounce_ms: int = 500
+    # the model's threads inside the daemon (0: all cores): one leaves the other cores to searches,
+    # which then run side by side (scripts/bench_concurrency.py); a foreground index uses all cores
+    daemon_embed_threads: int = 1
+    embed_threads: int = 0  # the model's threads in this process (0: the library's default)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -112,7 +112,7 @@ class ParsedFile:
         return source_lines(self.source.decode("utf-8", errors="replace"))
 
 
-@dataclass
+@dataclass(slots=True)  # slots: a search builds hundreds of these, and a big index millions
 class Chunk:
     """One retrievable unit: a file, a class, a function/method, a section or a block of lines."""
 

@@ -6,8 +6,9 @@ Usage: scripts/bench_concurrency.py REPO_DIR [--index-dir DIR] [--clients 1,8] [
 The repository is indexed first (vectors included) and a daemon started for it. Each client is a
 process of its own holding one connection (as an editor or an agent does) and sends searches
 back to back, cycling through generic code questions, for --seconds per variant. Prints the
-throughput (searches/s) and p50/p95 latency of each (mode, clients) variant, and the speed-up of
-N clients over 1; errors are counted and reported. With --checkout, the daemon of each given
+throughput (searches/s) and p50/p95 latency of each (mode, clients) variant, the speed-up of N
+clients over 1, and how many cores the daemon kept busy meanwhile (its CPU time over the wall
+time: 2.0 is all of a 2-core machine); errors are counted and reported. With --checkout, the daemon of each given
 checkout of codesearch (e.g. an older commit's `git worktree`) is measured in turn, on the same
 index, so variants are compared in one run.
 """
@@ -49,14 +50,24 @@ def client(sock_path: str, mode: str, seconds: float, offset: int, start_at: flo
     return latencies, errors
 
 
-def run_variant(sock: Path, mode: str, clients: int, seconds: float) -> dict:
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process, all its threads (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_variant(sock: Path, mode: str, clients: int, seconds: float, daemon_pid: int) -> dict:
     start_at = time.time() + 0.5  # every client connected before the clock starts
     with multiprocessing.get_context("fork").Pool(clients) as pool:
-        parts = pool.starmap(client, [(str(sock), mode, seconds, 7 * k, start_at) for k in range(clients)])
+        jobs = pool.starmap_async(client, [(str(sock), mode, seconds, 7 * k, start_at) for k in range(clients)])
+        time.sleep(max(0.0, start_at - time.time()))
+        cpu_before = cpu_seconds(daemon_pid)
+        parts = jobs.get()
+        cores = (cpu_seconds(daemon_pid) - cpu_before) / seconds
     latencies = [ms for part, _ in parts for ms in part]
     return {"mode": mode, "clients": clients, "searches": len(latencies), "per_second": len(latencies) / seconds,
             "p50": percentile(latencies, 0.5), "p95": percentile(latencies, 0.95),
-            "errors": sum(errors for _, errors in parts)}
+            "errors": sum(errors for _, errors in parts), "cores": cores}
 
 
 def main() -> int:
@@ -79,13 +90,13 @@ def main() -> int:
             print(f"{root}: {status['files']} files, {status['chunks']} chunks, all embedded; "
                   f"daemon of {checkout} (pid {status['pid']})")
             for mode in args.modes.split(","):
-                run_variant(sock, mode, 1, 2.0)  # warm the model, the graph and the caches
-                rows = [run_variant(sock, mode, n, args.seconds) for n in counts]
+                run_variant(sock, mode, 1, 2.0, status["pid"])  # warm the model, the graph and the caches
+                rows = [run_variant(sock, mode, n, args.seconds, status["pid"]) for n in counts]
                 base = rows[0]["per_second"]
                 for row in rows:
                     print(f"  {mode:<8} {row['clients']:>2} clients: {row['per_second']:6.1f} searches/s "
                           f"({row['per_second'] / base:.2f}x)  p50 {row['p50']:6.1f} ms  p95 {row['p95']:6.1f} ms  "
-                          f"errors {row['errors']} of {row['searches']}")
+                          f"daemon busy {row['cores']:.2f} cores  errors {row['errors']} of {row['searches']}")
     return 0
 
 

@@ -10,12 +10,13 @@ from .base import Embedder
 
 def _sentence_transformer(s: Settings) -> Embedder:
     from .sentence_transformer import SentenceTransformerEmbedder
-    return SentenceTransformerEmbedder(s.model, s.device, s.embed_batch_size, s.embed_max_tokens, s.embed_quantize)
+    return SentenceTransformerEmbedder(s.model, s.device, s.embed_batch_size, s.embed_max_tokens, s.embed_quantize,
+                                       s.embed_threads)
 
 
 def _static(s: Settings) -> Embedder:
     from .static import StaticEmbedder
-    return StaticEmbedder(s.model, s.device)
+    return StaticEmbedder(s.model, s.device, threads=s.embed_threads)
 
 
 BACKENDS: dict[str, Callable[[Settings], Embedder]] = {

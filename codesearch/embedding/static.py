@@ -37,8 +37,9 @@ def static_model_path(base: str) -> Path:
 
 
 class StaticEmbedder:
-    def __init__(self, model: str, device: str = "", batch_size: int = 64):
+    def __init__(self, model: str, device: str = "", batch_size: int = 64, threads: int = 0):
         self.model_name = model
+        self.threads = threads
         self.device = device
         self.batch_size = batch_size
         self._model = None
@@ -52,7 +53,8 @@ class StaticEmbedder:
     def model(self):
         with self._lock:
             if self._model is None:
-                self._model, _ = load_sentence_transformer(str(static_model_path(self.model_name)), self.device)
+                self._model, _ = load_sentence_transformer(str(static_model_path(self.model_name)), self.device,
+                                                           self.threads)
             return self._model
 
     @property

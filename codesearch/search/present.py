@@ -8,15 +8,22 @@ from ..model import RETRIEVER_NAMES, Chunk
 from .ranking import Ranked
 from .types import RelatedResult, SearchResult
 
+SNIPPET_TERMS = 64  # query terms looked for to place a snippet
 
-def snippet_of(chunk: Chunk, terms: list[str], lines: int) -> tuple[str, int]:
-    """A few lines of the chunk, starting near the first line that mentions a query term."""
+
+def term_pattern(terms: list[str]) -> re.Pattern[str] | None:
+    """What a snippet looks for: any of the query's terms of three letters or more."""
+    words = [t for t in terms if len(t) > 2][:SNIPPET_TERMS]
+    return re.compile("|".join(re.escape(t) for t in words), re.IGNORECASE) if words else None
+
+
+def snippet_of(chunk: Chunk, pattern: re.Pattern[str] | None, lines: int) -> tuple[str, int]:
+    """A few lines of the chunk, starting near the first line that `pattern` matches."""
     text_lines = chunk.text.split("\n")
     if not text_lines:
         return "", chunk.start_line
-    pattern = re.compile("|".join(re.escape(t) for t in terms if len(t) > 2), re.IGNORECASE) if terms else None
     start = 0
-    if pattern is not None and pattern.pattern:
+    if pattern is not None:
         for i, line in enumerate(text_lines):
             if pattern.search(line):
                 start = max(0, i - 1)
@@ -26,11 +33,12 @@ def snippet_of(chunk: Chunk, terms: list[str], lines: int) -> tuple[str, int]:
     return "\n".join(piece), first_line
 
 
-def search_result(r: Ranked, ranks: dict[str, dict[str, int]], terms: list[str], context: int, explain: bool,
-                  score: float | None = None) -> SearchResult:
-    """`ranks`: retriever name -> chunk id -> 1-based rank in that retriever's list."""
+def search_result(r: Ranked, ranks: dict[str, dict[str, int]], pattern: re.Pattern[str] | None, context: int,
+                  explain: bool, score: float | None = None) -> SearchResult:
+    """`ranks`: retriever name -> chunk id -> 1-based rank in that retriever's list; `pattern`:
+    the query's terms (term_pattern)."""
     c = r.chunk
-    snippet, line = snippet_of(c, terms, 4 + 2 * context)
+    snippet, line = snippet_of(c, pattern, 4 + 2 * context)
     return SearchResult(
         path=c.path, start_line=c.start_line, end_line=c.end_line, kind=c.kind, name=c.name,
         qualified_name=c.qualified_name, language=c.language,
@@ -41,7 +49,7 @@ def search_result(r: Ranked, ranks: dict[str, dict[str, int]], terms: list[str],
 
 
 def related_result(c: Chunk, score: float, depth: int, name: str) -> RelatedResult:
-    snippet, line = snippet_of(c, [name.lower()], 3)
+    snippet, line = snippet_of(c, term_pattern([name.lower()]), 3)
     return RelatedResult(path=c.path, start_line=c.start_line, end_line=c.end_line, kind=c.kind, name=c.name,
                          qualified_name=c.qualified_name, language=c.language, score=round(score, 4), depth=depth,
                          snippet=snippet, snippet_line=line, id=c.id)

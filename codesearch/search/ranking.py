@@ -40,7 +40,7 @@ class RankingOptions:
         return cls(False, False, False, False, False)
 
 
-@dataclass
+@dataclass(slots=True)
 class Ranked:
     chunk: Chunk
     score: float
@@ -133,9 +133,15 @@ def _penalize_tests(query: str, items: list[Ranked], factor: float) -> None:
     if words & TEST_WORDS:
         return
     for r in items:
-        if TEST_PATH.search(r.chunk.path) or TEST_CLASS_FILE.search(r.chunk.path):
+        if is_test_path(r.chunk.path):
             r.score *= factor
             r.notes.append(f"test/example/vendor path x{factor}")
+
+
+@lru_cache(maxsize=65536)
+def is_test_path(path: str) -> bool:
+    """A test, example, benchmark, fixture, docs or vendored file, by its path."""
+    return bool(TEST_PATH.search(path) or TEST_CLASS_FILE.search(path))
 
 
 def _dedupe_parent_child(items: list[Ranked]) -> list[Ranked]:

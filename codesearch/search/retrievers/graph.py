@@ -11,11 +11,12 @@ from ...analysis.tokens import identifier_terms
 from ...model import Filters
 from ...store.catalog import Catalog
 from ...store.graph import GraphCache
-from ..pagerank import adjacency, personalized_pagerank
+from ..pagerank import neighbour_table, personalized_pagerank
 from . import Hits
 
 NAMED_SEED_WEIGHT = 2.0  # a definition the query names outweighs any retriever's top hit (1/rank)
 SEEDS_PER_LIST = 10
+MAX_NAMED_WORDS = 250  # a long query names at most this many (distinct) words for a lookup
 
 
 class GraphRetriever:
@@ -31,7 +32,7 @@ class GraphRetriever:
 
     def named_definitions(self, query: str) -> list[str]:
         """Definitions whose name is a word of the query (or a joined identifier)."""
-        words = set(re.findall(r"[A-Za-z_$][\w$]*", query))
+        words = set(sorted(set(re.findall(r"[A-Za-z_$][\w$]*", query)))[:MAX_NAMED_WORDS])
         joined = {identifier_terms(w)[0] for w in words if identifier_terms(w)}
         return self.catalog.definitions_named(words, joined)
 
@@ -47,7 +48,7 @@ class GraphRetriever:
                 personalization[node] = personalization.get(node, 0) + 1.0 / rank
         if not personalization:
             return Hits(note="no seed in the graph")
-        ranked = personalized_pagerank(adjacency(graph), personalization)
+        ranked = personalized_pagerank(neighbour_table(graph), personalization)
         if filters.active:
             allowed = self.catalog.ids_matching([n for n, _ in ranked], filters)
             ranked = [(n, s) for n, s in ranked if n in allowed]
