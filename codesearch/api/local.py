@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..indexing.index import Index, IndexMissing
 from ..indexing.indexer import Indexer, IndexReport
+from ..paths import confine
 from ..search.searcher import Searcher
 from .service import ServiceUnavailable
 from .stats import collect_stats
@@ -21,6 +22,14 @@ from .types import (
     Stats,
     Status,
 )
+
+
+def confined_paths(root: Path, request: IndexRequest) -> list[str] | None:
+    """The request's paths in the index's form; OutsideRoot (a bad request) for any that leaves
+    the repository, whichever front-end it came through."""
+    if request.paths is None:
+        return None
+    return [confine(root, path, follow_last=False) for path in request.paths]
 
 
 def index_answer(report: IndexReport, ok: bool = True, note: str | None = None) -> IndexAnswer:
@@ -54,7 +63,8 @@ class LocalService:
         return self.searcher.relations(request)
 
     def index(self, request: IndexRequest) -> IndexAnswer:
-        report = Indexer(self.repository, progress=False).run(request.paths, wait_for_lock=request.timeout)
+        paths = confined_paths(self.repository.root, request)
+        report = Indexer(self.repository, progress=False).run(paths, wait_for_lock=request.timeout)
         return index_answer(report)
 
     def stats(self) -> Stats:

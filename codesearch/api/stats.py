@@ -28,7 +28,7 @@ def collect_stats(index: Index, count_vectors: bool = True) -> Stats:
     if count_vectors and not cat.is_empty():
         try:
             in_store = index.vectors.count()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - stats should still print
             store_error = str(exc)
     last = cat.get_meta("last_index_time")
     seconds = cat.get_meta("last_index_seconds")

@@ -103,16 +103,24 @@ def _daemon(args: argparse.Namespace) -> DaemonClient | None:
 
 
 def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
-    """`ask` the daemon when one serves the repository, else this process (the same API)."""
-    from ..daemon.client import DaemonError
+    """`ask` the daemon when one serves the repository, else this process (the same API).
+
+    A daemon that is busy, or too slow, is an error that says so; one that is gone (a socket
+    nobody listens on) is answered here, with a note."""
+    from ..daemon.client import DaemonBusy, DaemonError
     from ..wire import RequestError
     client = _daemon(args)
     try:
         if client is not None:
             try:
                 return ask(client)
-            except OSError:
-                pass  # the daemon went away: answer here
+            except DaemonBusy as exc:
+                raise CommandError(f"{exc}; try again, or add --no-daemon to answer in this process") from None
+            except TimeoutError:
+                raise CommandError("the daemon did not answer in time; try again, or add --no-daemon") from None
+            except OSError as exc:
+                print(f"codesearch: no daemon answered for {_root_of(args)} ({exc.strerror or exc}); "
+                      "answering in this process", file=sys.stderr)
         return ask(_local_service(args))
     except RequestError as exc:
         raise UsageError(str(exc)) from None
@@ -286,15 +294,23 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     root = _root_of(args)
     try:
         if args.action == "run":
-            return lifecycle.run_foreground(root, args.index_dir, args.polling)
+            lifecycle.serve(root, args.index_dir, args.polling)  # ends the process
         if args.action == "start":
             health = lifecycle.start_detached(root, args.index_dir, args.timeout, args.polling)
-            verb = "already running" if health.get("already_running") else "started"
-            print(f"codesearch daemon {verb} for {root} (pid {health.get('pid')})")
+            already = bool(health.get("already_running"))
+            if args.json:
+                print(json.dumps({"started": not already, "already_running": already, "pid": health.get("pid"),
+                                  "root": str(root)}))
+            else:
+                print(f"codesearch daemon {'already running' if already else 'started'} for {root} "
+                      f"(pid {health.get('pid')})")
             return EXIT_OK
         if args.action == "stop":
             stopped = lifecycle.stop_daemon(root, args.index_dir)
-            print("codesearch daemon stopped" if stopped else f"no codesearch daemon serves {root}")
+            if args.json:
+                print(json.dumps({"stopped": stopped, "root": str(root)}))
+            else:
+                print("codesearch daemon stopped" if stopped else f"no codesearch daemon serves {root}")
             return EXIT_OK
         if not lifecycle.running_daemon(root, args.index_dir):
             if args.json:
@@ -421,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("codesearch: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:
+    except Exception as exc:  # the contract: one sentence, no traceback
         if args.debug:
             raise
         print(f"codesearch: unexpected error: {exc.__class__.__name__}: {exc} (rerun with --debug)",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,20 +28,26 @@ from ..config import index_dir_for
 from ..wire import Record
 
 SOCKET_NAME = "daemon.sock"
-INVALID_PARAMS = -32602
+INVALID_PARAMS, BUSY = -32602, -32001
 INDEX_REPLY_SLACK_SECONDS = 30.0  # an index request's reply may come this long after its own timeout
+BUSY_RETRY_SECONDS = 3.0  # a busy daemon is asked again for this long before the caller is told
 
 
 def socket_path(root: Path, index_dir: str | None) -> Path:
     return index_dir_for(root, index_dir) / SOCKET_NAME
 
 
+class DaemonBusy(RuntimeError):
+    """The daemon stayed too busy to answer (it said so, or its listen queue was full)."""
+
+
 class DaemonError(RuntimeError):
     """The daemon answered with a JSON-RPC error; `code` says which kind."""
 
-    def __init__(self, message: str, code: int):
+    def __init__(self, message: str, code: int, retry_after_ms: int = 0):
         super().__init__(message)
         self.code = code
+        self.retry_after_ms = retry_after_ms
 
     @property
     def bad_request(self) -> bool:
@@ -60,10 +67,14 @@ def call(path: Path, method: str, params: dict | None = None, timeout: float = 3
             if not data:
                 break
             buf += data
+    if not buf.endswith(b"\n"):
+        raise ConnectionError("the daemon closed the connection without an answer")
     reply = json.loads(buf.decode("utf-8"))
     if "error" in reply:
         error = reply["error"]
-        raise DaemonError(error.get("message", "daemon error"), int(error.get("code", 0)))
+        details = error.get("data") or {}
+        raise DaemonError(error.get("message", "daemon error"), int(error.get("code", 0)),
+                          int(details.get("retry_after_ms", 0)))
     return reply["result"]
 
 
@@ -76,8 +87,23 @@ class DaemonClient:
         self.timeout = timeout
 
     def _call(self, name: str, request: Record, timeout: float | None = None) -> Any:
+        """Busy answers are retried for BUSY_RETRY_SECONDS (as the daemon asks), then DaemonBusy."""
         method = METHODS[name]
-        return method.answer.from_dict(call(self.sock, name, request.to_dict(), timeout or self.timeout), name)
+        deadline = time.monotonic() + BUSY_RETRY_SECONDS
+        while True:
+            try:
+                reply = call(self.sock, name, request.to_dict(), timeout or self.timeout)
+                return method.answer.from_dict(reply, name)
+            except DaemonError as exc:
+                if exc.code != BUSY:
+                    raise
+                wait = exc.retry_after_ms / 1000
+                problem = str(exc)
+            except BlockingIOError:  # the listen queue is full
+                wait, problem = 0.1, "its listen queue is full"
+            if time.monotonic() + wait > deadline:
+                raise DaemonBusy(f"the daemon is busy ({problem})")
+            time.sleep(wait)
 
     def search(self, request: SearchRequest) -> SearchAnswer:
         return self._call("search", request)

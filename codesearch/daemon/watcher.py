@@ -14,6 +14,7 @@ from watchdog.observers.polling import PollingObserver
 
 from ..config import INDEX_DIR_NAME
 from ..ingest.ignore import ALWAYS_SKIPPED_DIRS, IGNORE_FILES, IgnoreRules
+from ..paths import escape_name
 
 
 class Debouncer:
@@ -114,7 +115,7 @@ class RepoWatcher:
     def saw(self, path: str, is_dir: bool) -> None:
         p = Path(path)
         try:
-            rel = p.relative_to(self.root).as_posix()
+            rel = escape_name(p.relative_to(self.root).as_posix())
         except ValueError:
             return
         if rel in ("", "."):

@@ -35,6 +35,16 @@ def settings_fingerprint(settings: Settings) -> str:
     return json.dumps({k: values[k] for k in INDEX_AFFECTING}, sort_keys=True)
 
 
+def ensure_index_dir(folder: Path) -> None:
+    """The index folder: private (0700: it holds the code's text and the daemon's socket), and
+    ignored by git."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n")
+
+
 class IndexLock:
     """An exclusive advisory lock on the index folder: one writer at a time, across processes."""
 
@@ -99,8 +109,7 @@ class Index:
         if not self.catalog_path.exists():
             if not create:
                 raise IndexMissing(f"{self.root} has no index yet; run: codesearch index {self.root}")
-            self.dir.mkdir(parents=True, exist_ok=True)
-            (self.dir / ".gitignore").write_text("*\n")
+            ensure_index_dir(self.dir)
         self.catalog = Catalog(self.catalog_path)
         self._embedder: Embedder | None = None
         self._vectors: VectorStore | None = None

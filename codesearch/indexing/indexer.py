@@ -10,6 +10,7 @@ completes.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import time
 from collections import Counter
@@ -24,12 +25,21 @@ from ..analysis.rows import prepare_rows
 from ..ingest.extract import Extracted, SkipFile, extract_files
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..model import NON_DEFINITION_KINDS
+from ..paths import OutsideRoot, confine, on_disk
 from ..store.catalog import FileRecord
 from ..store.graph import rebuild_import_edges, resolve_call_edges
 from .index import Index, IndexLock
 from .progress import Progress
 
+
+class IndexInterrupted(RuntimeError):
+    """The run was asked to stop; what it wrote is consistent and the next run completes it."""
+
+
 WRITE_BATCH_FILES = 50  # small enough that writing overlaps extraction on the workers
+# what one file's data can raise while it is written: that file is skipped, the batch goes on
+FILE_DATA_ERRORS = (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.DataError, UnicodeError, ValueError,
+                    TypeError, OverflowError, RecursionError)
 EMBED_BATCH = 256  # chunks per encode call (progress granularity); the model batches inside
 
 
@@ -85,8 +95,12 @@ class Indexer:
         self.log = log or (lambda message: None)
 
     # --- public ---------------------------------------------------------------------------
-    def run(self, paths: Iterable[str] | None = None, embed: bool = True, wait_for_lock: float = 0.0) -> IndexReport:
-        """Index the whole repository, or only `paths` (relative, files or folders)."""
+    def run(self, paths: Iterable[str] | None = None, embed: bool = True, wait_for_lock: float = 0.0,
+            should_stop: Callable[[], bool] = lambda: False) -> IndexReport:
+        """Index the whole repository, or only `paths` (relative, files or folders).
+
+        `should_stop` is asked between write batches; when it says yes the run ends with
+        IndexInterrupted (a daemon shutting down)."""
         started = time.monotonic()
         with IndexLock(self.index.dir) as lock:
             lock.acquire(wait_for_lock, on_wait=lambda pid: self.log(
@@ -100,7 +114,7 @@ class Indexer:
                 paths = None
             if self.catalog.get_meta("schema_version") is None:
                 self.index.write_meta()  # before any data: a crash never leaves rows without it
-            self.update_catalog(report, None if paths is None else list(paths))
+            self.update_catalog(report, None if paths is None else list(paths), should_stop)
             if embed:
                 self.sync_vectors(report)
             with self.catalog.transaction():
@@ -128,10 +142,10 @@ class Indexer:
         return found, skipped, set(paths or [])
 
     def _scan_paths(self, walker: RepoWalker, paths: list[str]) -> Iterable[SourceFile | Skipped]:
+        """`paths` are confined already (see `_confined`)."""
         root = self.index.root
         for rel in paths:
-            rel = rel.strip("/")
-            path = root / rel
+            path = on_disk(root, rel)
             if not rel or walker.ignore.is_ignored_anywhere(rel, path.is_dir()):
                 continue
             if path.is_symlink():
@@ -141,13 +155,27 @@ class Indexer:
             elif path.is_file():
                 yield walker.classify(rel, path)
 
-    def update_catalog(self, report: IndexReport, paths: list[str] | None) -> None:
+    def _confined(self, paths: list[str]) -> list[str]:
+        """The paths in the index's form, each inside the root; one that leaves it is dropped
+        with a log line (clients are refused earlier, at the API boundary)."""
+        out = []
+        for path in paths:
+            try:
+                out.append(confine(self.index.root, path, follow_last=False))
+            except OutsideRoot as exc:
+                self.log(f"not indexed: {exc}")
+        return out
+
+    def update_catalog(self, report: IndexReport, paths: list[str] | None,
+                       should_stop: Callable[[], bool] = lambda: False) -> None:
+        if paths is not None:
+            paths = self._confined(paths)
         known = self.catalog.files()
         edges_stale = self.catalog.get_meta("edges_stale") == "1"  # a run died before resolving
         found, skipped, scope = self._scan(paths)
 
         def in_scope(rel: str) -> bool:
-            return paths is None or any(rel == p.strip("/") or rel.startswith(p.strip("/") + "/") for p in scope)
+            return paths is None or any(rel == p or rel.startswith(p + "/") for p in scope)
 
         gone = [rel for rel in known if in_scope(rel) and rel not in found and rel not in skipped]
         candidates: list[SourceFile] = []
@@ -180,6 +208,8 @@ class Indexer:
             if len(batch) >= WRITE_BATCH_FILES:
                 self._write_batch(batch, report, state)
                 batch = []
+                if should_stop():
+                    raise IndexInterrupted("indexing stopped between two write batches")
         if batch:
             self._write_batch(batch, report, state)
         if bar:
@@ -204,45 +234,65 @@ class Indexer:
 
     def _write_batch(self, batch: list[tuple[SourceFile, Extracted | SkipFile]], report: IndexReport,
                      state: _RunState) -> None:
+        """One transaction for the batch, a savepoint per file: a file whose data cannot be
+        written is skipped with the reason `failed`, and the rest of the batch is indexed. Trouble
+        that is not the file's (a full disk, a locked or broken database) fails the whole run,
+        which leaves the previous index as it was."""
         with self.catalog.transaction() as db:
             self.catalog.set_meta("edges_stale", "1")  # cleared once edges are resolved
             for entry, result in batch:
-                rel = entry.rel
-                old = state.known.get(rel)
-                if isinstance(result, SkipFile):
-                    if old is not None and old.skip_reason is None:
-                        self._forget(rel, state)
-                    self.catalog.delete_chunks_of(db, rel)
-                    self.catalog.upsert_file(db, FileRecord(rel, entry.size, entry.mtime_ns, "", entry.language,
-                                                            result.reason), str(result))
-                    report.skipped[result.reason] += 1
-                    continue
-                digest = result.digest
-                record = FileRecord(rel, entry.size, entry.mtime_ns, digest, result.language, None)
-                if old is not None and old.skip_reason is None and old.content_hash == digest:
-                    self.catalog.upsert_file(db, record)  # touched, not changed
-                    report.unchanged += 1
-                    continue
-                previous = self.catalog.vector_hashes_of(rel) if old is not None else {}
-                if old is not None and old.skip_reason is None:
-                    self._forget(rel, state)
-                    report.modified += 1
-                else:
-                    report.added += 1
-                    state.added_hashes.add(digest)
-                if old is not None:  # a file the catalog never held has nothing to delete
-                    self.catalog.delete_chunks_of(db, rel)
-                # prepared where the file was extracted (prepare_rows)
-                embed_hashes, keywords = result.embed_hashes, result.keyword_columns
-                assert embed_hashes is not None and keywords is not None, "extracted without prepare_rows"
-                carried = {cid: vh for cid, (eh, vh) in previous.items() if vh and embed_hashes.get(cid) == vh}
-                self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried, keywords)
-                self.catalog.insert_calls(db, result.calls)
-                self.catalog.insert_imports(db, result.imports)
-                state.dirty_names.update(result.defined_names)
-                self.catalog.upsert_file(db, record)
-                state.changed_paths.add(rel)
-                report.chunks_written += len(result.chunks)
+                try:
+                    with self.catalog.savepoint(db):
+                        self._write_file(db, entry, result, report, state)
+                except FILE_DATA_ERRORS as exc:  # one bad file must not fail the batch
+                    detail = f"{type(exc).__name__}: {exc}"
+                    self.log(f"skipped {entry.rel}: {detail}")
+                    self.catalog.delete_chunks_of(db, entry.rel)
+                    self.catalog.upsert_file(db, FileRecord(entry.rel, entry.size, entry.mtime_ns, "", entry.language,
+                                                            "failed"), detail)
+                    report.skipped["failed"] += 1
+
+    def _write_file(self, db: sqlite3.Connection, entry: SourceFile, result: Extracted | SkipFile,
+                    report: IndexReport, state: _RunState) -> None:
+        rel = entry.rel
+        old = state.known.get(rel)
+        if isinstance(result, SkipFile):
+            if old is not None and old.skip_reason is None:
+                self._forget(rel, state)
+            self.catalog.delete_chunks_of(db, rel)
+            self.catalog.upsert_file(db, FileRecord(rel, entry.size, entry.mtime_ns, "", entry.language,
+                                                    result.reason), str(result))
+            report.skipped[result.reason] += 1
+            return
+        digest = result.digest
+        record = FileRecord(rel, entry.size, entry.mtime_ns, digest, result.language, None)
+        if old is not None and old.skip_reason is None and old.content_hash == digest:
+            self.catalog.upsert_file(db, record)  # touched, not changed
+            report.unchanged += 1
+            return
+        previous = self.catalog.vector_hashes_of(rel) if old is not None else {}
+        was_indexed = old is not None and old.skip_reason is None
+        if was_indexed:
+            self._forget(rel, state)
+        if old is not None:  # a file the catalog never held has nothing to delete
+            self.catalog.delete_chunks_of(db, rel)
+        # prepared where the file was extracted (prepare_rows)
+        embed_hashes, keywords = result.embed_hashes, result.keyword_columns
+        assert embed_hashes is not None and keywords is not None, "extracted without prepare_rows"
+        carried = {cid: vh for cid, (eh, vh) in previous.items() if vh and embed_hashes.get(cid) == vh}
+        self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried, keywords)
+        self.catalog.insert_calls(db, result.calls)
+        self.catalog.insert_imports(db, result.imports)
+        self.catalog.upsert_file(db, record)
+        # counted once everything is written: a file that fails half way counts as skipped only
+        state.dirty_names.update(result.defined_names)
+        state.changed_paths.add(rel)
+        if was_indexed:
+            report.modified += 1
+        else:
+            report.added += 1
+            state.added_hashes.add(digest)
+        report.chunks_written += len(result.chunks)
 
     # --- vectors --------------------------------------------------------------------------
     def sync_vectors(self, report: IndexReport, limit: int | None = None,

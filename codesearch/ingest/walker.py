@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import INDEX_DIR_NAME, Settings
+from ..paths import escape_name, on_disk
 from .ignore import ALWAYS_SKIPPED_DIRS, IgnoreRules
 from .languages import language_for_path
 
@@ -17,8 +18,8 @@ from .languages import language_for_path
 class SourceFile:
     """A file to index, as the walk saw it."""
 
-    rel: str  # '/'-separated, relative to the root
-    path: Path
+    rel: str  # '/'-separated, relative to the root, escaped (paths.escape_name)
+    path: Path  # on disk
     size: int
     mtime_ns: int
     language: str
@@ -56,7 +57,8 @@ class RepoWalker:
             yield Skipped(rel_dir or ".", "unreadable", exc.strerror or str(exc))
             return
         for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            name = escape_name(entry.name)
+            rel = f"{rel_dir}/{name}" if rel_dir else name
             try:
                 is_link = entry.is_symlink()
                 is_dir = entry.is_dir(follow_symlinks=False)
@@ -91,14 +93,14 @@ class RepoWalker:
         except OSError:
             return Skipped(rel, "broken_symlink", "the link's target does not exist")
         if target != self.root and self.root not in target.parents:
-            return Skipped(rel, "symlink_outside", f"points outside the repository to {target}")
+            return Skipped(rel, "outside_root", f"a link to {escape_name(str(target))}, outside the repository")
         if target == self.root or target in path.parents:
             return Skipped(rel, "symlink_loop", "points at a folder that contains it")
-        return Skipped(rel, "symlink", f"indexed at its target {target.relative_to(self.root).as_posix()}")
+        return Skipped(rel, "symlink", f"indexed at its target {escape_name(target.relative_to(self.root).as_posix())}")
 
     def walk_folder(self, rel: str) -> Iterator[SourceFile | Skipped]:
         """Walk one folder of the repository (for incremental updates)."""
-        yield from self._walk_dir(self.root / rel, rel)
+        yield from self._walk_dir(on_disk(self.root, rel), rel)
 
     def classify(self, rel: str, path: Path) -> SourceFile | Skipped:
         """Decide from the name and a stat whether a regular file is indexed."""
@@ -122,5 +124,3 @@ class RepoWalker:
         return SourceFile(rel=rel, path=path, size=st.st_size, mtime_ns=st.st_mtime_ns, language=language)
 
 
-def rel_path(root: Path, path: Path) -> str:
-    return path.resolve().relative_to(root).as_posix()

@@ -14,7 +14,7 @@ from ..indexing.index import Index
 from ..model import RETRIEVERS_OF_MODE, Filters
 from ..store.graph import GraphCache
 from .fusion import weighted_rrf
-from .present import related_result, search_result
+from .present import related_result, search_result, term_pattern
 from .ranking import Ranked, RankingOptions, aggregate_files, rank
 from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
 from .retrievers import RETRIEVERS, Hits, Retriever, SearchContext
@@ -43,14 +43,17 @@ class Searcher:
         return found
 
     # --- search ---------------------------------------------------------------------------
-    def search(self, request: SearchRequest) -> SearchAnswer:
+    def search(self, request: SearchRequest, side_by_side: bool = True) -> SearchAnswer:
+        """`side_by_side`: run independent retrievers at the same time, on the pool; a busy
+        caller turns it off (other searches keep the cores busy already, and more threads only
+        queue on the GIL)."""
         started = time.perf_counter()
         query = request.query.strip()
         names = RETRIEVERS_OF_MODE[request.mode] if request.retrievers is None else request.retrievers
         candidates = max(self.settings.candidates, request.limit * 3)
         relation = self._related(query, request.filters, candidates) if "graph" in names else None
         lists, notes, timing = self._retrieve(query, [n for n in names if not (relation and n == "graph")],
-                                              candidates, request.filters)
+                                              candidates, request.filters, side_by_side)
         t = time.perf_counter()
         if relation is not None:
             direction, related = relation
@@ -61,14 +64,14 @@ class Searcher:
             ranked = self._rank(query, lists, request)
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
-        terms = query_terms(query)
+        pattern = term_pattern(query_terms(query))
         entries: list[tuple[Ranked, float | None]]
         if request.files:
             entries = [(r, agg) for r, agg in aggregate_files(ranked, self.settings.file_aggregation)[:request.limit]]
         else:
             entries = [(r, None) for r in ranked[:request.limit]]
         self.catalog.fill_text([r.chunk for r, _ in entries])  # only the shown chunks need text
-        results = tuple(search_result(r, ranks, terms, request.context, request.explain, score=agg)
+        results = tuple(search_result(r, ranks, pattern, request.context, request.explain, score=agg)
                         for r, agg in entries)
         timing["total"] = _ms(started)
         shares = [s for s in (self.retriever(n).coverage() for n in names) if s is not None]
@@ -77,12 +80,13 @@ class Searcher:
                             timing_ms={k: round(v, 2) for k, v in timing.items()},
                             partial=True if partial else None,
                             embedded_share=round(min(shares), 4) if partial else None,
-                            notes={k: v for k, v in notes.items() if v} if request.explain else None)
+                            notes={k: v for k, v in notes.items() if v} if request.explain else None,
+                            truncated=True if request.truncated else None)
 
-    def _retrieve(self, query: str, names: list[str], limit: int, filters: Filters
+    def _retrieve(self, query: str, names: list[str], limit: int, filters: Filters, side_by_side: bool = True
                   ) -> tuple[dict[str, list[str]], dict[str, str], dict[str, float]]:
-        """Run the retrievers: the independent ones side by side (all but the last on the pool),
-        then those that start from others' lists."""
+        """Run the retrievers: the independent ones side by side (all but the last on the pool)
+        or one after another, then those that start from others' lists."""
         lists: dict[str, list[str]] = {}
         notes: dict[str, str] = {}
         timing: dict[str, float] = {}
@@ -93,8 +97,8 @@ class Searcher:
             return hits, _ms(t)
 
         independent = [n for n in names if not self.retriever(n).seeds_from]
-        pending: dict[str, Future] = {n: _POOL.submit(run, n) for n in independent[:-1]}
-        done = {n: run(n) for n in independent[-1:]}
+        pending: dict[str, Future] = {n: _POOL.submit(run, n) for n in independent[:-1]} if side_by_side else {}
+        done = {n: run(n) for n in independent if n not in pending}
         done.update({n: future.result() for n, future in pending.items()})
         for name in independent:
             hits, timing[name] = done[name]

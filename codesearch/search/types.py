@@ -11,6 +11,7 @@ from ..model import MODES, RETRIEVER_NAMES, Filters
 from ..wire import Record, RequestError
 
 MAX_LIMIT = 1000
+MAX_QUERY_CHARS = 65_536  # a longer query is cut here, and the answer says so
 MAX_CONTEXT_LINES = 100
 MAX_RELATION_DEPTH = 10
 Direction = Literal["callers", "callees"]
@@ -27,6 +28,7 @@ class SearchRequest(Record):
     files: bool = False
     explain: bool = False
     context: int = 0  # extra lines around the snippet
+    truncated: bool = False  # the query was cut at MAX_QUERY_CHARS (set when it is)
     # in process only: ablations choose retrievers and ranking steps
     retrievers: tuple[str, ...] | None = field(default=None, metadata={"wire": False})
     ranking: Any = field(default=None, metadata={"wire": False})  # a ranking.RankingOptions; None: settings
@@ -34,6 +36,9 @@ class SearchRequest(Record):
     def __post_init__(self) -> None:
         if not self.query.strip():
             raise RequestError("the query is empty")
+        if len(self.query) > MAX_QUERY_CHARS:  # frozen: set once, here, as the record is made
+            object.__setattr__(self, "query", self.query[:MAX_QUERY_CHARS])
+            object.__setattr__(self, "truncated", True)
         if self.mode not in MODES:
             raise RequestError(f"unknown mode {self.mode!r}; choose from {', '.join(MODES)}")
         if not 1 <= self.limit <= MAX_LIMIT:
@@ -70,7 +75,7 @@ class SearchResult(Record):
 
 @dataclass(frozen=True)
 class SearchAnswer(Record):
-    OMIT_WHEN_NONE = frozenset({"partial", "embedded_share", "notes", "note"})
+    OMIT_WHEN_NONE = frozenset({"partial", "embedded_share", "notes", "note", "truncated"})
 
     query: str
     mode: str
@@ -80,6 +85,7 @@ class SearchAnswer(Record):
     embedded_share: float | None = None  # the share of chunks with vectors, when partial
     notes: dict[str, str] | None = None  # what each retriever had to say, with --explain
     note: str | None = None  # one line for the user about this answer
+    truncated: bool | None = None  # the query was longer than MAX_QUERY_CHARS and was cut
 
 
 @dataclass(frozen=True)

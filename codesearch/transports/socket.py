@@ -11,22 +11,49 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..api.admission import Busy
 from ..api.methods import UnknownMethod, call
 from ..api.service import Service, ServiceUnavailable
 from ..wire import RequestError
 
 log = logging.getLogger("codesearch.daemon")
 MAX_MESSAGE_BYTES = 1 << 20
+MAX_JSON_DEPTH = 32
+MAX_CONNECTIONS = 128  # past this, a new client is told the daemon is busy (no thread is started)
+IDLE_TIMEOUT_SECONDS = 120  # an idle client is dropped, its thread freed; clients reconnect
+LISTEN_BACKLOG = 1024  # a burst of clients connecting at once waits here, not refused
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 UNAVAILABLE = -32000  # a server error: the method cannot be served now
+BUSY = -32001  # too much work: try again after `data.retry_after_ms`
+BUSY_RETRY_AFTER_MS = 200
 
 
-def _error(request_id: Any, code: int, message: str) -> dict:
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+def _error(request_id: Any, code: int, message: str, data: dict | None = None) -> dict:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def _encode(reply: dict) -> bytes:
+    return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def _depth(value: Any, limit: int) -> int:
+    """How deeply `value` nests (iteratively: no recursion on hostile input), up to limit + 1."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            if deepest > limit:
+                return deepest
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 class _Handler(socketserver.StreamRequestHandler):
-    timeout = 300  # an idle client is dropped, its thread freed
+    timeout = IDLE_TIMEOUT_SECONDS
 
     def handle(self) -> None:
         server: RpcServer = self.server  # type: ignore[assignment]
@@ -34,7 +61,7 @@ class _Handler(socketserver.StreamRequestHandler):
             try:
                 line = self.rfile.readline(MAX_MESSAGE_BYTES + 1)
             except (OSError, ValueError):
-                return
+                return  # idle past the timeout, or gone
             if not line:
                 return
             if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
@@ -48,7 +75,7 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def _send(self, reply: dict) -> bool:
         try:
-            self.wfile.write(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
+            self.wfile.write(_encode(reply))
             self.wfile.flush()
             return True
         except (OSError, ValueError):
@@ -56,13 +83,17 @@ class _Handler(socketserver.StreamRequestHandler):
 
 
 class RpcServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    """One thread per connection, at most MAX_CONNECTIONS of them."""
+
     daemon_threads = True
     allow_reuse_address = True
-    request_queue_size = 128  # a burst of clients connecting at once must not be refused
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, path: Path, service: Service):
         self.path = Path(path)
         self.service = service
+        self.connections = 0
+        self._count_lock = threading.Lock()
         if self.path.exists():
             self.path.unlink()
         old_umask = os.umask(0o177)  # the socket is born 0600
@@ -72,11 +103,37 @@ class RpcServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._count_lock:
+            full = self.connections >= MAX_CONNECTIONS
+            if not full:
+                self.connections += 1
+        if full:  # answer at once, on this thread, and hang up
+            try:
+                request.settimeout(1.0)
+                request.sendall(_encode(_error(None, BUSY, f"busy: {MAX_CONNECTIONS} connections are open",
+                                               {"retry_after_ms": BUSY_RETRY_AFTER_MS})))
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._count_lock:
+                self.connections -= 1
+
     def dispatch(self, line: bytes) -> dict | None:
         try:
             message = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return _error(None, PARSE_ERROR, f"parse error: {exc}")
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: 5,000-digit numbers too
+            return _error(None, PARSE_ERROR, f"parse error: {str(exc)[:200]}")
+        if _depth(message, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+            return _error(message.get("id") if isinstance(message, dict) and _depth(message.get("id"), 1) <= 1
+                          else None, INVALID_REQUEST, f"invalid request: nested deeper than {MAX_JSON_DEPTH}")
         if (not isinstance(message, dict) or message.get("jsonrpc") != "2.0"
                 or not isinstance(message.get("method"), str)):
             return _error(message.get("id") if isinstance(message, dict) else None, INVALID_REQUEST,
@@ -93,9 +150,11 @@ class RpcServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             return _error(request_id, METHOD_NOT_FOUND, str(exc))
         except RequestError as exc:
             return _error(request_id, INVALID_PARAMS, f"invalid params: {exc}")
+        except Busy as exc:
+            return _error(request_id, BUSY, str(exc), {"retry_after_ms": exc.retry_after_ms})
         except ServiceUnavailable as exc:
             return _error(request_id, UNAVAILABLE, str(exc))
-        except Exception as exc:
+        except Exception as exc:  # never let one request take the daemon down
             log.exception("request %s failed", message["method"])
             return _error(request_id, INTERNAL_ERROR, f"internal error: {exc}")
         if "id" not in message:

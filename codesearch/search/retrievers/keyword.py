@@ -13,6 +13,7 @@ from . import Hits
 
 # bm25 column weights: name, path, signature+docstring, body
 COLUMN_WEIGHTS = (6.0, 3.0, 3.0, 1.0)
+MAX_QUERY_TERMS = 256  # a whole bug report is a query too: its first distinct terms are searched
 
 
 class KeywordRetriever:
@@ -38,7 +39,7 @@ class KeywordRetriever:
         return out
 
     def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
-        terms = query_terms(query)
+        terms = query_terms(query)[:MAX_QUERY_TERMS]
         if not terms:
             return Hits(note="no searchable words")
         if self.min_idf > 0 and len(terms) > 1:
