@@ -152,7 +152,7 @@ class Indexer:
                 yield walker.symlink(path, rel)
             elif path.is_dir():
                 yield from walker.walk_folder(rel)
-            elif path.is_file():
+            elif path.exists():  # a regular file, or a FIFO or device to record as skipped
                 yield walker.classify(rel, path)
 
     def _confined(self, paths: list[str]) -> list[str]:
