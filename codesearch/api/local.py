@@ -37,7 +37,9 @@ def index_answer(report: IndexReport, ok: bool = True, note: str | None = None) 
                        renamed=report.renamed, unchanged=report.unchanged, skipped=dict(report.skipped),
                        chunks_written=report.chunks_written, vectors_embedded=report.vectors_embedded,
                        vectors_from_cache=report.vectors_from_cache, vectors_deleted=report.vectors_deleted,
-                       seconds=round(report.seconds, 3), rebuilt=report.rebuilt, note=note)
+                       seconds=round(report.seconds, 3), rebuilt=report.rebuilt,
+                       vectors_repaired=report.vectors_repaired, vectors_reconciled=report.vectors_reconciled,
+                       verified=report.verified, note=note)
 
 
 class LocalService:
@@ -54,6 +56,8 @@ class LocalService:
                 root = self.repository.root
                 raise IndexMissing(f"the index of {root} is empty; run: codesearch index {root}")
             self._searcher = Searcher(self.repository)
+            if self.repository.catalog.expected_vector_count():
+                self.repository.probe_vectors_soon()  # beside the model's loading
         return self._searcher
 
     def search(self, request: SearchRequest) -> SearchAnswer:

@@ -20,16 +20,16 @@ def _disk_size(folder: Path) -> int:
 
 
 def collect_stats(index: Index, count_vectors: bool = True) -> Stats:
-    """`count_vectors` also opens Chroma and counts what it holds (slower; reports a broken store)."""
+    """`count_vectors` also counts what the vector store holds, opening it in a child process
+    (a second or two; a damaged store is reported, not crashed into)."""
     cat = index.catalog
     counts = cat.counts()
     in_store: int | None = None
-    store_error: str | None = None
-    if count_vectors and not cat.is_empty():
-        try:
-            in_store = index.vectors.count()
-        except Exception as exc:  # noqa: BLE001 - stats should still print
-            store_error = str(exc)
+    store_error: str | None = index.vector_problem
+    if count_vectors and not cat.is_empty() and store_error is None:
+        result = index.probe_vectors()
+        in_store = result.count or 0
+        store_error = index.vector_problem
     last = cat.get_meta("last_index_time")
     seconds = cat.get_meta("last_index_seconds")
     return Stats(

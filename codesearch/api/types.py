@@ -59,6 +59,7 @@ class IndexRequest(Record):
 
     paths: tuple[str, ...] | None = None
     timeout: float = 300.0  # seconds to wait for the work to finish
+    verify: bool = False  # also check the catalog's integrity and reconcile every vector id
 
     def __post_init__(self) -> None:
         if not 0 < self.timeout <= MAX_INDEX_WAIT_SECONDS:
@@ -84,6 +85,9 @@ class IndexAnswer(Record):
     vectors_deleted: int = 0
     seconds: float = 0.0
     rebuilt: str = ""  # why the index was rebuilt from scratch, if it was
+    vectors_repaired: str = ""  # why the vector store was rebuilt from the catalog, if it was
+    vectors_reconciled: int = 0  # vectors that the store had lost or held astray, put right
+    verified: bool = False  # the catalog's integrity and every vector id were checked
     note: str | None = None
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import sqlite3
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -12,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..model import MODES
+from ..store.catalog import CatalogDamaged, CatalogError, is_damage
 
 if TYPE_CHECKING:
     from ..api.service import Service
-    from ..api.types import Direction, SearchAnswer, SearchRequest
+    from ..api.types import Direction, IndexAnswer, SearchAnswer, SearchRequest
     from ..daemon.client import DaemonClient
     from ..indexing.index import Index
     from ..model import Filters
@@ -148,52 +151,87 @@ def _local_service(args: argparse.Namespace) -> Service:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from ..api.types import IndexRequest
-    client = None if args.verify else _daemon(args)
-    if client is not None:  # a running daemon owns the index: ask it, rather than write beside it
+    client = _daemon(args)
+    if args.rebuild:
+        if client is not None:
+            raise CommandError(f"a daemon serves {_root_of(args)}; stop it first: codesearch daemon stop")
+        answer = _rebuild(args)
+    elif client is not None:  # a running daemon owns the index: ask it, rather than write beside it
         try:
-            answer = client.index(IndexRequest(timeout=3600))
+            answer = client.index(IndexRequest(timeout=3600, verify=args.verify))
         except OSError:
-            answer = None
-        if answer is not None:
-            if args.json:
-                print(json.dumps(answer.to_dict()))
-            elif not args.quiet:
-                print(f"the daemon reindexed: {answer.added} added, {answer.modified} modified, "
-                      f"{answer.deleted} deleted in {answer.seconds:.1f}s (vectors follow in the background)")
-            return EXIT_OK
+            answer = _index_here(args)
+    else:
+        answer = _index_here(args)
+    if args.json:
+        print(json.dumps(answer.to_dict()))
+    elif not args.quiet:
+        print(_index_summary(answer))
+    return EXIT_OK if answer.ok else EXIT_ERROR
+
+
+def _index_here(args: argparse.Namespace) -> IndexAnswer:
     from ..api.local import index_answer
     from ..indexing.index import IndexBusy
     from ..indexing.indexer import Indexer, print_log
-    from ..store.catalog import CatalogError
     index = _open_index(args, create=True)
     try:
         indexer = Indexer(index, progress=None if not args.quiet else False,
                           log=print_log if not args.quiet else None)
-        report = indexer.run(embed=not args.no_vectors, wait_for_lock=args.wait)
-        if args.verify:
-            removed, missing = indexer.verify_vectors()
-            if missing:
-                indexer.sync_vectors(report)
-            print_log(f"verified vectors: {removed} stray removed, {missing} missing re-added")
-    except (IndexBusy, CatalogError) as exc:
+        report = indexer.run(embed=not args.no_vectors, wait_for_lock=args.wait, verify=args.verify)
+    except IndexBusy as exc:  # a damaged catalog goes on to main(), which names the fix
         raise CommandError(str(exc)) from None
     finally:
         index.close()
-    if args.json:
-        print(json.dumps(index_answer(report).to_dict()))
-    elif not args.quiet:
-        print(report.summary())
-    return EXIT_OK
+    return index_answer(report)
+
+
+def _rebuild(args: argparse.Namespace) -> IndexAnswer:
+    from ..api.local import index_answer
+    from ..indexing.index import IndexBusy
+    from ..indexing.indexer import print_log
+    from ..indexing.rebuild import rebuild_index
+    root = _root_of(args)
+    try:
+        report = rebuild_index(root, _settings_for(root, args), args.index_dir, embed=not args.no_vectors,
+                               log=print_log if not args.quiet else None)
+    except IndexBusy as exc:
+        raise CommandError(str(exc)) from None
+    return index_answer(report)
+
+
+def _index_summary(answer: IndexAnswer) -> str:
+    from ..indexing.indexer import summary_of
+    lines = [summary_of(answer)]
+    if answer.rebuilt:
+        lines.append(f"rebuilt: {answer.rebuilt}")
+    if answer.vectors_repaired:
+        lines.append(f"the vector store was rebuilt from the catalog: {answer.vectors_repaired}")
+    if answer.verified:
+        lines.append("verified: the catalog is sound and the vector store holds exactly its vectors"
+                     + (f" ({answer.vectors_reconciled} put right)" if answer.vectors_reconciled else ""))
+    if answer.note:
+        lines.append(answer.note)
+    if not answer.ok:
+        lines.append("the index is not up to date")
+    return "\n".join(lines)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    """Through the daemon when one runs (it owns the vector store), else from the files."""
     from ..api.stats import collect_stats
     from .render import format_stats
-    index = _open_index(args)
-    try:
-        stats = collect_stats(index, count_vectors=not args.fast)
-    finally:
-        index.close()
+    client = _daemon(args)
+    stats = None
+    if client is not None:
+        with contextlib.suppress(OSError):
+            stats = client.stats()
+    if stats is None:
+        index = _open_index(args)
+        try:
+            stats = collect_stats(index, count_vectors=not args.fast)
+        finally:
+            index.close()
     print(json.dumps(stats.to_dict()) if args.json else format_stats(stats))
     return EXIT_OK
 
@@ -351,7 +389,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", default=".", metavar="PATH")
     _add_index_options(p)
     p.add_argument("--no-vectors", action="store_true", help="keyword index and graph only; embed later")
-    p.add_argument("--verify", action="store_true", help="also reconcile every vector with Chroma")
+    p.add_argument("--verify", action="store_true",
+                   help="also check the catalog's integrity and reconcile every vector with the store")
+    p.add_argument("--rebuild", action="store_true",
+                   help="build the index again from scratch (a damaged catalog); cached vectors are kept")
     p.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
                    help="how long to wait for another indexer to finish (default 60)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -437,6 +478,16 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("codesearch: interrupted", file=sys.stderr)
         return 130
+    except (sqlite3.DatabaseError, CatalogError) as exc:
+        if args.debug:
+            raise
+        if isinstance(exc, CatalogDamaged) or is_damage(exc):
+            root = getattr(args, "path", None) or getattr(args, "repo", None) or "."
+            detail = str(exc) if isinstance(exc, CatalogError) else f"the index database is damaged ({exc})"
+            print(f"codesearch: {detail}; rebuild it with: codesearch index --rebuild {root}", file=sys.stderr)
+        else:
+            print(f"codesearch: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     except Exception as exc:  # the contract: one sentence, no traceback
         if args.debug:
             raise

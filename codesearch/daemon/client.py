@@ -60,10 +60,16 @@ def call(path: Path, method: str, params: dict | None = None, timeout: float = 3
         sock.settimeout(timeout)
         sock.connect(str(path))
         request = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
-        sock.sendall(json.dumps(request).encode() + b"\n")
+        try:
+            sock.sendall(json.dumps(request).encode() + b"\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # a busy daemon answers at once and hangs up: its answer may be waiting to be read
         buf = b""
         while not buf.endswith(b"\n"):
-            data = sock.recv(1 << 16)
+            try:
+                data = sock.recv(1 << 16)
+            except ConnectionResetError:
+                break
             if not data:
                 break
             buf += data

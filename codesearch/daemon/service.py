@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..api.admission import Admission
 from ..api.local import confined_paths, index_answer
+from ..api.service import ServiceUnavailable
 from ..api.stats import collect_stats
 from ..api.types import (
     EmbeddingProgress,
@@ -39,11 +40,13 @@ from ..api.types import (
     Stats,
     Status,
 )
-from ..config import Settings
-from ..indexing.index import Index
+from ..config import Settings, index_dir_for
+from ..indexing.index import CATALOG_NAME, Index
 from ..indexing.indexer import Indexer, IndexInterrupted, IndexReport
+from ..indexing.rebuild import remove_index_files, salvage_cache
 from ..search.pagerank import neighbour_table
 from ..search.searcher import Searcher
+from ..store.catalog import CatalogError
 from .watcher import RepoWatcher
 
 log = logging.getLogger("codesearch.daemon")
@@ -67,14 +70,11 @@ class Daemon:
                  stopping: threading.Event | None = None):
         self.started = time.time()
         self.settings = settings
-        self.writer_index = Index(root, settings, index_dir, create=True)
-        self.root = self.writer_index.root
-        self.dir = self.writer_index.dir
-        self.embed_index = Index(self.root, settings, self.dir, share_with=self.writer_index)
-        self.reader_index = Index(self.root, settings, self.dir, share_with=self.writer_index)
-        self.indexer = Indexer(self.writer_index, progress=False, log=log.info)
-        self.embed_indexer = Indexer(self.embed_index, progress=False, log=log.info)
-        self.searcher = Searcher(self.reader_index)
+        self.root = Path(root).resolve()
+        self.dir = index_dir_for(self.root, index_dir)
+        self._open_indexes()
+        self._vectors_busy = threading.Lock()  # the embedder's slices and a verification take turns
+        self.rebuilding = threading.Event()  # set while a damaged catalog is rebuilt
         self.admission = Admission(READ_SLOTS, READ_WAITING, READ_WAIT_MS)
         self._queue: queue.Queue[tuple[set[str], _Waiter | None] | None] = queue.Queue()
         self.ready = threading.Event()
@@ -92,6 +92,47 @@ class Daemon:
         self._writer = threading.Thread(target=self._write_loop, name="writer", daemon=True)
         self._embedder = threading.Thread(target=self._embed_loop, name="embedder", daemon=True)
 
+    def _open_indexes(self) -> None:
+        """The writer's, the embedder's and the readers' views of one index (one catalog
+        connection per thread; the model and the vector store shared). A catalog that cannot
+        even be opened is rebuilt at once."""
+        try:
+            self.writer_index = Index(self.root, self.settings, self.dir, create=True)
+        except CatalogError as exc:
+            log.warning("%s; rebuilding the index from scratch", exc)
+            self._remove_catalog()
+            self.writer_index = Index(self.root, self.settings, self.dir, create=True)
+        self.embed_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
+        self.reader_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
+        self.indexer = Indexer(self.writer_index, progress=False, log=log.info)
+        self.embed_indexer = Indexer(self.embed_index, progress=False, log=log.info)
+        self.searcher = Searcher(self.reader_index)
+
+    def _remove_catalog(self) -> None:
+        cache = salvage_cache(self.dir / CATALOG_NAME)
+        remove_index_files(self.dir)
+        fresh = Index(self.root, self.settings, self.dir, create=True)
+        try:
+            fresh.catalog.restore_cache_rows(cache)
+        finally:
+            fresh.close()
+
+    def _rebuild_if_damaged(self) -> None:
+        """At start, before anything reads it: a catalog SQLite finds damaged is built again
+        (what can be read of its embedding cache is kept)."""
+        problem = self.writer_index.catalog.integrity_problem()
+        if not problem:
+            return
+        log.warning("the index database is damaged (%s); rebuilding it from scratch", problem)
+        self.rebuilding.set()
+        try:
+            for index in (self.writer_index, self.embed_index, self.reader_index):
+                index.close()
+            self._remove_catalog()
+            self._open_indexes()
+        finally:
+            self.rebuilding.clear()
+
     # --- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
         """Start watching, then reconcile with the disk (keyword index and graph) and embed, on
@@ -107,6 +148,7 @@ class Daemon:
     def _reconcile(self) -> bool:
         """Catch up with what changed while no daemon watched; then serve. False when stopped."""
         try:
+            self._rebuild_if_damaged()
             self._apply(None)
         except IndexInterrupted:
             return False
@@ -209,7 +251,13 @@ class Daemon:
 
     # --- vectors --------------------------------------------------------------------------
     def _embed_loop(self) -> None:
-        """Load the model, then embed whatever lacks vectors, slice by slice."""
+        """Check the vector store, load the model, then embed whatever lacks vectors, slice by
+        slice. A store found damaged now or later is rebuilt from the catalog here."""
+        try:
+            with self._vectors_busy:
+                self.embed_indexer.check_vectors(IndexReport())
+        except Exception:  # searches go on from keyword and graph; the slices try again
+            log.exception("checking the vector store failed")
         try:
             self.embed_index.embedder.encode_query("warm up")
         except Exception:  # queries will report the problem; keep serving keywords
@@ -230,13 +278,16 @@ class Daemon:
             embedded_since_prune = True
 
     def _needs_vectors(self) -> bool:
-        return self.embed_index.catalog.needs_vectors()
+        return bool(self.embed_index.vector_problem) or self.embed_index.catalog.needs_vectors()
 
     def _embed_slice(self) -> None:
         report = IndexReport()
         started = time.monotonic()
         try:
-            self.embed_indexer.sync_vectors(report, limit=EMBED_SLICE, should_stop=self._stop.is_set)
+            with self._vectors_busy:
+                if self.embed_index.vector_problem:  # a search saw the store fail
+                    self.embed_indexer.repair_vectors(report)
+                self.embed_indexer.sync_vectors(report, limit=EMBED_SLICE, should_stop=self._stop.is_set)
         except Exception:  # the slice is tried again; the daemon keeps serving
             log.exception("embedding failed; will retry")
             self._stop.wait(2)
@@ -249,7 +300,12 @@ class Daemon:
             self.embedding["rate"] = rate if not self.embedding["rate"] else 0.7 * self.embedding["rate"] + 0.3 * rate
 
     # --- the API's service ------------------------------------------------------------------
+    def _serving(self) -> None:
+        if self.rebuilding.is_set():
+            raise ServiceUnavailable("the index database was damaged and is being rebuilt; try again shortly")
+
     def search(self, request: SearchRequest) -> SearchAnswer:
+        self._serving()
         waiting_for_model = not self.model_ready.is_set() and request.mode in ("hybrid", "vector")
         if waiting_for_model:  # answer now from what needs no model; vectors join once it loads
             request = replace(request, retrievers=("keyword", "graph") if request.mode == "hybrid" else ())
@@ -259,21 +315,43 @@ class Daemon:
             answer = replace(answer, partial=True, embedded_share=answer.embedded_share or 0.0,
                              note="the embedding model is still loading: keyword and graph results only")
         pending = self.pending_paths()
+        if answer.note and self.reader_index.vector_problem:
+            self._vectors_wanted.set()  # the embedder rebuilds the store
+            answer = replace(answer, note=f"{self.reader_index.vector_problem}: the daemon is rebuilding it; "
+                                          "meanwhile answers come from keyword and graph")
         if any(r.path in pending for r in answer.results):
             answer = replace(answer, results=tuple(replace(r, stale=True) if r.path in pending else r
                                                    for r in answer.results))
         return answer
 
     def relations(self, request: RelationsRequest) -> RelationsAnswer:
+        self._serving()
         with self.admission.slot():
             return self.searcher.relations(request)
 
     def index(self, request: IndexRequest) -> IndexAnswer:
+        self._serving()
         finished, report = self.reindex_now(confined_paths(self.root, request), timeout=request.timeout)
+        if finished and report is not None and request.verify:
+            self._verify(report)
         if report is None:
             failed = "reindexing failed; see the daemon's log"
             return IndexAnswer(ok=False, note=failed if finished else "still reindexing; the answer timed out")
         return index_answer(report, ok=finished, note="vectors follow in the background")
+
+    def _verify(self, report: IndexReport) -> None:
+        """`index --verify` under the daemon: the catalog's integrity, then the vector store,
+        taking turns with the embedder (which alone writes it otherwise)."""
+        damage = self.reader_index.catalog.integrity_problem()
+        if damage:
+            raise ServiceUnavailable(f"the index database is damaged ({damage}); restart the daemon to rebuild it")
+        with self._vectors_busy:
+            self.embed_indexer.check_vectors(report)
+            if not report.vectors_repaired:
+                removed, missing = self.embed_indexer.verify_vectors()
+                report.vectors_reconciled += removed + missing
+        report.verified = True
+        self._vectors_wanted.set()
 
     def stats(self) -> Stats:
         return collect_stats(self.reader_index, count_vectors=False)

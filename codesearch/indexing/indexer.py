@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -26,8 +27,9 @@ from ..ingest.extract import Extracted, SkipFile, extract_files
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..model import NON_DEFINITION_KINDS
 from ..paths import OutsideRoot, confine, on_disk
-from ..store.catalog import FileRecord
+from ..store.catalog import CatalogError, FileRecord
 from ..store.graph import rebuild_import_edges, resolve_call_edges
+from ..store.vectors import VectorStoreError
 from .index import Index, IndexLock
 from .progress import Progress
 
@@ -57,6 +59,9 @@ class IndexReport:
     vectors_deleted: int = 0
     embedded_ids: list[str] = field(default_factory=list)
     rebuilt: str = ""
+    vectors_repaired: str = ""  # why the vector store was rebuilt from the catalog, if it was
+    vectors_reconciled: int = 0  # vectors the store had lost (or kept astray), put right
+    verified: bool = False  # the catalog's integrity and every vector id were checked
     seconds: float = 0.0
 
     @property
@@ -64,14 +69,18 @@ class IndexReport:
         return self.added + self.modified + self.deleted
 
     def summary(self) -> str:
-        parts = [f"{self.added} added", f"{self.modified} modified", f"{self.deleted} deleted",
-                 f"{self.unchanged} unchanged"]
-        if self.renamed:
-            parts.append(f"{self.renamed} renamed")
-        if self.skipped:
-            parts.append(f"{sum(self.skipped.values())} skipped")
-        vec = f"{self.vectors_embedded} embedded, {self.vectors_from_cache} from cache"
-        return f"indexed in {self.seconds:.1f}s: {', '.join(parts)}; {self.chunks_written} chunks written; {vec}"
+        return summary_of(self)
+
+
+def summary_of(run: IndexReport | Any) -> str:
+    """One line for an index run: an IndexReport, or anything with its counts (an IndexAnswer)."""
+    parts = [f"{run.added} added", f"{run.modified} modified", f"{run.deleted} deleted", f"{run.unchanged} unchanged"]
+    if run.renamed:
+        parts.append(f"{run.renamed} renamed")
+    if run.skipped:
+        parts.append(f"{sum(run.skipped.values())} skipped")
+    vectors = f"{run.vectors_embedded} embedded, {run.vectors_from_cache} from cache"
+    return f"indexed in {run.seconds:.1f}s: {', '.join(parts)}; {run.chunks_written} chunks written; {vectors}"
 
 
 @dataclass
@@ -96,16 +105,22 @@ class Indexer:
 
     # --- public ---------------------------------------------------------------------------
     def run(self, paths: Iterable[str] | None = None, embed: bool = True, wait_for_lock: float = 0.0,
-            should_stop: Callable[[], bool] = lambda: False) -> IndexReport:
+            should_stop: Callable[[], bool] = lambda: False, verify: bool = False) -> IndexReport:
         """Index the whole repository, or only `paths` (relative, files or folders).
 
         `should_stop` is asked between write batches; when it says yes the run ends with
-        IndexInterrupted (a daemon shutting down)."""
+        IndexInterrupted (a daemon shutting down). `verify` also checks the catalog's integrity
+        (CatalogError when it is damaged) and reconciles every vector id with the store."""
         started = time.monotonic()
         with IndexLock(self.index.dir) as lock:
             lock.acquire(wait_for_lock, on_wait=lambda pid: self.log(
                 f"waiting for another codesearch process (pid {pid}) to finish writing the index"))
             report = IndexReport()
+            if verify:
+                damage = self.catalog.integrity_problem()
+                if damage:
+                    raise CatalogError(f"the index database {self.catalog.path} is damaged ({damage}); "
+                                       f"rebuild it with: codesearch index --rebuild {self.index.root}")
             problem = self.index.compatibility_problem()
             if problem:
                 self.log(f"rebuilding the index: {problem}")
@@ -116,7 +131,14 @@ class Indexer:
                 self.index.write_meta()  # before any data: a crash never leaves rows without it
             self.update_catalog(report, None if paths is None else list(paths), should_stop)
             if embed:
+                if verify or self.index.vectors_need_a_check():
+                    self.check_vectors(report)
+                if verify and not report.vectors_repaired:
+                    removed, missing = self.verify_vectors()
+                    report.vectors_reconciled += removed + missing
+                    self.log(f"verified vectors: {removed} stray removed, {missing} missing re-added")
                 self.sync_vectors(report)
+            report.verified = verify
             with self.catalog.transaction():
                 self.catalog.set_meta("last_index_time", str(time.time()))
                 self.catalog.set_meta("last_index_seconds", f"{time.monotonic() - started:.3f}")
@@ -295,9 +317,41 @@ class Indexer:
         report.chunks_written += len(result.chunks)
 
     # --- vectors --------------------------------------------------------------------------
+    def check_vectors(self, report: IndexReport) -> None:
+        """Probe the vector store (in a child process): a damaged or unreadable store is
+        rebuilt from the catalog, one that lost vectors (or holds strays) is reconciled."""
+        result = self.index.probe_vectors()
+        if not result.ok:
+            self.repair_vectors(report)
+            return
+        expected = self.catalog.expected_vector_count()
+        if (result.count or 0) != expected:
+            self.log(f"the vector store holds {result.count or 0} vectors where the catalog expects {expected}; "
+                     "reconciling")
+            removed, missing = self.verify_vectors()
+            report.vectors_reconciled += removed + missing
+        self.index.vectors_reconciled()
+
+    def repair_vectors(self, report: IndexReport) -> None:
+        problem = self.index.vector_problem or "the vector store failed"
+        self.log(f"{problem}; rebuilding it from the catalog (cached vectors are reused)")
+        report.vectors_repaired = problem
+        self.index.drop_vectors()
+
     def sync_vectors(self, report: IndexReport, limit: int | None = None,
                      should_stop: Callable[[], bool] = lambda: False) -> None:
-        """Make Chroma match the catalog: drop vectors of deleted chunks, add missing ones."""
+        """Make Chroma match the catalog: drop vectors of deleted chunks, add missing ones. A
+        store that fails on the way is rebuilt from the catalog, once."""
+        try:
+            self._sync_vectors(report, limit, should_stop)
+        except VectorStoreError as exc:
+            if report.vectors_repaired:
+                raise
+            self.index.mark_vectors_damaged(str(exc))
+            self.repair_vectors(report)
+            self._sync_vectors(report, limit, should_stop)
+
+    def _sync_vectors(self, report: IndexReport, limit: int | None, should_stop: Callable[[], bool]) -> None:
         catalog = self.catalog
         pending = catalog.pending_vector_deletions()
         rows = catalog.chunks_needing_vectors(limit)

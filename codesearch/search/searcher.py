@@ -52,8 +52,8 @@ class Searcher:
         names = RETRIEVERS_OF_MODE[request.mode] if request.retrievers is None else request.retrievers
         candidates = max(self.settings.candidates, request.limit * 3)
         relation = self._related(query, request.filters, candidates) if "graph" in names else None
-        lists, notes, timing = self._retrieve(query, [n for n in names if not (relation and n == "graph")],
-                                              candidates, request.filters, side_by_side)
+        lists, notes, timing, problems = self._retrieve(
+            query, [n for n in names if not (relation and n == "graph")], candidates, request.filters, side_by_side)
         t = time.perf_counter()
         if relation is not None:
             direction, related = relation
@@ -81,15 +81,16 @@ class Searcher:
                             partial=True if partial else None,
                             embedded_share=round(min(shares), 4) if partial else None,
                             notes={k: v for k, v in notes.items() if v} if request.explain else None,
-                            truncated=True if request.truncated else None)
+                            note="; ".join(problems) or None, truncated=True if request.truncated else None)
 
     def _retrieve(self, query: str, names: list[str], limit: int, filters: Filters, side_by_side: bool = True
-                  ) -> tuple[dict[str, list[str]], dict[str, str], dict[str, float]]:
+                  ) -> tuple[dict[str, list[str]], dict[str, str], dict[str, float], list[str]]:
         """Run the retrievers: the independent ones side by side (all but the last on the pool)
         or one after another, then those that start from others' lists."""
         lists: dict[str, list[str]] = {}
         notes: dict[str, str] = {}
         timing: dict[str, float] = {}
+        problems: list[str] = []
 
         def run(name: str) -> tuple[Hits, float]:
             t = time.perf_counter()
@@ -103,11 +104,13 @@ class Searcher:
         for name in independent:
             hits, timing[name] = done[name]
             lists[name], notes[name] = hits.ids, hits.note
+            problems += [hits.problem] if hits.problem else []
         for name in names:
             if name not in lists:
                 hits, timing[name] = run(name)
                 lists[name], notes[name] = hits.ids, hits.note
-        return lists, notes, timing
+                problems += [hits.problem] if hits.problem else []
+        return lists, notes, timing, problems
 
     def _options(self, request: SearchRequest) -> RankingOptions:
         return request.ranking or (RankingOptions() if self.settings.ranking else RankingOptions.off())

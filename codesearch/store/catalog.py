@@ -76,6 +76,19 @@ class CatalogError(RuntimeError):
     """The catalog cannot be used as it is (locked, corrupt, from another version)."""
 
 
+class CatalogDamaged(CatalogError):
+    """The catalog's file is damaged: only a rebuild helps (`codesearch index --rebuild`)."""
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether a SQLite error means the database file itself is damaged (not busy, not locked)."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    name = getattr(exc, "sqlite_errorname", "")
+    text = str(exc).lower()
+    return name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or "malformed" in text or "not a database" in text
+
+
 @dataclass
 class FileRecord:
     path: str
@@ -160,6 +173,8 @@ class Catalog:
                 db.execute("PRAGMA synchronous = NORMAL")
                 db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
+            if is_damage(exc):
+                raise CatalogDamaged(f"the index database {self.path} is damaged ({exc})") from None
             raise CatalogError(f"the index database {self.path} cannot be opened ({exc})") from None
         holder = _ThreadConnection(db)
         self._local.holder = holder
@@ -363,6 +378,17 @@ class Catalog:
         """Every chunk id that Chroma should hold a vector for."""
         return {r[0] for r in self.db.execute("SELECT id FROM chunks WHERE vector_hash IS NOT NULL")}
 
+    def expected_vector_count(self) -> int:
+        """How many vectors Chroma should hold: chunks whose vector it was given."""
+        return int(self.db.execute("SELECT COUNT(*) FROM chunks WHERE vector_hash IS NOT NULL").fetchone()[0])
+
+    def forget_all_vectors(self) -> None:
+        """The vector store is gone (damaged, deleted): every chunk needs its vector again, and
+        there is nothing left to delete from it. The embedding cache keeps what was computed."""
+        with self.transaction() as db:
+            db.execute("UPDATE chunks SET vector_hash = NULL WHERE vector_hash IS NOT NULL")
+            db.execute("DELETE FROM vector_deletions")
+
     def forget_vectors(self, ids: list[str]) -> None:
         """Mark chunks as lacking vectors (Chroma lost them): the next sync embeds them again."""
         with self.transaction() as db:
@@ -427,6 +453,29 @@ class Catalog:
         rows = self.db.execute(f"SELECT id, qualified_name FROM chunks WHERE part = 1 AND name = ? "
                                f"AND kind NOT IN ({_NOT_DEFINITIONS})", (name,)).fetchall()
         return [(r[0], r[1]) for r in rows]
+
+    # --- health -----------------------------------------------------------------------------
+    def integrity_problem(self) -> str | None:
+        """SQLite's quick check of the whole file (reads every page): None when it is sound."""
+        try:
+            rows = [r[0] for r in self.db.execute("PRAGMA quick_check").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+        return None if rows == ["ok"] else "; ".join(rows[:3])
+
+    def cached_vector_rows(self) -> Iterator[tuple[str, str, bytes, float]]:
+        """Every row of the embedding cache that can still be read (for a rebuild: a damaged
+        catalog may give up half way; what came out is kept)."""
+        try:
+            for row in self.db.execute("SELECT model, text_hash, vector, used_at FROM embed_cache"):
+                yield row[0], row[1], row[2], row[3]
+        except sqlite3.DatabaseError:
+            return
+
+    def restore_cache_rows(self, rows: list[tuple[str, str, bytes, float]]) -> None:
+        with self.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO embed_cache(model, text_hash, vector, used_at) VALUES (?, ?, ?, ?)",
+                           rows)
 
     # --- statistics -----------------------------------------------------------------------
     def counts(self) -> dict:

@@ -196,7 +196,8 @@ def test_past_the_connection_cap_a_client_is_told_busy(d):
         error = assert_error(extra.recv(), (BUSY,), None)
         assert error["data"]["retry_after_ms"] > 0
         busy = cli("query", "parse_config", "--repo", str(d.root), "--mode", "keyword", timeout=60)
-        assert busy.returncode == 1 and "busy" in busy.stderr and "--no-daemon" in busy.stderr
+        assert busy.returncode == 1 and "busy" in busy.stderr and "--no-daemon" in busy.stderr, (busy.stdout,
+                                                                                                 busy.stderr)
     finally:
         for conn in held:
             conn.close()

@@ -25,6 +25,7 @@ class Hits:
     ids: list[str] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     note: str = ""
+    problem: str = ""  # why this retriever could not search at all: told to the user in the answer
 
 
 @dataclass(frozen=True)

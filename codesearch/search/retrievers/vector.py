@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from ...indexing.index import Index
 from ...model import Filters
+from ...store.vectors import VectorStoreError
 from . import Hits
 
 COVERAGE_TTL_SECONDS = 1.0  # counting embedded chunks is a table scan: reuse it for this long
@@ -37,16 +38,31 @@ class VectorRetriever:
 
     def coverage(self) -> float | None:
         total, embedded = self.counts()
-        return embedded / total if total else None
+        if self.index.vector_problem:
+            return 0.0 if total else None
+        return max(0, embedded - self.index.vector_shortfall) / total if total else None
 
     def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
         if not self.counts()[1]:
             return Hits(note="no vectors yet")
+        if self.index.vector_problem:
+            return self._unusable(self.index.vector_problem)
         vector = self.index.embedder.encode_query(query)
         fetch = limit * 3 if filters.path_glob else limit
-        pairs = self.index.vectors.query(vector, fetch, filters)
+        try:
+            pairs = self.index.vectors.query(vector, fetch, filters)
+        except VectorStoreError as exc:
+            self.index.mark_vectors_damaged(str(exc))
+            return self._unusable(str(exc))
         if filters.path_glob:
             allowed = self.index.catalog.ids_matching([i for i, _ in pairs], Filters(path_glob=filters.path_glob))
             pairs = [(i, s) for i, s in pairs if i in allowed]
         pairs = [(i, s) for i, s in pairs if s >= self.min_score][:limit]
-        return Hits([i for i, _ in pairs], [s for _, s in pairs])
+        lacking = self.index.vector_shortfall
+        problem = (f"the vector store lacks {lacking} vectors the catalog expects; codesearch index (or a running "
+                   "daemon) restores them") if lacking else ""
+        return Hits([i for i, _ in pairs], [s for _, s in pairs], problem=problem)
+
+    def _unusable(self, problem: str) -> Hits:
+        return Hits(note=problem, problem=f"{problem}: answering from keyword and graph until it is rebuilt "
+                                          "(codesearch index, or a running daemon, rebuilds it)")
