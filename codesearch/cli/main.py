@@ -59,12 +59,11 @@ def cmd_chunks(args: argparse.Namespace) -> int:
         rel = path.as_posix()
         language = language_for_path(rel) or "text"
         try:
-            data = read_source(path, settings)
+            result = extract(rel, read_source(path, settings), language, settings)
         except SkipFile as exc:
             print(f"codesearch: {name}: skipped ({exc.reason}: {exc})", file=sys.stderr)
             failures += 1
             continue
-        result = extract(rel, data, language, settings)
         for chunk in result.chunks:
             item = chunk.to_json(with_text=args.text)
             item["size"] = chunk.size

@@ -16,7 +16,7 @@ from ..config import Settings
 from ..model import Chunk, ParsedFile
 from .chunking import chunk_code, chunk_text
 from .languages import spec_by_name, spec_for_path
-from .parsing import parse_source
+from .parsing import TooDeep, parse_source
 
 BINARY_SNIFF_BYTES = 8192
 # a .h file is C++ when it uses C++-only syntax
@@ -106,12 +106,16 @@ def language_of(rel: str, data: bytes, default: str) -> str:
 
 
 def extract(rel: str, data: bytes, language: str, settings: Settings) -> Extracted:
-    """Parse and chunk one file's content. Never raises on malformed source."""
+    """Parse and chunk one file's content. Never raises on malformed source; SkipFile for a
+    file too deeply nested to parse in bounded time."""
     language = language_of(rel, data, language)
     spec = spec_by_name(language) or spec_for_path(rel)
     budget = settings.max_chunk_chars
     if spec is not None:
-        parsed = parse_source(rel, data, spec)
+        try:
+            parsed = parse_source(rel, data, spec)
+        except TooDeep as exc:
+            raise SkipFile("too_complex", str(exc)) from None
         chunks = chunk_code(parsed, budget)
         parsed.release_tree()
         return Extracted.from_parsed(parsed, chunks, file_digest(data))

@@ -38,6 +38,8 @@ def _symbols(db: sqlite3.Connection, names: set[str] | None = None) -> dict[str,
     for row in db.execute(sql, sorted(NON_DEFINITION_KINDS)):
         if names is None or row[2] in names:
             table[row[2]].append(Symbol(row[0], row[1], row[3]))
+    for symbols in table.values():  # in a fixed order, not the order files were written in: the
+        symbols.sort(key=lambda s: (s.path, s.qualified_name, s.id))  # same tree gives the same edges
     return table
 
 

@@ -1,0 +1,56 @@
+"""The same tree gives the same index however it was reached: fresh, or by incremental runs."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+from index_helpers import copy_sample
+
+from codesearch.config import load_settings
+from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer
+from codesearch.store.graph import MAX_CANDIDATES
+
+
+def index(root: Path) -> None:
+    idx = Index(root, load_settings(root), create=True)
+    try:
+        Indexer(idx, progress=False).run(embed=False)
+    finally:
+        idx.close()
+
+
+def snapshot(root: Path) -> dict[str, set]:
+    with sqlite3.connect(root / ".codesearch" / "catalog.sqlite3") as db:
+        return {"files": set(db.execute("SELECT path, content_hash, skip_reason FROM files")),
+                "chunks": set(db.execute("SELECT id, parent_id, content_hash, start_line, end_line FROM chunks")),
+                "edges": set(db.execute("SELECT src, dst, kind, weight, line FROM edges")),
+                "calls": set(db.execute("SELECT caller_id, path, name, line FROM calls"))}
+
+
+def define_handler(root: Path, name: str) -> None:
+    (root / "handlers").mkdir(exist_ok=True)
+    (root / "handlers" / f"{name}.py").write_text(f"def handle(event):\n    return '{name}', event\n")
+
+
+def test_incremental_runs_give_the_fresh_index_of_the_same_tree(tmp_path):
+    work = copy_sample("python", tmp_path / "work")
+    (work / "dispatch.py").write_text("def dispatch(event):\n    return handle(event)\n")
+    for name in ("z1", "z2", "z3", "z4", "z5"):  # `handle` defined often: the call is ambiguous
+        define_handler(work, name)
+    index(work)
+    # later, more definitions of the name, sorting before the first ones: an incremental run
+    # writes them after, a fresh walk before (past MAX_CANDIDATES the order picked the edges)
+    for name in ("a1", "a2", "a3", "a4", "a5", "a6"):
+        define_handler(work, name)
+    (work / "config.py").write_text((work / "config.py").read_text() + "\n\ndef handle(event):\n    return event\n")
+    (work / "handlers" / "z3.py").unlink()
+    index(work)
+    assert len(list((work / "handlers").glob("*.py"))) > MAX_CANDIDATES
+
+    fresh = tmp_path / "fresh"
+    shutil.copytree(work, fresh, ignore=shutil.ignore_patterns(".codesearch"))
+    index(fresh)
+    assert snapshot(work) == snapshot(fresh)

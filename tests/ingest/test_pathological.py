@@ -1,0 +1,32 @@
+"""Pathological input is skipped with a reason instead of taking the indexer's time."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import extract_text
+
+from codesearch.ingest.extract import SkipFile
+from codesearch.ingest.parsing import MAX_SYNTAX_DEPTH
+
+DEEP = 20_000  # past the bound, far below what the issue measured (50,000 calls took 12-21 s)
+
+
+@pytest.mark.parametrize("rel, text", [
+    ("nested_calls.py", "x = " + "f(\n" * DEEP + "1" + ")\n" * DEEP),
+    ("nested_lists.py", "x = " + "[\n" * DEEP + "1" + "]\n" * DEEP),
+    ("parens.js", "var a = " + "(\n" * DEEP + "1" + ")\n" * DEEP + ";\n"),
+    ("nested.rs", "fn main() { let x = " + "vec![\n" * DEEP + "1" + "]\n" * DEEP + "; }\n"),
+])
+def test_a_file_nested_past_the_bound_is_skipped_as_too_complex(rel, text):
+    with pytest.raises(SkipFile) as info:
+        extract_text(rel, text)
+    assert info.value.reason == "too_complex" and str(MAX_SYNTAX_DEPTH) in str(info.value)
+
+
+def test_deep_but_real_nesting_is_indexed_whole():
+    """Twice the deepest tree of the benchmark's 4,756 files (146 levels) is still code."""
+    depth = 60  # each nested call adds a few syntax levels
+    source = "def outer():\n    return " + "wrap(" * depth + "leaf()" + ")" * depth + "\n"
+    result = extract_text("deep.py", source)
+    assert [c.name for c in result.chunks if c.kind == "function"] == ["outer"]
+    assert sum(1 for _, _, name, _ in result.calls if name == "wrap") == depth
