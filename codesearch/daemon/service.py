@@ -41,6 +41,7 @@ from ..api.types import (
     Status,
 )
 from ..config import Settings, index_dir_for
+from ..faults import checkpoint
 from ..indexing.index import CATALOG_NAME, Index
 from ..indexing.indexer import Indexer, IndexInterrupted, IndexReport
 from ..indexing.rebuild import remove_index_files, salvage_cache
@@ -234,6 +235,7 @@ class Daemon:
                         w.done.set()
 
     def _apply(self, paths: set[str] | None) -> IndexReport:
+        checkpoint("daemon.applying")
         self.in_progress = set(paths or ())
         started = time.monotonic()
         try:
@@ -242,6 +244,7 @@ class Daemon:
         finally:
             self.in_progress = set()
         self.reindex_count += 1
+        checkpoint("daemon.applied")  # written, its vectors not yet made
         self.last_reindex = {"at": time.time(), "seconds": round(time.monotonic() - started, 4),
                              "paths": len(paths) if paths is not None else None,
                              "added": report.added, "modified": report.modified, "deleted": report.deleted}

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..analysis.embed_text import embed_text_of
 from ..analysis.rows import prepare_rows
+from ..faults import checkpoint
 from ..ingest.extract import Extracted, SkipFile, extract_files
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..model import NON_DEFINITION_KINDS
@@ -139,6 +140,7 @@ class Indexer:
                     self.log(f"verified vectors: {removed} stray removed, {missing} missing re-added")
                 self.sync_vectors(report)
             report.verified = verify
+            checkpoint("index.finishing")
             with self.catalog.transaction():
                 self.catalog.set_meta("last_index_time", str(time.time()))
                 self.catalog.set_meta("last_index_seconds", f"{time.monotonic() - started:.3f}")
@@ -195,6 +197,7 @@ class Indexer:
         known = self.catalog.files()
         edges_stale = self.catalog.get_meta("edges_stale") == "1"  # a run died before resolving
         found, skipped, scope = self._scan(paths)
+        checkpoint("index.walked")
 
         def in_scope(rel: str) -> bool:
             return paths is None or any(rel == p or rel.startswith(p + "/") for p in scope)
@@ -245,6 +248,7 @@ class Indexer:
             report.renamed = sum(1 for rel in gone if known[rel].content_hash in state.added_hashes)
             if state.changed_paths or edges_stale:
                 rebuild_import_edges(db)  # cheap, and files that come and go change what resolves
+                checkpoint("index.edges.midway")
                 resolve_call_edges(db, state.changed_paths, state.dirty_names,
                                    everything=not known or edges_stale)
                 self.catalog.set_meta("edges_stale", "0")
@@ -262,7 +266,9 @@ class Indexer:
         which leaves the previous index as it was."""
         with self.catalog.transaction() as db:
             self.catalog.set_meta("edges_stale", "1")  # cleared once edges are resolved
-            for entry, result in batch:
+            for position, (entry, result) in enumerate(batch):
+                if position == len(batch) // 2:
+                    checkpoint("index.batch.midway")  # inside the transaction, half written
                 try:
                     with self.catalog.savepoint(db):
                         self._write_file(db, entry, result, report, state)
@@ -273,6 +279,7 @@ class Indexer:
                     self.catalog.upsert_file(db, FileRecord(entry.rel, entry.size, entry.mtime_ns, "", entry.language,
                                                             "failed"), detail)
                     report.skipped["failed"] += 1
+        checkpoint("index.batch.written")
 
     def _write_file(self, db: sqlite3.Connection, entry: SourceFile, result: Extracted | SkipFile,
                     report: IndexReport, state: _RunState) -> None:
@@ -362,6 +369,7 @@ class Indexer:
             live = catalog.ids_with_vectors(pending)
             doomed = [i for i in pending if i not in live]
             vectors.delete(doomed)
+            checkpoint("vectors.deleted")  # gone from Chroma, still listed in the catalog
             catalog.clear_vector_deletions(pending)
             report.vectors_deleted += len(doomed)
         if not rows:
@@ -394,9 +402,12 @@ class Indexer:
                 report.vectors_embedded += len(missing)
                 report.vectors_from_cache += len(part) - len(missing)
                 matrix = np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
+                checkpoint("vectors.upserting")  # with @MS: killed inside Chroma's write
                 vectors.upsert([r["id"] for r in part], matrix,
                                [{"path": r["path"], "language": r["language"], "kind": r["kind"]} for r in part])
+                checkpoint("vectors.upserted")  # in Chroma, not yet recorded in the catalog
                 gone = catalog.mark_vectors([(r["id"], r["embed_hash"]) for r in part])
+                checkpoint("vectors.marked")
                 if gone:  # deleted while being embedded (the daemon writes meanwhile)
                     vectors.delete(gone)
                 bar.advance(len(part))

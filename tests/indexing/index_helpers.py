@@ -213,6 +213,17 @@ def chroma_ids(root: Path, index_dir: Path | None = None) -> set[str]:
         index.close()
 
 
+def assert_vectors_mirror_catalog(repo: Path, index_dir: Path | None = None) -> None:
+    catalog = (index_dir or repo / ".codesearch") / "catalog.sqlite3"
+    ids = catalog_chunk_ids(catalog)
+    assert ids, "the index has no chunks"
+    assert chroma_ids(repo, index_dir) == ids
+    marked = query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash")[0][0]
+    assert marked == len(ids)
+    assert query_catalog(catalog, "SELECT COUNT(*) FROM vector_deletions")[0][0] == 0
+
+
+
 def run_indexer(root: Path, index_dir: Path | None = None, embed: bool = True):
     """Indexer.run in this process (the model, when needed, is the module's shared one)."""
     from codesearch.indexing.indexer import Indexer

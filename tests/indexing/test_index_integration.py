@@ -21,6 +21,7 @@ import pytest
 from index_helpers import (
     IS_ROOT,
     CliProcess,
+    assert_vectors_mirror_catalog,
     build_large_tree,
     catalog_chunk_ids,
     chroma_ids,
@@ -80,16 +81,6 @@ def python_repo(python_indexed, tmp_path):
 
 def catalog_of(repo: Path) -> Path:
     return repo / ".codesearch" / CATALOG
-
-
-def assert_vectors_mirror_catalog(repo: Path, index_dir: Path | None = None) -> None:
-    catalog = (index_dir or repo / ".codesearch") / CATALOG
-    ids = catalog_chunk_ids(catalog)
-    assert ids, "the index has no chunks"
-    assert chroma_ids(repo, index_dir) == ids
-    marked = query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash")[0][0]
-    assert marked == len(ids)
-    assert query_catalog(catalog, "SELECT COUNT(*) FROM vector_deletions")[0][0] == 0
 
 
 def embedded_texts(rel: str, data: bytes, settings) -> dict[str, str]:
