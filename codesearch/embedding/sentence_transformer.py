@@ -55,6 +55,13 @@ def load_sentence_transformer(path: str, device: str, threads: int = 0):
         raise EmbeddingError(f"cannot load embedding model {path!r} offline: {exc}") from None
 
 
+def encode_batches(model, texts: Sequence[str], batch_size: int) -> np.ndarray:
+    """A SentenceTransformer's unit-length vectors for `texts`, longest first in batches."""
+    return length_sorted_encode(lambda batch: model.encode(
+        batch, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
+        show_progress_bar=False), texts)
+
+
 class SentenceTransformerEmbedder:
     """Loads the model on first use (once, under a lock); encoding may run on several threads."""
 
@@ -102,11 +109,8 @@ class SentenceTransformerEmbedder:
         """Unit-length float32 vectors, in input order; long texts batched together."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        model = self.model
         # no lock here: inference is thread-safe, and a query must not wait for a batch
-        return length_sorted_encode(lambda batch: model.encode(
-            batch, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
-            show_progress_bar=False), texts)
+        return encode_batches(self.model, texts, self.batch_size)
 
     def encode_query(self, text: str) -> np.ndarray:
         """One text through the model's modules: `SentenceTransformer.encode` puts every module in

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import EmbeddingError, length_sorted_encode, model_slug
-from .sentence_transformer import load_sentence_transformer, resolve_model_path
+from .base import EmbeddingError, model_slug
+from .sentence_transformer import encode_batches, load_sentence_transformer, resolve_model_path
 
 PCA_DIMENSIONS = 256
 
@@ -64,10 +64,7 @@ class StaticEmbedder:
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        model = self.model
-        return length_sorted_encode(lambda batch: model.encode(
-            batch, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
-            show_progress_bar=False), texts)
+        return encode_batches(self.model, texts, self.batch_size)
 
     def encode_query(self, text: str) -> np.ndarray:
         return self.encode_documents([text])[0]
