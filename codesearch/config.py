@@ -13,7 +13,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-INDEX_DIR_NAME = ".codesearch"
 CONFIG_FILE_NAME = ".codesearch.toml"
 IGNORE_FILE_NAME = ".codesearchignore"
 
@@ -121,9 +120,3 @@ def load_settings(root: Path | None = None, overrides: dict[str, Any] | None = N
             raise ConfigError(f"unknown setting {key!r}")
         values[key] = _coerce(key, value, known[key])
     return replace(defaults, **values)
-
-
-def index_dir_for(root: Path, explicit: str | os.PathLike | None = None) -> Path:
-    """The index folder: --index-dir, else $CODESEARCH_INDEX_DIR, else ROOT/.codesearch."""
-    chosen = explicit or os.environ.get("CODESEARCH_INDEX_DIR")
-    return Path(chosen).resolve() if chosen else Path(root).resolve() / INDEX_DIR_NAME

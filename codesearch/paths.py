@@ -16,6 +16,14 @@ from pathlib import Path
 
 from .wire import RequestError
 
+INDEX_DIR_NAME = ".codesearch"
+
+
+def index_dir_for(root: Path, explicit: str | os.PathLike | None = None) -> Path:
+    """The index folder: --index-dir, else $CODESEARCH_INDEX_DIR, else ROOT/.codesearch."""
+    chosen = explicit or os.environ.get("CODESEARCH_INDEX_DIR")
+    return Path(chosen).resolve() if chosen else Path(root).resolve() / INDEX_DIR_NAME
+
 
 class OutsideRoot(RequestError):
     """A path that leaves the repository (by `..`, an absolute path or a symlink): every

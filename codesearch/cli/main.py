@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import sqlite3
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -13,15 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..model import MODES
-from ..store.catalog import CatalogDamaged, CatalogError, is_damage
+from ..vocabulary import MODES
 
 if TYPE_CHECKING:
     from ..api.service import Service
     from ..api.types import Direction, IndexAnswer, SearchAnswer, SearchRequest
     from ..daemon.client import DaemonClient
     from ..indexing.index import Index
-    from ..model import Filters
+    from ..vocabulary import Filters
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -237,7 +235,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def _filters(args: argparse.Namespace) -> Filters:
     from ..ingest.languages import known_languages
-    from ..model import ALL_KINDS, Filters
+    from ..vocabulary import ALL_KINDS, Filters
     if args.lang and args.lang not in known_languages():
         raise UsageError(f"unknown language {args.lang!r}; known: {', '.join(sorted(known_languages()))}")
     if args.kind and args.kind not in ALL_KINDS:
@@ -246,7 +244,7 @@ def _filters(args: argparse.Namespace) -> Filters:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from ..api.types import SearchRequest
+    from ..search.types import SearchRequest
     from ..wire import RequestError
     from .render import print_human, print_vimgrep
     if args.batch:
@@ -282,7 +280,7 @@ def _search(service: Service, request: SearchRequest) -> SearchAnswer:
 
 
 def cmd_relations(args: argparse.Namespace) -> int:
-    from ..api.types import RelationsRequest
+    from ..search.types import RelationsRequest
     from ..wire import RequestError
     direction: Direction = "callers" if args.command == "callers" else "callees"
     try:
@@ -305,8 +303,8 @@ def cmd_relations(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..api.types import SearchRequest
     from ..eval.runner import METRICS, evaluate, load_queries
+    from ..search.types import SearchRequest
     try:
         queries = load_queries(Path(args.queries))
     except (OSError, ValueError) as exc:
@@ -477,19 +475,20 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("codesearch: interrupted", file=sys.stderr)
         return 130
-    except (sqlite3.DatabaseError, CatalogError) as exc:
+    except Exception as exc:  # the contract: one sentence, no traceback
         if args.debug:
             raise
+        import sqlite3
+
+        from ..store.catalog import CatalogDamaged, CatalogError, is_damage  # only now: the CLI starts light
         if isinstance(exc, CatalogDamaged) or is_damage(exc):
             root = getattr(args, "path", None) or getattr(args, "repo", None) or "."
             detail = str(exc) if isinstance(exc, CatalogError) else f"the index database is damaged ({exc})"
             print(f"codesearch: {detail}; rebuild it with: codesearch index --rebuild {root}", file=sys.stderr)
-        else:
+            return EXIT_ERROR
+        if isinstance(exc, (CatalogError, sqlite3.DatabaseError)):
             print(f"codesearch: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except Exception as exc:  # the contract: one sentence, no traceback
-        if args.debug:
-            raise
+            return EXIT_ERROR
         print(f"codesearch: unexpected error: {exc.__class__.__name__}: {exc} (rerun with --debug)",
               file=sys.stderr)
         return EXIT_ERROR

@@ -25,8 +25,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..config import index_dir_for, load_settings
+from ..config import load_settings
 from ..indexing.index import ensure_index_dir
+from ..paths import index_dir_for
 from .client import SOCKET_NAME, DaemonError, call
 
 PID_NAME, LOG_NAME, LOCK_NAME, START_LOCK_NAME = "daemon.pid", "daemon.log", "daemon.lock", "start.lock"

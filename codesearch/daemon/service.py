@@ -40,11 +40,12 @@ from ..api.types import (
     Stats,
     Status,
 )
-from ..config import Settings, index_dir_for
+from ..config import Settings
 from ..faults import checkpoint
 from ..indexing.index import CATALOG_NAME, Index
 from ..indexing.indexer import Indexer, IndexInterrupted, IndexReport
 from ..indexing.rebuild import remove_index_files, salvage_cache
+from ..paths import index_dir_for
 from ..search.pagerank import neighbour_table
 from ..search.searcher import Searcher
 from ..store.catalog import CatalogError

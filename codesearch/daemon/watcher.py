@@ -12,9 +12,8 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
-from ..config import INDEX_DIR_NAME
 from ..ingest.ignore import ALWAYS_SKIPPED_DIRS, IGNORE_FILES, IgnoreRules
-from ..paths import escape_name
+from ..paths import INDEX_DIR_NAME, escape_name
 
 
 class Debouncer:

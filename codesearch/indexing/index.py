@@ -13,9 +13,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..config import INDEX_AFFECTING, Settings, index_dir_for
+from ..config import INDEX_AFFECTING, Settings
 from ..embedding.base import Embedder, model_slug
 from ..embedding.registry import create_embedder
+from ..paths import index_dir_for
 from ..store.catalog import SCHEMA_VERSION, Catalog
 from ..store.vectors import ProbeResult, VectorStoreError
 

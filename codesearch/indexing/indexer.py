@@ -26,11 +26,11 @@ from ..analysis.rows import prepare_rows
 from ..faults import checkpoint
 from ..ingest.extract import Extracted, SkipFile, extract_files
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
-from ..model import NON_DEFINITION_KINDS
 from ..paths import OutsideRoot, confine, on_disk
 from ..store.catalog import CatalogError, FileRecord
 from ..store.graph import rebuild_import_edges, resolve_call_edges
 from ..store.vectors import VectorStoreError
+from ..vocabulary import NON_DEFINITION_KINDS
 from .index import Index, IndexLock
 from .progress import Progress
 

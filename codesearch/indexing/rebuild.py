@@ -7,7 +7,8 @@ import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
-from ..config import Settings, index_dir_for
+from ..config import Settings
+from ..paths import index_dir_for
 from ..store.catalog import Catalog, CatalogError
 from ..store.vectors import OPEN_MARKER_PREFIX, remove_store
 from .index import CATALOG_NAME, DAMAGED_NOTE, Index, IndexLock, ensure_index_dir

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import INDEX_DIR_NAME, Settings
-from ..paths import escape_name, on_disk
+from ..config import Settings
+from ..paths import INDEX_DIR_NAME, escape_name, on_disk
 from .ignore import ALWAYS_SKIPPED_DIRS, IgnoreRules
 from .languages import language_for_path
 

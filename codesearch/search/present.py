@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ..model import RETRIEVER_NAMES, Chunk
+from ..model import Chunk
+from ..vocabulary import RETRIEVER_NAMES
 from .ranking import Ranked
 from .types import RelatedResult, SearchResult
 

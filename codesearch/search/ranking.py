@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..analysis.tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
-from ..model import DEFINITION_KINDS, TYPE_KINDS, Chunk
+from ..model import Chunk
+from ..vocabulary import DEFINITION_KINDS, TYPE_KINDS
 
 # folders and file names of tests, examples, benchmarks and vendored code; `example` alone is
 # left out on purpose (Java's com/example/... packages are real code)

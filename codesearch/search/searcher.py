@@ -11,8 +11,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from ..analysis.tokens import query_terms
 from ..indexing.index import Index
-from ..model import RETRIEVERS_OF_MODE, Filters
 from ..store.graph import GraphCache
+from ..vocabulary import RETRIEVERS_OF_MODE, Filters
 from .fusion import weighted_rrf
 from .present import related_result, search_result, term_pattern
 from .ranking import Ranked, RankingOptions, aggregate_files, rank

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..model import MODES, RETRIEVER_NAMES, Filters
+from ..vocabulary import MODES, RETRIEVER_NAMES, Filters
 from ..wire import Record, RequestError
 
 MAX_LIMIT = 1000

@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..model import NON_DEFINITION_KINDS, Chunk, Filters
+from ..model import Chunk
+from ..vocabulary import NON_DEFINITION_KINDS, Filters
 
 SCHEMA_VERSION = 1
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from ..model import NON_DEFINITION_KINDS
+from ..vocabulary import NON_DEFINITION_KINDS
 from .catalog import Catalog, select_in
 
 MAX_CANDIDATES = 8

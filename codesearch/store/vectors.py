@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model import Filters
+from ..vocabulary import Filters
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 

@@ -23,8 +23,8 @@ from codesearch.api.types import (
     Stats,
     Status,
 )
-from codesearch.model import MODES, Filters
 from codesearch.search.types import MAX_QUERY_CHARS
+from codesearch.vocabulary import MODES, Filters
 from codesearch.wire import RequestError
 
 RESULT = SearchResult(path="a/b.py", start_line=3, end_line=9, kind="function", name="f", qualified_name="m.f",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from ...model import CONTAINER_KINDS
+from ...vocabulary import CONTAINER_KINDS
 
 
 @dataclass(frozen=True)

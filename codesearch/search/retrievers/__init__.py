@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
-from ...model import Filters
+from ...vocabulary import Filters
 
 if TYPE_CHECKING:
     from ...indexing.index import Index

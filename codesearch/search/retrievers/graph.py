@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from ...analysis.tokens import identifier_terms
-from ...model import Filters
 from ...store.catalog import Catalog
 from ...store.graph import GraphCache
+from ...vocabulary import Filters
 from ..pagerank import neighbour_table, personalized_pagerank
 from . import Hits
 

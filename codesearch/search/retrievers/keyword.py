@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from ...analysis.tokens import query_terms
-from ...model import Filters
 from ...store.catalog import Catalog
+from ...vocabulary import Filters
 from . import Hits
 
 # bm25 column weights: name, path, signature+docstring, body

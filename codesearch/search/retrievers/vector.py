@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from ...indexing.index import Index
-from ...model import Filters
 from ...store.vectors import VectorStoreError
+from ...vocabulary import Filters
 from . import Hits
 
 COVERAGE_TTL_SECONDS = 1.0  # counting embedded chunks is a table scan: reuse it for this long
