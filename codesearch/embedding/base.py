@@ -33,15 +33,6 @@ class Embedder(Protocol):
     def encode_query(self, text: str) -> np.ndarray: ...
 
 
-def offline_environment() -> None:
-    """Never let a library reach for a model hub, and keep their progress bars quiet."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
-
 def model_slug(name: str) -> str:
     """A name usable in a Chroma collection name or a folder name."""
     base = Path(name).name if os.sep in name else name

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import EmbeddingError, length_sorted_encode, offline_environment
+from .base import EmbeddingError, length_sorted_encode
 
 _PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 # vectors whose key carries no ":tN" were made with the model's input cut at this many tokens
@@ -40,8 +40,7 @@ def quantize_linear_layers(model):
 def load_sentence_transformer(path: str, device: str, threads: int = 0):
     """A SentenceTransformer from a local path, offline, on `device` ("" = cuda when available),
     with `threads` intra-op threads on the CPU (0: torch's default, one per core)."""
-    offline_environment()
-    try:
+    try:  # offline and quiet: the package's import set the environment for that
         import torch
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:

@@ -28,8 +28,6 @@ import numpy as np
 
 from ..vocabulary import Filters
 
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-
 STORE_FOLDER = "chroma"
 OPEN_MARKER_PREFIX = "vectors.open."
 PROBE_TIMEOUT_SECONDS = 300.0
@@ -213,8 +211,7 @@ def probe(index_dir: Path, collection: str, dimension: int, timeout: float = PRO
         return ProbeResult(count=None)
     command = [sys.executable, "-m", "codesearch.store.vector_probe", str(index_dir), collection, str(dimension)]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return ProbeResult(problem=f"opening it took over {timeout:.0f} s")
     if done.returncode == 0:
