@@ -31,6 +31,10 @@ RETRIEVER_NAMES = RETRIEVERS_OF_MODE["hybrid"]
 class Filters(Record):
     """Which chunks a search may return; the store turns them into SQL and Chroma filters."""
 
+    DOCS = {"language": "A language name as the index spells it: python, go, typescript, rust, ...",
+            "kind": "A chunk kind: function, method, class, file, ... (definitions and files).",
+            "path_glob": "A glob over the path relative to the root, e.g. src/*.py or */tests/*."}
+
     language: str | None = None
     kind: str | None = None
     path_glob: str | None = None

@@ -28,6 +28,19 @@ class Record:
     """
 
     OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
+    # what a field means, for the JSON Schema that HTTP's OpenAPI and MCP's tools publish
+    DOCS: ClassVar[dict[str, str]] = {}
+    # inclusive bounds of numeric fields: checked by `check_ranges`, published in the schema
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {}
+    # more JSON Schema for a field than its type says (an enum of allowed words, a pattern)
+    SCHEMA: ClassVar[dict[str, dict[str, Any]]] = {}
+
+    def check_ranges(self) -> None:
+        """Refuse a number outside its RANGES (call from __post_init__)."""
+        for name, (low, high) in self.RANGES.items():
+            value = getattr(self, name)
+            if value is not None and not low <= value <= high:
+                raise RequestError(f"{name} must be between {_number(low)} and {_number(high)}, not {value}")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -86,6 +99,10 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     return value
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
 
 
 def _json_type(value: Any) -> str:
@@ -147,3 +164,54 @@ def _convert(value: Any, hint: Any, label: str) -> Any:
             raise RequestError(f"{label} must be a string, not {_json_type(value)}")
         return value
     raise TypeError(f"no wire conversion for {hint!r} ({label})")
+
+
+def json_schema(cls: type[Record], *, omit: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The JSON Schema (2020-12 subset) of a record as `from_dict` reads it and `to_dict` writes
+    it: every wire field with its type, description and bounds; fields without a default are
+    required. Nested records are written inline (the contract's records are small)."""
+    hints = _hints(cls)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for f in _wire_fields(cls):
+        if f.name in omit:
+            continue
+        schema = _type_schema(hints[f.name])
+        if f.name in cls.DOCS:
+            schema["description"] = cls.DOCS[f.name]
+        schema.update(cls.SCHEMA.get(f.name, {}))
+        if f.name in cls.RANGES:
+            low, high = cls.RANGES[f.name]
+            schema["minimum"], schema["maximum"] = low, high
+        if f.default is not dataclasses.MISSING and isinstance(f.default, (str, int, float, bool)):
+            schema["default"] = f.default
+        properties[f.name] = schema
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            required.append(f.name)
+    out: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        out["required"] = required
+    if cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "("):  # not dataclass's generated one
+        out["description"] = " ".join(cls.__doc__.split())
+    return out
+
+
+def _type_schema(hint: Any) -> dict[str, Any]:
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = [_type_schema(o) for o in typing.get_args(hint)]
+        return options[0] if len(options) == 1 else {"anyOf": options}
+    if origin is typing.Literal:
+        return {"enum": list(typing.get_args(hint))}
+    if origin in (tuple, list):
+        return {"type": "array", "items": _type_schema(typing.get_args(hint)[0])}
+    if origin is dict:
+        return {"type": "object", "additionalProperties": _type_schema(typing.get_args(hint)[1])}
+    if isinstance(hint, type) and issubclass(hint, Record):
+        return json_schema(hint)
+    simple = {bool: "boolean", int: "integer", float: "number", str: "string", type(None): "null"}
+    if hint is Any:
+        return {}
+    if hint in simple:
+        return {"type": simple[hint]}
+    raise TypeError(f"no JSON Schema for {hint!r}")

@@ -8,13 +8,20 @@ from ..indexing.index import Index, IndexMissing
 from ..indexing.indexer import Indexer, IndexReport
 from ..paths import confine
 from ..search.searcher import Searcher
+from .reading import read_source
 from .service import ServiceUnavailable
 from .stats import collect_stats
 from .types import (
+    DefinitionAnswer,
+    DefinitionRequest,
     Health,
+    ImpactAnswer,
+    ImpactRequest,
     IndexAnswer,
     IndexRequest,
     Ok,
+    ReadAnswer,
+    ReadRequest,
     RelationsAnswer,
     RelationsRequest,
     SearchAnswer,
@@ -65,6 +72,15 @@ class LocalService:
 
     def relations(self, request: RelationsRequest) -> RelationsAnswer:
         return self.searcher.relations(request)
+
+    def impact(self, request: ImpactRequest) -> ImpactAnswer:
+        return self.searcher.impact(request)
+
+    def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
+        return self.searcher.definitions(request)
+
+    def read(self, request: ReadRequest) -> ReadAnswer:
+        return read_source(self.repository, request)
 
     def index(self, request: IndexRequest) -> IndexAnswer:
         paths = confined_paths(self.repository.root, request)

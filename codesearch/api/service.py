@@ -6,10 +6,16 @@ from __future__ import annotations
 from typing import Protocol
 
 from .types import (
+    DefinitionAnswer,
+    DefinitionRequest,
     Health,
+    ImpactAnswer,
+    ImpactRequest,
     IndexAnswer,
     IndexRequest,
     Ok,
+    ReadAnswer,
+    ReadRequest,
     RelationsAnswer,
     RelationsRequest,
     SearchAnswer,
@@ -27,6 +33,12 @@ class Service(Protocol):
     def search(self, request: SearchRequest) -> SearchAnswer: ...
 
     def relations(self, request: RelationsRequest) -> RelationsAnswer: ...
+
+    def impact(self, request: ImpactRequest) -> ImpactAnswer: ...
+
+    def definitions(self, request: DefinitionRequest) -> DefinitionAnswer: ...
+
+    def read(self, request: ReadRequest) -> ReadAnswer: ...
 
     def index(self, request: IndexRequest) -> IndexAnswer: ...
 

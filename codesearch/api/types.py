@@ -8,7 +8,13 @@ from typing import Any
 
 from ..search.types import (
     MAX_LIMIT,
+    Definition,
+    DefinitionAnswer,
+    DefinitionRequest,
     Direction,
+    ImpactAnswer,
+    ImpactFile,
+    ImpactRequest,
     RelatedResult,
     RelationsAnswer,
     RelationsRequest,
@@ -21,13 +27,21 @@ from ..wire import Record, RequestError
 
 __all__ = [
     "MAX_LIMIT",
+    "Definition",
+    "DefinitionAnswer",
+    "DefinitionRequest",
     "Direction",
     "EmbeddingProgress",
     "Empty",
     "Health",
+    "ImpactAnswer",
+    "ImpactFile",
+    "ImpactRequest",
     "IndexAnswer",
     "IndexRequest",
     "Ok",
+    "ReadAnswer",
+    "ReadRequest",
     "RelatedResult",
     "RelationTarget",
     "RelationsAnswer",
@@ -41,6 +55,7 @@ __all__ = [
 ]
 
 MAX_INDEX_WAIT_SECONDS = 24 * 3600.0
+MAX_READ_LINES = 2000  # one read returns at most this many lines (and says when it stopped)
 
 
 @dataclass(frozen=True)
@@ -57,13 +72,17 @@ class Ok(Record):
 class IndexRequest(Record):
     """Bring the index up to date: these paths (relative to the root), or everything."""
 
+    DOCS = {"paths": "Files or folders relative to the root (inside it); omit for everything.",
+            "timeout": "Seconds to wait for the work to finish.",
+            "verify": "Also check the database's integrity and reconcile every vector id."}
+    RANGES = {"timeout": (0.001, MAX_INDEX_WAIT_SECONDS)}
+
     paths: tuple[str, ...] | None = None
-    timeout: float = 300.0  # seconds to wait for the work to finish
-    verify: bool = False  # also check the catalog's integrity and reconcile every vector id
+    timeout: float = 300.0
+    verify: bool = False
 
     def __post_init__(self) -> None:
-        if not 0 < self.timeout <= MAX_INDEX_WAIT_SECONDS:
-            raise RequestError(f"timeout must be between 0 and {MAX_INDEX_WAIT_SECONDS:.0f} seconds")
+        self.check_ranges()
 
 
 @dataclass(frozen=True)
@@ -142,11 +161,51 @@ class Status(Record):
     embedding: EmbeddingProgress
     watcher: str | None
     watcher_note: str
+    embedded_share: float  # vectors / chunks: below 1, vector search does not see everything yet
+    stale: bool  # changes are waiting to be indexed: answers may not reflect them yet
 
 
 @dataclass(frozen=True)
 class Health(Record):
+    OMIT_WHEN_NONE = frozenset({"http"})
+
     ok: bool
     pid: int
     ready: bool
     root: str
+    http: str | None = None  # HOST:PORT of the HTTP front-end, when the daemon serves one
+
+
+@dataclass(frozen=True)
+class ReadRequest(Record):
+    """Source text from the repository: a file (a line range of it), or one chunk by its id."""
+
+    DOCS = {"path": "A file, relative to the root; it must lie inside the repository.",
+            "start_line": "First line (1-based); default 1.",
+            "end_line": "Last line, inclusive; default the end of the file (at most 2,000 lines per read).",
+            "id": "A chunk id from a search result, instead of path and lines."}
+    RANGES = {"start_line": (1, 1 << 31), "end_line": (1, 1 << 31)}
+
+    path: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    id: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.path is None) == (self.id is None):
+            raise RequestError("give either a path or a chunk id")
+        if self.id is not None and (self.start_line is not None or self.end_line is not None):
+            raise RequestError("lines go with a path, not with a chunk id")
+        self.check_ranges()
+        if self.start_line and self.end_line and self.end_line < self.start_line:
+            raise RequestError(f"end_line {self.end_line} is before start_line {self.start_line}")
+
+
+@dataclass(frozen=True)
+class ReadAnswer(Record):
+    path: str
+    start_line: int
+    end_line: int  # the last line returned
+    total_lines: int  # lines in the file
+    text: str
+    truncated: bool  # more lines were asked for than one read returns

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -80,7 +81,7 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 
 def _root_of(args: argparse.Namespace) -> Path:
     """The repository a command works on: `index PATH` and `daemon ... PATH`, else --repo."""
-    attr = "path" if args.command in ("index", "daemon") else "repo"
+    attr = "path" if args.command in ("index", "daemon", "mcp") else "repo"
     root = Path(getattr(args, attr, None) or ".").resolve()
     if not root.is_dir():
         raise UsageError(f"{root} is not a folder")
@@ -325,20 +326,33 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_daemon(args: argparse.Namespace) -> int:
     from ..daemon import lifecycle
     from ..daemon.client import DaemonClient, socket_path
+    from ..transports.http import TOKEN_ENV, HttpConfigError, check_exposure, parse_address
     from .render import format_status
     root = _root_of(args)
+    token = args.http_token or os.environ.get(TOKEN_ENV)
+    try:
+        if args.http:
+            check_exposure(parse_address(args.http), token)
+    except HttpConfigError as exc:
+        raise UsageError(str(exc)) from None
     try:
         if args.action == "run":
-            lifecycle.serve(root, args.index_dir, args.polling)  # ends the process
+            if token:
+                os.environ[TOKEN_ENV] = token
+            lifecycle.serve(root, args.index_dir, args.polling, args.http)  # ends the process
         if args.action == "start":
-            health = lifecycle.start_detached(root, args.index_dir, args.timeout, args.polling)
+            health = lifecycle.start_detached(root, args.index_dir, args.timeout, args.polling, args.http, token)
             already = bool(health.get("already_running"))
+            if already and args.http and not health.get("http"):
+                raise CommandError(f"a daemon already serves {root} without HTTP; "
+                                   "stop it first (codesearch daemon stop) to start one with --http")
             if args.json:
                 print(json.dumps({"started": not already, "already_running": already, "pid": health.get("pid"),
-                                  "root": str(root)}))
+                                  "root": str(root), **({"http": health["http"]} if health.get("http") else {})}))
             else:
+                served = f", HTTP on http://{health['http']}" if health.get("http") else ""
                 print(f"codesearch daemon {'already running' if already else 'started'} for {root} "
-                      f"(pid {health.get('pid')})")
+                      f"(pid {health.get('pid')}{served})")
             return EXIT_OK
         if args.action == "stop":
             stopped = lifecycle.stop_daemon(root, args.index_dir)
@@ -358,6 +372,11 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         return EXIT_OK
     except lifecycle.DaemonLifecycleError as exc:
         raise CommandError(str(exc)) from None
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from ..transports.mcp import serve_stdio
+    return serve_stdio(_root_of(args), args.index_dir, start=not args.no_start)
 
 
 def _add_index_options(p: argparse.ArgumentParser) -> None:
@@ -442,7 +461,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("--polling", action="store_true", help="poll instead of native file events")
     p.add_argument("--timeout", type=float, default=600, help="seconds to wait for readiness on start")
+    p.add_argument("--http", metavar="[HOST:]PORT",
+                   help="also serve the HTTP API (127.0.0.1 unless HOST is given; another host needs a token)")
+    p.add_argument("--http-token", metavar="TOKEN",
+                   help="require `Authorization: Bearer TOKEN` on HTTP (default: $CODESEARCH_HTTP_TOKEN)")
     p.set_defaults(func=cmd_daemon)
+
+    p = sub.add_parser("mcp", help="serve the MCP tools over stdio, through the repository's daemon")
+    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
+    p.add_argument("--no-start", action="store_true", help="do not start a daemon when none runs")
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("stats", help="what the index holds")
     p.add_argument("--repo", default=".", metavar="PATH")

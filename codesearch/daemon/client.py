@@ -14,8 +14,17 @@ from ..paths import index_dir_for
 from ..wire import Record
 
 if TYPE_CHECKING:
-    from ..api.types import Health, IndexAnswer, IndexRequest, Ok, Stats, Status
-    from ..search.types import RelationsAnswer, RelationsRequest, SearchAnswer, SearchRequest
+    from ..api.types import Health, IndexAnswer, IndexRequest, Ok, ReadAnswer, ReadRequest, Stats, Status
+    from ..search.types import (
+        DefinitionAnswer,
+        DefinitionRequest,
+        ImpactAnswer,
+        ImpactRequest,
+        RelationsAnswer,
+        RelationsRequest,
+        SearchAnswer,
+        SearchRequest,
+    )
 
 R = TypeVar("R", bound=Record)
 
@@ -112,6 +121,18 @@ class DaemonClient:
     def relations(self, request: RelationsRequest) -> RelationsAnswer:
         from ..search.types import RelationsAnswer
         return self._call(request.direction, request, RelationsAnswer)
+
+    def impact(self, request: ImpactRequest) -> ImpactAnswer:
+        from ..search.types import ImpactAnswer
+        return self._call("impact", request, ImpactAnswer)
+
+    def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
+        from ..search.types import DefinitionAnswer
+        return self._call("definition", request, DefinitionAnswer)
+
+    def read(self, request: ReadRequest) -> ReadAnswer:
+        from ..api.types import ReadAnswer
+        return self._call("read", request, ReadAnswer)
 
     def index(self, request: IndexRequest) -> IndexAnswer:
         from ..api.types import IndexAnswer

@@ -138,12 +138,17 @@ def running_daemon(root: Path, index_dir: str | None) -> dict | None:
     return {"pid": _read_pid(files.pid), "ready": False, "starting": True}
 
 
-def run_foreground(root: Path, index_dir: str | None, force_polling: bool = False) -> int:
-    """Serve until asked to stop (the shutdown method, SIGTERM or Ctrl-C, at any moment)."""
+def run_foreground(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None) -> int:
+    """Serve until asked to stop (the shutdown method, SIGTERM or Ctrl-C, at any moment).
+    `http`: [HOST:]PORT of an HTTP front-end too (its token comes from CODESEARCH_HTTP_TOKEN)."""
+    from ..transports.http import TOKEN_ENV, HttpServer, check_exposure, parse_address
     from ..transports.socket import RpcServer
     from .service import Daemon
 
     root = root.resolve()
+    http_address = parse_address(http) if http else None
+    if http_address:
+        check_exposure(http_address, os.environ.get(TOKEN_ENV))
     files = DaemonFiles.of(root, index_dir)
     ensure_index_dir(files.lock.parent)
     lock = DaemonLock(files.lock)
@@ -153,13 +158,18 @@ def run_foreground(root: Path, index_dir: str | None, force_polling: bool = Fals
     stopping = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopping.set())
-    server = daemon = None
+    server = daemon = web = None
     try:
         files.pid.write_text(str(os.getpid()))
         _remove(files.sock)  # we hold the lock: any socket here is a dead daemon's
         settings = load_settings(root)
         settings = replace(settings, embed_threads=settings.daemon_embed_threads)
         daemon = Daemon(root, settings, index_dir, force_polling=force_polling, stopping=stopping)
+        if http_address:  # before the socket: a client that sees the socket may ask for the address
+            web = HttpServer(http_address, daemon, os.environ.get(TOKEN_ENV))
+            daemon.http_address = str(web.address)
+            web.serve_in_thread()
+            log.info("serving HTTP on http://%s", web.address)
         server = RpcServer(files.sock, daemon)
         server.serve_in_thread()
         daemon.start()
@@ -168,6 +178,8 @@ def run_foreground(root: Path, index_dir: str | None, force_polling: bool = Fals
             pass
         log.info("shutting down")
     finally:
+        if web is not None:
+            web.close()
         if server is not None:
             server.close()
         if daemon is not None:
@@ -212,7 +224,7 @@ def _log_tail(path: Path, lines: int = 3) -> str:
     return ("; last log lines: " + " | ".join(tail)) if tail else ""
 
 
-def _wait_ready(files: DaemonFiles, deadline: float, process: subprocess.Popen | None = None) -> dict | None:
+def wait_ready(files: DaemonFiles, deadline: float, process: subprocess.Popen | None = None) -> dict | None:
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
             raise DaemonLifecycleError(f"the daemon exited with code {process.returncode}"
@@ -226,16 +238,18 @@ def _wait_ready(files: DaemonFiles, deadline: float, process: subprocess.Popen |
     return None
 
 
-def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600, force_polling: bool = False) -> dict:
+def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600, force_polling: bool = False,
+                   http: str | None = None, http_token: str | None = None) -> dict:
     """Start a background daemon and return its health once it is ready; a daemon already
-    running (or starting) is waited for instead. A start that fails leaves nothing behind."""
+    running (or starting) is waited for instead. A start that fails leaves nothing behind.
+    The HTTP token travels in the child's environment, never on its command line."""
     root = root.resolve()
     files = DaemonFiles.of(root, index_dir)
     ensure_index_dir(files.lock.parent)
     deadline = time.monotonic() + wait_seconds
     with _start_lock(files.start_lock, wait_seconds):
         if running_daemon(root, index_dir):
-            health = _wait_ready(files, deadline)
+            health = wait_ready(files, deadline)
             if health is None:
                 raise DaemonLifecycleError(f"the running daemon did not become ready in {wait_seconds:.0f}s")
             return {**health, "already_running": True}
@@ -244,10 +258,17 @@ def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600,
             command += ["--index-dir", str(index_dir)]
         if force_polling:
             command.append("--polling")
+        env = dict(os.environ)
+        if http:
+            from ..transports.http import TOKEN_ENV, check_exposure, parse_address
+            check_exposure(parse_address(http), http_token or env.get(TOKEN_ENV))  # refused here, not in the log
+            command += ["--http", http]
+            if http_token:
+                env[TOKEN_ENV] = http_token
         with open(files.log, "ab") as out:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                       start_new_session=True, close_fds=True)
-        health = _wait_ready(files, deadline, process)
+                                       start_new_session=True, close_fds=True, env=env)
+        health = wait_ready(files, deadline, process)
         if health is None:
             process.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -286,11 +307,15 @@ def configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
 
 
-def serve(root: Path, index_dir: str | None, force_polling: bool = False) -> None:
+def serve(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None) -> None:
     """Run the daemon in this process and end the process with it (see `_exit`)."""
+    from ..transports.http import HttpConfigError
     configure_logging()
     try:
-        code = run_foreground(root, index_dir, force_polling)
+        code = run_foreground(root, index_dir, force_polling, http)
+    except HttpConfigError as exc:
+        log.error("the daemon cannot start: %s", exc)
+        code = 2
     except Exception:  # one line in the log says why a daemon could not run
         log.exception("the daemon stopped on an error")
         code = 1
@@ -303,8 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("path", nargs="?", default=".")
     parser.add_argument("--index-dir")
     parser.add_argument("--polling", action="store_true")
+    parser.add_argument("--http")
     args = parser.parse_args(argv)
-    serve(Path(args.path), args.index_dir, args.polling)
+    serve(Path(args.path), args.index_dir, args.polling, args.http)
     return 0  # not reached
 
 

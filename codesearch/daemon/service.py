@@ -25,14 +25,21 @@ from pathlib import Path
 
 from ..api.admission import Admission
 from ..api.local import confined_paths, index_answer
+from ..api.reading import read_source
 from ..api.service import ServiceUnavailable
 from ..api.stats import collect_stats
 from ..api.types import (
+    DefinitionAnswer,
+    DefinitionRequest,
     EmbeddingProgress,
     Health,
+    ImpactAnswer,
+    ImpactRequest,
     IndexAnswer,
     IndexRequest,
     Ok,
+    ReadAnswer,
+    ReadRequest,
     RelationsAnswer,
     RelationsRequest,
     SearchAnswer,
@@ -78,6 +85,7 @@ class Daemon:
         self._vectors_busy = threading.Lock()  # the embedder's slices and a verification take turns
         self.rebuilding = threading.Event()  # set while a damaged catalog is rebuilt
         self.admission = Admission(READ_SLOTS, READ_WAITING, READ_WAIT_MS)
+        self.http_address: str | None = None  # set when an HTTP front-end serves this daemon
         self._queue: queue.Queue[tuple[set[str], _Waiter | None] | None] = queue.Queue()
         self.ready = threading.Event()
         self.stopping = stopping or threading.Event()  # set by the shutdown method or a signal
@@ -333,6 +341,20 @@ class Daemon:
         with self.admission.slot():
             return self.searcher.relations(request)
 
+    def impact(self, request: ImpactRequest) -> ImpactAnswer:
+        self._serving()
+        with self.admission.slot():
+            return self.searcher.impact(request)
+
+    def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
+        self._serving()
+        with self.admission.slot():
+            return self.searcher.definitions(request)
+
+    def read(self, request: ReadRequest) -> ReadAnswer:
+        self._serving()
+        return read_source(self.reader_index, request)
+
     def index(self, request: IndexRequest) -> IndexAnswer:
         self._serving()
         finished, report = self.reindex_now(confined_paths(self.root, request), timeout=request.timeout)
@@ -361,7 +383,7 @@ class Daemon:
         return collect_stats(self.reader_index, count_vectors=False)
 
     def health(self) -> Health:
-        return Health(ok=True, pid=os.getpid(), ready=self.ready.is_set(), root=str(self.root))
+        return Health(ok=True, pid=os.getpid(), ready=self.ready.is_set(), root=str(self.root), http=self.http_address)
 
     def shutdown(self) -> Ok:
         self.stopping.set()
@@ -375,6 +397,7 @@ class Daemon:
 
     def status(self) -> Status:
         stats = self.stats()
+        pending = len(self.pending_paths()) + self._queue.qsize()
         left = stats.chunks - stats.vectors
         rate = self.embedding["rate"]
         eta = round(left / rate, 1) if rate and left else (None if left else 0.0)  # no rate yet: unknown
@@ -382,9 +405,11 @@ class Daemon:
             pid=os.getpid(), root=str(self.root), uptime_seconds=round(time.time() - self.started, 1),
             ready=self.ready.is_set(), model_ready=self.model_ready.is_set(), files=stats.files, chunks=stats.chunks,
             vectors=stats.vectors, edges=stats.edges, skipped=stats.skipped,
-            pending_changes=len(self.pending_paths()) + self._queue.qsize(), last_reindex=self.last_reindex,
+            pending_changes=pending, last_reindex=self.last_reindex,
             reindex_count=self.reindex_count,
             embedding=EmbeddingProgress(chunks_without_vectors=left, rate_per_second=round(rate, 1),
                                         eta_seconds=eta),
             watcher=self.watcher.mode if self.watcher else None,
-            watcher_note=self.watcher.fallback_reason if self.watcher else "")
+            watcher_note=self.watcher.fallback_reason if self.watcher else "",
+            embedded_share=round(stats.vectors / stats.chunks, 4) if stats.chunks else 1.0,
+            stale=bool(pending))

@@ -7,7 +7,7 @@ import re
 from ..model import Chunk
 from ..vocabulary import RETRIEVER_NAMES
 from .ranking import Ranked
-from .types import RelatedResult, SearchResult
+from .types import Definition, ImpactAnswer, ImpactFile, RelatedResult, RelationsAnswer, SearchResult
 
 SNIPPET_TERMS = 64  # query terms looked for to place a snippet
 
@@ -54,3 +54,21 @@ def related_result(c: Chunk, score: float, depth: int, name: str) -> RelatedResu
     return RelatedResult(path=c.path, start_line=c.start_line, end_line=c.end_line, kind=c.kind, name=c.name,
                          qualified_name=c.qualified_name, language=c.language, score=round(score, 4), depth=depth,
                          snippet=snippet, snippet_line=line, id=c.id)
+
+
+def definition_of(c: Chunk) -> Definition:
+    return Definition(path=c.path, start_line=c.start_line, end_line=c.end_line, kind=c.kind, name=c.name,
+                      qualified_name=c.qualified_name, language=c.language, signature=c.signature,
+                      docstring=c.docstring, id=c.id)
+
+
+def impact_of(answer: RelationsAnswer, depth: int) -> ImpactAnswer:
+    """Callers grouped by file: files holding the nearest (then the most) callers first."""
+    by_file: dict[str, list[RelatedResult]] = {}
+    for r in answer.results:
+        by_file.setdefault(r.path, []).append(r)
+    order = sorted(by_file, key=lambda p: (min(r.depth for r in by_file[p]), -len(by_file[p]), p))
+    return ImpactAnswer(name=answer.name, depth=depth, targets=answer.targets,
+                        files=tuple(ImpactFile(p, tuple(sorted(by_file[p], key=lambda r: (r.depth, r.start_line))))
+                                    for p in order),
+                        callers=len(answer.results), timing_ms=answer.timing_ms, note=answer.note)

@@ -6,21 +6,37 @@ retrievers of the mode only add context after the answer.
 
 from __future__ import annotations
 
+import difflib
+import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 
 from ..analysis.tokens import query_terms
 from ..indexing.index import Index
 from ..store.graph import GraphCache
 from ..vocabulary import RETRIEVERS_OF_MODE, Filters
+from .budget import fit_budget
 from .fusion import weighted_rrf
-from .present import related_result, search_result, term_pattern
+from .present import definition_of, impact_of, related_result, search_result, term_pattern
 from .ranking import Ranked, RankingOptions, aggregate_files, rank
 from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
 from .retrievers import RETRIEVERS, Hits, Retriever, SearchContext
-from .types import RelationsAnswer, RelationsRequest, RelationTarget, SearchAnswer, SearchRequest
+from .types import (
+    DefinitionAnswer,
+    DefinitionRequest,
+    ImpactAnswer,
+    ImpactRequest,
+    RelationsAnswer,
+    RelationsRequest,
+    RelationTarget,
+    SearchAnswer,
+    SearchRequest,
+)
 
 # retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
+NEAR_NAMES = 5  # names suggested for a name that means nothing
+NEAR_CANDIDATES = 200  # names sharing its longest word, among which those are chosen
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
 
@@ -76,12 +92,13 @@ class Searcher:
         timing["total"] = _ms(started)
         shares = [s for s in (self.retriever(n).coverage() for n in names) if s is not None]
         partial = bool(shares) and min(shares) < 1
-        return SearchAnswer(query=request.query, mode=request.mode, results=results,
-                            timing_ms={k: round(v, 2) for k, v in timing.items()},
-                            partial=True if partial else None,
-                            embedded_share=round(min(shares), 4) if partial else None,
-                            notes={k: v for k, v in notes.items() if v} if request.explain else None,
-                            note="; ".join(problems) or None, truncated=True if request.truncated else None)
+        answer = SearchAnswer(query=request.query, mode=request.mode, results=results,
+                              timing_ms={k: round(v, 2) for k, v in timing.items()},
+                              partial=True if partial else None,
+                              embedded_share=round(min(shares), 4) if partial else None,
+                              notes={k: v for k, v in notes.items() if v} if request.explain else None,
+                              note="; ".join(problems) or None, truncated=True if request.truncated else None)
+        return fit_budget(answer, request.max_tokens)
 
     def _retrieve(self, query: str, names: list[str], limit: int, filters: Filters, side_by_side: bool = True
                   ) -> tuple[dict[str, list[str]], dict[str, str], dict[str, float], list[str]]:
@@ -167,11 +184,44 @@ class Searcher:
         chunks = self.catalog.chunks_by_ids([r.id for r in found] + targets)
         results = tuple(related_result(chunks[r.id], r.weight / r.depth, r.depth, request.name)
                         for r in found if r.id in chunks)
+        found_targets = tuple(RelationTarget(chunks[t].path, chunks[t].start_line, chunks[t].qualified_name)
+                              for t in targets if t in chunks)
         return RelationsAnswer(
-            name=request.name, direction=request.direction,
-            targets=tuple(RelationTarget(chunks[t].path, chunks[t].start_line, chunks[t].qualified_name)
-                          for t in targets if t in chunks),
-            results=results, timing_ms={"total": round(_ms(started), 2)})
+            name=request.name, direction=request.direction, targets=found_targets,
+            results=results, timing_ms={"total": round(_ms(started), 2)},
+            note=self._name_note(request.name, found_targets))
+
+    def impact(self, request: ImpactRequest) -> ImpactAnswer:
+        """The transitive callers of `name`, `depth` hops out, grouped by file."""
+        return impact_of(self.relations(replace(request, direction="callers")), request.depth)
+
+    def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
+        started = time.perf_counter()
+        ids = definitions_named(self.catalog, request.name)
+        chunks = self.catalog.chunks_by_ids(ids, with_text=False)
+        found = sorted((chunks[i] for i in ids if i in chunks),
+                       key=lambda c: (c.qualified_name != request.name, c.path, c.start_line))
+        note = None if found else self._name_note(request.name, ())
+        return DefinitionAnswer(name=request.name, definitions=tuple(definition_of(c) for c in found[:request.limit]),
+                                timing_ms={"total": round(_ms(started), 2)}, note=note)
+
+    def _near_names(self, name: str) -> list[str]:
+        """Names like `name` (a typo, another case, a part of it): those sharing its longest
+        word, closest spelling first."""
+        words = sorted(re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name), key=len, reverse=True)
+        candidates = self.catalog.names_like(words[0] if words and len(words[0]) >= 3 else name, NEAR_CANDIDATES)
+        close = difflib.get_close_matches(name, candidates, n=NEAR_NAMES, cutoff=0.5)
+        return close or candidates[:NEAR_NAMES]
+
+    def _name_note(self, name: str, targets: tuple[RelationTarget, ...]) -> str | None:
+        """One line when a name means nothing (with near names) or several definitions."""
+        if not targets:
+            near = self._near_names(re.split(r"\.|::", name)[-1])
+            return f"no definition named {name!r}" + (f"; near names: {', '.join(near)}" if near else "")
+        if len({t.qualified_name for t in targets}) > 1:
+            return (f"{name!r} names {len(targets)} definitions; the results cover them all "
+                    "(ask with a qualified name to narrow)")
+        return None
 
 
 def _ms(since: float) -> float:

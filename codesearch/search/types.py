@@ -14,12 +14,30 @@ MAX_LIMIT = 1000
 MAX_QUERY_CHARS = 65_536  # a longer query is cut here, and the answer says so
 MAX_CONTEXT_LINES = 100
 MAX_RELATION_DEPTH = 10
+MAX_TOKENS = 1_000_000
 Direction = Literal["callers", "callees"]
 
 
 @dataclass(frozen=True)
 class SearchRequest(Record):
     """A search: the query and its options (the `query` command's flags)."""
+
+    DOCS = {
+        "query": "Words (\"where is the retry backoff computed\"), a name (HTTPException) or a relation "
+                 "(\"who calls parse_config\").",
+        "mode": "hybrid (default: vectors, keywords and the call graph fused), vector, keyword or graph.",
+        "limit": "How many results at most.",
+        "filters": "Only chunks of this language, of this kind, or whose path matches this glob.",
+        "files": "One result per file, ranked by its best chunks, instead of one per chunk.",
+        "explain": "Add each result's ranking steps.",
+        "context": "Extra lines around each snippet.",
+        "max_tokens": "A budget for the whole answer, in tokens (about 4 characters each): snippets are "
+                      "shortened, then the lowest results dropped, until the answer fits.",
+        "truncated": "Set by the server when the query was cut at 65,536 characters.",
+    }
+    RANGES = {"limit": (1, MAX_LIMIT), "context": (0, MAX_CONTEXT_LINES), "max_tokens": (1, MAX_TOKENS)}
+    OMIT_WHEN_NONE = frozenset({"max_tokens"})
+    SCHEMA = {"query": {"pattern": r"\S"}, "mode": {"enum": list(MODES)}}
 
     query: str
     mode: str = "hybrid"
@@ -28,6 +46,7 @@ class SearchRequest(Record):
     files: bool = False
     explain: bool = False
     context: int = 0  # extra lines around the snippet
+    max_tokens: int | None = None  # fit the answer to this budget (api/budget.py)
     truncated: bool = False  # the query was cut at MAX_QUERY_CHARS (set when it is)
     # in process only: ablations choose retrievers and ranking steps
     retrievers: tuple[str, ...] | None = field(default=None, metadata={"wire": False})
@@ -41,10 +60,7 @@ class SearchRequest(Record):
             object.__setattr__(self, "truncated", True)
         if self.mode not in MODES:
             raise RequestError(f"unknown mode {self.mode!r}; choose from {', '.join(MODES)}")
-        if not 1 <= self.limit <= MAX_LIMIT:
-            raise RequestError(f"limit must be between 1 and {MAX_LIMIT}, not {self.limit}")
-        if not 0 <= self.context <= MAX_CONTEXT_LINES:
-            raise RequestError(f"context must be between 0 and {MAX_CONTEXT_LINES} lines, not {self.context}")
+        self.check_ranges()
         unknown = set(self.retrievers or ()) - set(RETRIEVER_NAMES)
         if unknown:
             raise RequestError(f"unknown retriever {sorted(unknown)[0]!r}")
@@ -92,6 +108,11 @@ class SearchAnswer(Record):
 class RelationsRequest(Record):
     """Callers or callees of the definitions named `name` (bare or qualified), `depth` hops out."""
 
+    DOCS = {"name": "A definition's name, bare (parse_config) or qualified (config.Loader.parse_config).",
+            "depth": "Hops along the call graph: 1 for direct callers or callees, more for theirs too."}
+    RANGES = {"depth": (1, MAX_RELATION_DEPTH)}
+    SCHEMA = {"name": {"pattern": r"\S"}}
+
     name: str
     depth: int = 1
     direction: Direction = field(default="callers", metadata={"wire": False})  # set by the method called
@@ -99,8 +120,7 @@ class RelationsRequest(Record):
     def __post_init__(self) -> None:
         if not self.name.strip():
             raise RequestError("the name is empty")
-        if not 1 <= self.depth <= MAX_RELATION_DEPTH:
-            raise RequestError(f"depth must be between 1 and {MAX_RELATION_DEPTH}, not {self.depth}")
+        self.check_ranges()
 
 
 @dataclass(frozen=True)
@@ -128,8 +148,87 @@ class RelatedResult(Record):
 
 @dataclass(frozen=True)
 class RelationsAnswer(Record):
+    """`targets`: every definition the name means (more than one when it is ambiguous: ask again
+    with a qualified name to narrow); `note` says so, or that nothing has that name."""
+
+    OMIT_WHEN_NONE = frozenset({"note"})
+
     name: str
     direction: Direction
     targets: tuple[RelationTarget, ...]
     results: tuple[RelatedResult, ...]
     timing_ms: dict[str, float]
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class DefinitionRequest(Record):
+    """Where a name is defined: its definitions with signature and docstring."""
+
+    DOCS = {"name": "A definition's name, bare (Loader) or qualified (config.Loader).",
+            "limit": "How many definitions at most."}
+    RANGES = {"limit": (1, MAX_LIMIT)}
+    SCHEMA = {"name": {"pattern": r"\S"}}
+
+    name: str
+    limit: int = 20
+
+    def __post_init__(self) -> None:
+        if not self.name.strip():
+            raise RequestError("the name is empty")
+        self.check_ranges()
+
+
+@dataclass(frozen=True)
+class Definition(Record):
+    path: str
+    start_line: int
+    end_line: int
+    kind: str
+    name: str
+    qualified_name: str
+    language: str
+    signature: str
+    docstring: str
+    id: str
+
+
+@dataclass(frozen=True)
+class DefinitionAnswer(Record):
+    """Exact qualified matches first; `note` suggests near names when nothing matched."""
+
+    OMIT_WHEN_NONE = frozenset({"note"})
+
+    name: str
+    definitions: tuple[Definition, ...]
+    timing_ms: dict[str, float]
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class ImpactRequest(RelationsRequest):
+    """What may break if `name` changes: its callers, their callers, ... `depth` hops out."""
+
+    depth: int = 3
+
+
+@dataclass(frozen=True)
+class ImpactFile(Record):
+    path: str
+    callers: tuple[RelatedResult, ...]  # nearest first
+
+
+@dataclass(frozen=True)
+class ImpactAnswer(Record):
+    """What may break if `name` changes: its transitive callers, grouped by file (files with the
+    nearest callers first)."""
+
+    OMIT_WHEN_NONE = frozenset({"note"})
+
+    name: str
+    depth: int
+    targets: tuple[RelationTarget, ...]
+    files: tuple[ImpactFile, ...]
+    callers: int  # how many callers in all
+    timing_ms: dict[str, float]
+    note: str | None = None

@@ -455,6 +455,15 @@ class Catalog:
                                f"AND kind NOT IN ({_NOT_DEFINITIONS})", (name,)).fetchall()
         return [(r[0], r[1]) for r in rows]
 
+    def names_like(self, name: str, limit: int) -> list[str]:
+        """Definition names that contain `name` (case-insensitively), shortest first: what to
+        suggest for a name that means nothing."""
+        pattern = "%" + name.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self.db.execute(
+            f"SELECT DISTINCT name FROM chunks WHERE part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) "
+            f"AND lower(name) LIKE ? ESCAPE '\\' ORDER BY length(name), name LIMIT ?", (pattern, limit)).fetchall()
+        return [r[0] for r in rows]
+
     # --- health -----------------------------------------------------------------------------
     def integrity_problem(self) -> str | None:
         """SQLite's quick check of the whole file (reads every page): None when it is sound."""

@@ -15,17 +15,21 @@ from ..api.admission import Busy
 from ..api.methods import UnknownMethod, call
 from ..api.service import Service, ServiceUnavailable
 from ..wire import RequestError
+from .limits import (
+    BUSY_RETRY_AFTER_MS,
+    IDLE_TIMEOUT_SECONDS,
+    MAX_CONNECTIONS,
+    MAX_MESSAGE_BYTES,
+    BadMessage,
+    BoundedThreads,
+    json_depth,
+    parse_json,
+)
 
 log = logging.getLogger("codesearch.daemon")
-MAX_MESSAGE_BYTES = 1 << 20
-MAX_JSON_DEPTH = 32
-MAX_CONNECTIONS = 128  # past this, a new client is told the daemon is busy (no thread is started)
-IDLE_TIMEOUT_SECONDS = 120  # an idle client is dropped, its thread freed; clients reconnect
-LISTEN_BACKLOG = 1024  # a burst of clients connecting at once waits here, not refused
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 UNAVAILABLE = -32000  # a server error: the method cannot be served now
 BUSY = -32001  # too much work: try again after `data.retry_after_ms`
-BUSY_RETRY_AFTER_MS = 200
 
 
 def _error(request_id: Any, code: int, message: str, data: dict | None = None) -> dict:
@@ -37,19 +41,6 @@ def _error(request_id: Any, code: int, message: str, data: dict | None = None) -
 
 def _encode(reply: dict) -> bytes:
     return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
-
-
-def _depth(value: Any, limit: int) -> int:
-    """How deeply `value` nests (iteratively: no recursion on hostile input), up to limit + 1."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, level)
-            if deepest > limit:
-                return deepest
-            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -82,18 +73,14 @@ class _Handler(socketserver.StreamRequestHandler):
             return False  # the client went away mid-request
 
 
-class RpcServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
     """One thread per connection, at most MAX_CONNECTIONS of them."""
 
-    daemon_threads = True
     allow_reuse_address = True
-    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, path: Path, service: Service):
         self.path = Path(path)
         self.service = service
-        self.connections = 0
-        self._count_lock = threading.Lock()
         if self.path.exists():
             self.path.unlink()
         old_umask = os.umask(0o177)  # the socket is born 0600
@@ -103,37 +90,18 @@ class RpcServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
 
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self._count_lock:
-            full = self.connections >= MAX_CONNECTIONS
-            if not full:
-                self.connections += 1
-        if full:  # answer at once, on this thread, and hang up
-            try:
-                request.settimeout(1.0)
-                request.sendall(_encode(_error(None, BUSY, f"busy: {MAX_CONNECTIONS} connections are open",
-                                               {"retry_after_ms": BUSY_RETRY_AFTER_MS})))
-            except OSError:
-                pass
-            self.shutdown_request(request)
-            return
-        super().process_request(request, client_address)
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            with self._count_lock:
-                self.connections -= 1
+    def refuse(self, request: Any) -> None:
+        request.sendall(_encode(_error(None, BUSY, f"busy: {MAX_CONNECTIONS} connections are open",
+                                       {"retry_after_ms": BUSY_RETRY_AFTER_MS})))
 
     def dispatch(self, line: bytes) -> dict | None:
         try:
-            message = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: 5,000-digit numbers too
-            return _error(None, PARSE_ERROR, f"parse error: {str(exc)[:200]}")
-        if _depth(message, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
-            return _error(message.get("id") if isinstance(message, dict) and _depth(message.get("id"), 1) <= 1
-                          else None, INVALID_REQUEST, f"invalid request: nested deeper than {MAX_JSON_DEPTH}")
+            message = parse_json(line)
+        except BadMessage as exc:
+            if not exc.parsed:
+                return _error(None, PARSE_ERROR, str(exc))
+            shallow_id = isinstance(exc.value, dict) and json_depth(exc.value.get("id"), 1) <= 1
+            return _error(exc.value.get("id") if shallow_id else None, INVALID_REQUEST, str(exc))
         if (not isinstance(message, dict) or message.get("jsonrpc") != "2.0"
                 or not isinstance(message.get("method"), str)):
             return _error(message.get("id") if isinstance(message, dict) else None, INVALID_REQUEST,

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = REPO_ROOT / "sample_repos" / "python"
 
 FRESH_TIMEOUT = float(os.environ.get("CODESEARCH_TEST_FRESH_TIMEOUT", "10"))  # seconds per freshness check
@@ -228,9 +228,9 @@ class Daemon:
         self.pids: set[int] = set()
 
     # lifecycle --------------------------------------------------------------------------
-    def start(self, timeout: float = 240) -> subprocess.CompletedProcess:
+    def start(self, timeout: float = 240, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
         try:
-            proc = cli("daemon", "start", str(self.root), "--timeout", str(timeout), timeout=timeout + 30)
+            proc = cli("daemon", "start", str(self.root), "--timeout", str(timeout), *extra, timeout=timeout + 30)
         finally:
             pid = self.read_pid()
             if pid:
@@ -317,10 +317,10 @@ class Daemon:
         return thread_count(self.pid)
 
 
-def start_daemon(request, root: Path, stop_timeout: float = 40) -> Daemon:
+def start_daemon(request, root: Path, stop_timeout: float = 40, extra: tuple[str, ...] = ()) -> Daemon:
     daemon = Daemon(root)
     request.addfinalizer(lambda: daemon.cleanup(stop_timeout))
-    daemon.start()
+    daemon.start(extra=extra)
     return daemon
 
 

@@ -1,0 +1,266 @@
+"""HTTP/1.1 over the API's method table: `POST /v1/codebase/<method>` with the request as a JSON
+body (GET for methods that take none), `GET /health` and `GET /openapi.json`.
+
+The same records, checks and answers as the socket; only the framing and the status codes are
+HTTP's. It binds loopback unless a bearer token is configured, and on loopback it answers only
+requests addressed to a loopback host name (a web page cannot reach it through DNS rebinding),
+and only JSON bodies (a page's form post cannot trigger an index run).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import socket
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
+
+from ..api.admission import Busy
+from ..api.methods import call
+from ..api.service import Service, ServiceUnavailable
+from ..wire import RequestError
+from .limits import (
+    BUSY_RETRY_AFTER_MS,
+    IDLE_TIMEOUT_SECONDS,
+    MAX_CONNECTIONS,
+    MAX_MESSAGE_BYTES,
+    BadMessage,
+    BoundedThreads,
+    parse_json,
+)
+from .openapi import OPENAPI_PATH, Route, openapi_document, routes
+
+log = logging.getLogger("codesearch.http")
+TOKEN_ENV = "CODESEARCH_HTTP_TOKEN"
+DEFAULT_HOST = "127.0.0.1"
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+
+class HttpConfigError(ValueError):
+    """An address or token the server refuses to start with."""
+
+
+@dataclass(frozen=True)
+class HttpAddress:
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        return is_loopback(self.host)
+
+    def __str__(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip("[]") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_address(text: str) -> HttpAddress:
+    """`PORT`, `HOST:PORT` or `[V6]:PORT`; the host defaults to 127.0.0.1."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or DEFAULT_HOST
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise HttpConfigError(f"--http wants [HOST:]PORT with a port from 0 to 65535, not {text!r}")
+    return HttpAddress(host, int(port))
+
+
+def check_exposure(address: HttpAddress, token: str | None) -> None:
+    """Refuse to serve beyond loopback without a token: the index reveals the source code."""
+    if not address.loopback and not token:
+        raise HttpConfigError(f"refusing to serve HTTP on {address.host}, which is not loopback, without a token; "
+                              f"set {TOKEN_ENV} or pass --http-token")
+
+
+_CODES = {400: "bad_request", 405: "method_not_allowed", 408: "timeout", 414: "too_large", 431: "too_large"}
+
+
+class _Reply(Exception):
+    """An answer other than 200, raised from anywhere in a request's handling."""
+
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.headers = headers or {}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: a client's next request skips the TCP handshake
+    timeout = IDLE_TIMEOUT_SECONDS
+    server: HttpServer
+    server_version = "codesearch"
+    sys_version = ""
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_HEAD(self) -> None:
+        self._serve("HEAD")
+
+    def do_OPTIONS(self) -> None:
+        self._serve("OPTIONS")
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The base class's own errors (a bad request line, headers too large, a method it has
+        no handler for) as JSON too; an unknown method is 405 there, as everywhere."""
+        if code == 501:
+            code, message = 405, f"{self.command} is not a method this server takes"
+        self.close_connection = True
+        self._send(code, {"error": {"code": _CODES.get(code, "error"), "message": message or explain or ""}})
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def _serve(self, verb: str) -> None:
+        try:
+            self._check_host()
+            self._check_token()
+            status, body = self._answer(verb)
+            self._send(status, body)
+        except _Reply as reply:
+            self._send(reply.status, {"error": {"code": reply.code, "message": str(reply)}}, reply.headers)
+
+    def _answer(self, verb: str) -> tuple[int, Any]:
+        path = self.path.split("?", 1)[0]
+        route = self.server.routes.get(path)
+        if route is None:
+            raise _Reply(404, "not_found", f"no such endpoint: {path}; see GET {OPENAPI_PATH}")
+        if verb != route.verb:
+            raise _Reply(405, "method_not_allowed", f"{path} takes {route.verb}, not {verb}", {"Allow": route.verb})
+        if route.method is None:  # the description of this API
+            return 200, self.server.openapi()
+        params = self._body() if verb == "POST" else {}
+        return 200, self._call(route.method, params)
+
+    def _check_host(self) -> None:
+        if self.server.token or not self.server.address.loopback:
+            return
+        host = self.headers.get("Host", "")
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if name.lower() not in LOOPBACK_NAMES:
+            raise _Reply(403, "forbidden", f"this server answers requests for localhost only, not for {host!r}")
+
+    def _check_token(self) -> None:
+        token = self.server.token
+        if not token:
+            return
+        given = self.headers.get("Authorization", "")
+        scheme, _, value = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
+            raise _Reply(401, "unauthorized", "a valid `Authorization: Bearer TOKEN` header is required",
+                         {"WWW-Authenticate": "Bearer"})
+
+    def _body(self) -> Any:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            self.close_connection = True  # the chunked body is left unread: this connection cannot go on
+            raise _Reply(411, "length_required", "send the body with a Content-Length, not chunked")
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            self.close_connection = True
+            raise _Reply(400, "bad_request", "Content-Length is not a number") from None
+        if length < 0:
+            self.close_connection = True
+            raise _Reply(400, "bad_request", "Content-Length is negative")
+        if length > MAX_MESSAGE_BYTES:
+            self.close_connection = True  # not read: the connection cannot be reused
+            raise _Reply(413, "too_large", f"the body is larger than {MAX_MESSAGE_BYTES} bytes")
+        data = self.rfile.read(length) if length else b""
+        if not data.strip():
+            return {}
+        kind = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+        if kind != "application/json":
+            raise _Reply(415, "unsupported_media_type", "send the body as application/json")
+        try:
+            return parse_json(data)
+        except BadMessage as exc:
+            raise _Reply(400, "bad_request", str(exc)) from None
+
+    def _call(self, method: str, params: Any) -> Any:
+        if not isinstance(params, dict):
+            raise _Reply(400, "bad_request", "the body must be a JSON object")
+        try:
+            return call(self.server.service, method, params)
+        except RequestError as exc:
+            raise _Reply(400, "bad_request", str(exc)) from None
+        except Busy as exc:
+            wait = str(max(1, round(exc.retry_after_ms / 1000)))
+            raise _Reply(503, "busy", str(exc), {"Retry-After": wait}) from None
+        except ServiceUnavailable as exc:
+            raise _Reply(503, "unavailable", str(exc), {"Retry-After": "1"}) from None
+        except Exception as exc:  # never let one request take the daemon down
+            log.exception("HTTP request %s failed", method)
+            raise _Reply(500, "internal", f"internal error: {exc.__class__.__name__}") from None
+
+    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            if self.close_connection:
+                self.send_header("Connection", "close")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+        except OSError:
+            self.close_connection = True  # the client went away
+
+
+class HttpServer(BoundedThreads, HTTPServer):
+    """The HTTP front-end of one service; `serve_in_thread`, then `close`."""
+
+    def __init__(self, address: HttpAddress, service: Service, token: str | None = None):
+        check_exposure(address, token)
+        self.service = service
+        self.token = token or None
+        self.routes: dict[str, Route] = routes()
+        self.address_family = socket.AF_INET6 if ":" in address.host else socket.AF_INET
+        super().__init__((address.host, address.port), _Handler)
+        self.address = HttpAddress(address.host, self.server_address[1])  # the real port when 0 was asked
+        self._openapi: dict | None = None
+
+    def openapi(self) -> dict:
+        if self._openapi is None:
+            self._openapi = openapi_document(f"http://{self.address}", secured=bool(self.token))
+        return self._openapi
+
+    def refuse(self, request: Any) -> None:
+        body = json.dumps({"error": {"code": "busy", "message": f"busy: {MAX_CONNECTIONS} connections are open"}})
+        request.sendall((f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                         f"Retry-After: {max(1, BUSY_RETRY_AFTER_MS // 1000)}\r\nConnection: close\r\n"
+                         f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
+
+    def serve_in_thread(self) -> None:
+        threading.Thread(target=self.serve_forever, name="http", daemon=True).start()
+
+    def close(self) -> None:
+        self.shutdown()
+        self.server_close()

@@ -1,0 +1,199 @@
+"""The HTTP API on a real daemon on a loopback port: every endpoint, the same JSON as the socket,
+the token and host rules, hostile bodies, concurrency, and a schemathesis fuzz of the OpenAPI
+description that must find no 5xx answer and no answer outside the schema."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from daemon_helpers import cli, new_base, seed_repo, start_daemon, write  # noqa: F401 - fixtures by name
+
+TOKEN = "s3cret-token-for-tests"
+
+
+class Http:
+    """A keep-alive HTTP client of one server."""
+
+    def __init__(self, address: str, token: str | None = None):
+        host, _, port = address.rpartition(":")
+        self.host, self.port, self.token = host, int(port), token
+
+    def request(self, method: str, path: str, body=None, headers: dict | None = None, raw: bytes | None = None,
+                timeout: float = 60) -> tuple[int, dict, dict]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        try:
+            sent = {"Content-Type": "application/json", **(headers or {})}
+            if self.token and "Authorization" not in sent:
+                sent["Authorization"] = f"Bearer {self.token}"
+            data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+            conn.request(method, path, body=data, headers=sent)
+            response = conn.getresponse()
+            payload = response.read()
+            return response.status, json.loads(payload) if payload else {}, dict(response.getheaders())
+        finally:
+            conn.close()
+
+    def post(self, path: str, body=None, **kw):
+        return self.request("POST", path, body, **kw)
+
+    def get(self, path: str, **kw):
+        return self.request("GET", path, **kw)
+
+
+def _seeded_copy(request, seed: Path) -> Path:
+    base = new_base()
+    repo = base / "repo"
+    shutil.copytree(seed, repo, ignore=shutil.ignore_patterns("daemon.*", "write.lock"))
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    return repo
+
+
+@pytest.fixture(scope="module")
+def served(request, seed_repo):
+    """A daemon with HTTP on an ephemeral loopback port."""
+    repo = _seeded_copy(request, seed_repo)
+    daemon = start_daemon(request, repo, extra=("--http", "0"))
+    address = daemon.call("health")["http"]
+    daemon.search("warm up the model", mode="hybrid", timeout=300)
+    return daemon, Http(address)
+
+
+def test_every_endpoint_answers_as_the_socket_does(served):
+    daemon, web = served
+    query = {"query": "parse a config file", "mode": "keyword", "limit": 5}
+    status, answer, headers = web.post("/v1/codebase/search", query)
+    assert status == 200 and headers["Content-Type"].startswith("application/json")
+    socket_answer = daemon.call("search", query)
+    assert [r["id"] for r in answer["results"]] == [r["id"] for r in socket_answer["results"]]
+    assert set(answer) == set(socket_answer)
+    status, stats, _ = web.get("/v1/codebase/stats")
+    assert status == 200 and stats["files"] == daemon.call("stats")["files"] and stats["chunks"] > 0
+    for method in ("callers", "callees"):
+        status, relations, _ = web.post(f"/v1/codebase/{method}", {"name": "parse_config" if method == "callers"
+                                                                    else "main", "depth": 1})
+        assert status == 200 and relations["results"], relations
+    assert web.post("/v1/codebase/callers", {"name": "parse_config"})[1]["results"][0]["qualified_name"] == "main"
+    status, index, _ = web.post("/v1/codebase/index", {"paths": ["config.py"]})
+    assert status == 200 and index["ok"] is True
+    assert web.post("/v1/codebase/index")[0] == 200  # the body is optional: everything
+    assert web.get("/health")[1]["ok"] is True
+    assert web.post("/v1/codebase/definition", {"name": "Inventory"})[1]["definitions"][0]["kind"] == "class"
+    assert web.post("/v1/codebase/read", {"path": "config.py", "end_line": 1})[1]["end_line"] == 1
+    assert web.get("/v1/codebase/status")[1]["ready"] is True
+    status, spec, _ = web.get("/openapi.json")
+    assert status == 200 and spec["openapi"].startswith("3.1")
+    assert {"/v1/codebase/search", "/v1/codebase/index", "/v1/codebase/stats", "/v1/codebase/callers",
+            "/v1/codebase/callees", "/health"} <= set(spec["paths"])
+    assert "/v1/codebase/shutdown" not in spec["paths"]
+
+
+def test_a_file_written_after_start_is_found_over_http(served):
+    daemon, web = served
+    write(daemon.root / "fresh_http.py", "def zebra_quokka_http():\n    return 1\n")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        found = web.post("/v1/codebase/search", {"query": "zebra_quokka_http", "mode": "keyword"})[1]
+        if any(r["path"] == "fresh_http.py" for r in found["results"]):
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the new file never showed up")
+
+
+@pytest.mark.parametrize("call, status, code", [
+    (lambda w: w.post("/v1/codebase/search", raw=b"{not json"), 400, "bad_request"),
+    (lambda w: w.post("/v1/codebase/search", [1, 2]), 400, "bad_request"),
+    (lambda w: w.post("/v1/codebase/search", {"query": 3}), 400, "bad_request"),
+    (lambda w: w.post("/v1/codebase/search", {"query": "x", "limit": 0}), 400, "bad_request"),
+    (lambda w: w.post("/v1/codebase/search", {"query": "x", "bogus": 1}), 400, "bad_request"),
+    (lambda w: w.post("/v1/codebase/search", raw=b'{"query": ' + b"[" * 50 + b"]" * 50 + b"}"), 400, "bad_request"),
+    (lambda w: w.post("/v1/codebase/search", raw=b'{"query": "x", "limit": ' + b"9" * 5000 + b"}"), 400,
+     "bad_request"),
+    (lambda w: w.post("/v1/codebase/search", {"query": "x"}, headers={"Content-Type": "text/plain"}), 415,
+     "unsupported_media_type"),
+    (lambda w: w.post("/v1/codebase/index", {"paths": ["../outside.py"]}), 400, "bad_request"),
+    (lambda w: w.post("/v1/codebase/read", {"path": "/etc/passwd"}), 400, "bad_request"),
+    (lambda w: w.post("/v1/codebase/nothing", {}), 404, "not_found"),
+    (lambda w: w.get("/"), 404, "not_found"),
+    (lambda w: w.get("/v1/codebase/search"), 405, "method_not_allowed"),
+    (lambda w: w.request("DELETE", "/v1/codebase/search"), 405, "method_not_allowed"),
+    (lambda w: w.request("TRACE", "/health"), 405, "method_not_allowed"),
+    (lambda w: w.post("/v1/codebase/shutdown", {}), 404, "not_found"),
+    (lambda w: w.get("/health", headers={"Host": "attacker.example"}), 403, "forbidden"),
+])
+def test_bad_requests_get_a_json_error_with_a_fitting_status(served, call, status, code):
+    daemon, web = served
+    got, body, _ = call(web)
+    assert (got, body["error"]["code"]) == (status, code), body
+    assert body["error"]["message"]
+    assert web.get("/health")[0] == 200 and daemon.call("health")["ok"]
+
+
+def test_oversized_and_chunked_bodies_are_refused_without_reading_them(served):
+    _, web = served
+    with socket.create_connection((web.host, web.port), timeout=10) as sock:
+        sock.sendall(b"POST /v1/codebase/search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 2097152\r\n\r\n{\"query\": \"xxxx")  # the answer comes before the rest
+        reply = sock.recv(65536)
+        assert reply.startswith(b"HTTP/1.1 413") and b'"too_large"' in reply and b"Connection: close" in reply
+    with socket.create_connection((web.host, web.port), timeout=10) as sock:
+        sock.sendall(b"POST /v1/codebase/search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n0\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 411")
+
+
+def test_concurrent_requests_all_answer(served):
+    _, web = served
+    queries = ["parse config", "inventory value", "compute backoff", "who calls parse_config", "clamp"] * 8
+
+    def one(text: str) -> int:
+        return web.post("/v1/codebase/search", {"query": text, "limit": 5})[0]
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        assert set(pool.map(one, queries)) == {200}
+
+
+def test_a_token_is_required_when_configured(request, seed_repo):
+    repo = _seeded_copy(request, seed_repo)
+    daemon = start_daemon(request, repo, extra=("--http", "0", "--http-token", TOKEN))
+    address = daemon.call("health")["http"]
+    assert TOKEN not in Path(f"/proc/{daemon.pid}/cmdline").read_text()  # never on the command line
+    anonymous, wrong, right = Http(address), Http(address, "wrong"), Http(address, TOKEN)
+    status, _, headers = anonymous.get("/v1/codebase/stats")
+    assert status == 401 and headers["WWW-Authenticate"] == "Bearer"
+    assert wrong.post("/v1/codebase/search", {"query": "x"})[0] == 401
+    assert anonymous.get("/openapi.json")[0] == 401
+    assert right.get("/v1/codebase/stats")[0] == 200
+    assert right.post("/v1/codebase/search", {"query": "config", "mode": "keyword"})[0] == 200
+    assert right.get("/openapi.json")[1]["security"] == [{"bearer": []}]
+
+
+def test_other_addresses_are_refused_without_a_token(tmp_path):
+    proc = cli("daemon", "start", str(tmp_path), "--http", "0.0.0.0:0")
+    assert proc.returncode == 2
+    assert "not loopback" in proc.stderr and "CODESEARCH_HTTP_TOKEN" in proc.stderr
+    assert not (tmp_path / ".codesearch" / "daemon.pid").exists()
+    assert cli("daemon", "start", str(tmp_path), "--http", "localhost:99999").returncode == 2
+
+
+def test_schemathesis_finds_no_server_error_and_no_schema_violation(served, tmp_path):
+    """Property-based fuzzing of every operation in the OpenAPI description, bounded in examples."""
+    _, web = served
+    st = Path(sys.executable).parent / "st"
+    proc = subprocess.run(
+        [str(st), "run", f"http://{web.host}:{web.port}/openapi.json", "--max-examples", "30", "--seed", "1",
+         "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,"
+                     "response_schema_conformance,negative_data_rejection",
+         "--request-timeout", "30", "--no-color"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path)  # its cache goes there
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    assert "passed" in proc.stdout
