@@ -263,7 +263,7 @@ def cmd_query(args: argparse.Namespace) -> int:
             continue
         try:
             request = SearchRequest(query=text, mode=args.mode, limit=args.limit, filters=filters, files=args.files,
-                                    explain=args.explain, context=args.context)
+                                    explain=args.explain, context=args.context, max_tokens=args.max_tokens)
         except RequestError as exc:
             raise UsageError(str(exc)) from None
         answer = _ask(args, partial(_search, request=request))
@@ -431,6 +431,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", metavar="FILE", help="one query per line; JSON Lines out")
     p.add_argument("--explain", action="store_true", help="show retriever ranks and ranking steps")
     p.add_argument("--context", type=int, default=0, metavar="N", help="N more snippet lines")
+    p.add_argument("--max-tokens", type=int, metavar="N",
+                   help="fit the answer to about N tokens: shorter snippets, then fewer results")
     p.add_argument("--no-daemon", action="store_true", help="answer in this process even if a daemon runs")
     p.set_defaults(func=cmd_query)
 
