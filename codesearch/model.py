@@ -23,6 +23,8 @@ class Definition:
     end_byte: int
     body_start_byte: int  # where the definition's body begins (for signatures)
     parent: int | None = None  # index of the enclosing definition in ParsedFile.definitions
+    name_line: int = 0  # where the name itself stands (1-based line and character column; 0: unknown)
+    name_column: int = 0
 
 
 class CallSite(NamedTuple):
@@ -97,6 +99,8 @@ class Chunk:
     header: str
     text: str
     part: int = 1  # 2..n for the pieces of a definition too large for one chunk
+    name_line: int = 0  # a definition's name: line and column (1-based, characters); 0: unknown
+    name_column: int = 0
 
     def to_json(self, with_text: bool = False) -> dict:
         data = asdict(self)

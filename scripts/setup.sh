@@ -11,6 +11,14 @@ pip_install() {  # quiet, and without the noise of package index locations missi
 pip_install --upgrade pip
 pip_install "torch==2.13.0"
 pip_install -e ".[test]"
+# the editor tests run a real Neovim (Debian's 0.7.2 is the oldest the plugin supports)
+if ! command -v nvim >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim) >/dev/null
+  else
+    echo "setup.sh: nvim is missing; install Neovim (0.7.2 or newer) for the editor tests" >&2
+  fi
+fi
 # bytecode now: where PYTHONDONTWRITEBYTECODE is set (as on these machines) every CLI process
 # would otherwise compile the package again (about 20 ms of a 60-ms query through the daemon)
 .venv/bin/python -m compileall -q codesearch

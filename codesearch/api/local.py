@@ -22,12 +22,16 @@ from .types import (
     Ok,
     ReadAnswer,
     ReadRequest,
+    ReferencesAnswer,
+    ReferencesRequest,
     RelationsAnswer,
     RelationsRequest,
     SearchAnswer,
     SearchRequest,
     Stats,
     Status,
+    SymbolsAnswer,
+    SymbolsRequest,
 )
 
 
@@ -81,6 +85,12 @@ class LocalService:
 
     def read(self, request: ReadRequest) -> ReadAnswer:
         return read_source(self.repository, request)
+
+    def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
+        return self.searcher.symbols(request)
+
+    def references(self, request: ReferencesRequest) -> ReferencesAnswer:
+        return self.searcher.references(request)
 
     def index(self, request: IndexRequest) -> IndexAnswer:
         paths = confined_paths(self.repository.root, request)

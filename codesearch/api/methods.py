@@ -25,12 +25,16 @@ from .types import (
     Ok,
     ReadAnswer,
     ReadRequest,
+    ReferencesAnswer,
+    ReferencesRequest,
     RelationsAnswer,
     RelationsRequest,
     SearchAnswer,
     SearchRequest,
     Stats,
     Status,
+    SymbolsAnswer,
+    SymbolsRequest,
 )
 
 
@@ -56,6 +60,10 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            "Where `name` is defined, with signature and docstring."),
     Method("read", ReadRequest, ReadAnswer, lambda s, r: s.read(r),
            "Source lines of a file inside the repository, or of one chunk by id."),
+    Method("symbols", SymbolsRequest, SymbolsAnswer, lambda s, r: s.symbols(r),
+           "Definitions whose name contains `query` (an editor's symbol search), then the hybrid ranking."),
+    Method("references", ReferencesRequest, ReferencesAnswer, lambda s, r: s.references(r),
+           "The recorded call sites of `name`."),
     Method("index", IndexRequest, IndexAnswer, lambda s, r: s.index(r),
            "Reindex these paths (or everything) now and wait for it."),
     Method("stats", Empty, Stats, lambda s, r: s.stats(), "What the index holds."),

@@ -16,12 +16,16 @@ from .types import (
     Ok,
     ReadAnswer,
     ReadRequest,
+    ReferencesAnswer,
+    ReferencesRequest,
     RelationsAnswer,
     RelationsRequest,
     SearchAnswer,
     SearchRequest,
     Stats,
     Status,
+    SymbolsAnswer,
+    SymbolsRequest,
 )
 
 
@@ -39,6 +43,10 @@ class Service(Protocol):
     def definitions(self, request: DefinitionRequest) -> DefinitionAnswer: ...
 
     def read(self, request: ReadRequest) -> ReadAnswer: ...
+
+    def symbols(self, request: SymbolsRequest) -> SymbolsAnswer: ...
+
+    def references(self, request: ReferencesRequest) -> ReferencesAnswer: ...
 
     def index(self, request: IndexRequest) -> IndexAnswer: ...
 

@@ -15,6 +15,9 @@ from ..search.types import (
     ImpactAnswer,
     ImpactFile,
     ImpactRequest,
+    Reference,
+    ReferencesAnswer,
+    ReferencesRequest,
     RelatedResult,
     RelationsAnswer,
     RelationsRequest,
@@ -22,6 +25,8 @@ from ..search.types import (
     SearchAnswer,
     SearchRequest,
     SearchResult,
+    SymbolsAnswer,
+    SymbolsRequest,
 )
 from ..wire import Record, RequestError
 
@@ -42,6 +47,9 @@ __all__ = [
     "Ok",
     "ReadAnswer",
     "ReadRequest",
+    "Reference",
+    "ReferencesAnswer",
+    "ReferencesRequest",
     "RelatedResult",
     "RelationTarget",
     "RelationsAnswer",
@@ -52,6 +60,8 @@ __all__ = [
     "SearchResult",
     "Stats",
     "Status",
+    "SymbolsAnswer",
+    "SymbolsRequest",
 ]
 
 MAX_INDEX_WAIT_SECONDS = 24 * 3600.0

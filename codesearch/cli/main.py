@@ -374,6 +374,11 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    from ..transports.lsp import serve_stdio
+    return serve_stdio(start=not args.no_start, index_dir=args.index_dir)
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     from ..transports.mcp import serve_stdio
     return serve_stdio(_root_of(args), args.index_dir, start=not args.no_start)
@@ -474,6 +479,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
     p.add_argument("--no-start", action="store_true", help="do not start a daemon when none runs")
     p.set_defaults(func=cmd_mcp)
+
+    p = sub.add_parser("lsp", help="serve the Language Server Protocol over stdio (the root comes from initialize)")
+    p.add_argument("--index-dir", help="where the index lives (default: ROOT/.codesearch)")
+    p.add_argument("--no-start", action="store_true", help="do not start a daemon when none runs")
+    p.add_argument("--stdio", action="store_true", help="accepted for clients that pass it (stdio is the only way)")
+    p.set_defaults(func=cmd_lsp)
 
     p = sub.add_parser("stats", help="what the index holds")
     p.add_argument("--repo", default=".", metavar="PATH")

@@ -20,10 +20,14 @@ if TYPE_CHECKING:
         DefinitionRequest,
         ImpactAnswer,
         ImpactRequest,
+        ReferencesAnswer,
+        ReferencesRequest,
         RelationsAnswer,
         RelationsRequest,
         SearchAnswer,
         SearchRequest,
+        SymbolsAnswer,
+        SymbolsRequest,
     )
 
 R = TypeVar("R", bound=Record)
@@ -133,6 +137,14 @@ class DaemonClient:
     def read(self, request: ReadRequest) -> ReadAnswer:
         from ..api.types import ReadAnswer
         return self._call("read", request, ReadAnswer)
+
+    def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
+        from ..search.types import SymbolsAnswer
+        return self._call("symbols", request, SymbolsAnswer)
+
+    def references(self, request: ReferencesRequest) -> ReferencesAnswer:
+        from ..search.types import ReferencesAnswer
+        return self._call("references", request, ReferencesAnswer)
 
     def index(self, request: IndexRequest) -> IndexAnswer:
         from ..api.types import IndexAnswer

@@ -40,12 +40,16 @@ from ..api.types import (
     Ok,
     ReadAnswer,
     ReadRequest,
+    ReferencesAnswer,
+    ReferencesRequest,
     RelationsAnswer,
     RelationsRequest,
     SearchAnswer,
     SearchRequest,
     Stats,
     Status,
+    SymbolsAnswer,
+    SymbolsRequest,
 )
 from ..config import Settings
 from ..faults import checkpoint
@@ -354,6 +358,17 @@ class Daemon:
     def read(self, request: ReadRequest) -> ReadAnswer:
         self._serving()
         return read_source(self.reader_index, request)
+
+    def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
+        self._serving()
+        ready = self.model_ready.is_set()  # until the model loads, the ranking after names has no vectors
+        with self.admission.slot():
+            return self.searcher.symbols(request, retrievers=None if ready else ("keyword", "graph"))
+
+    def references(self, request: ReferencesRequest) -> ReferencesAnswer:
+        self._serving()
+        with self.admission.slot():
+            return self.searcher.references(request)
 
     def index(self, request: IndexRequest) -> IndexAnswer:
         self._serving()

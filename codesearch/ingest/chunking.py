@@ -201,6 +201,8 @@ def chunk_code(parsed: ParsedFile, budget: int) -> list[Chunk]:
             first = first or chunk
         if len(pieces) == 1 and first is not None:  # a whole definition reports its whole span
             first.start_line, first.end_line = d.start_line, d.end_line
+        if first is not None:
+            first.name_line, first.name_column = d.name_line, d.name_column
         ids[i] = first.id if first else file_chunk.id
 
     _add_loose_blocks(parsed, all_lines, sink, file_chunk.id, budget)

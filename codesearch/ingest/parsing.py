@@ -273,6 +273,18 @@ class TooDeep(ValueError):
     """The file nests deeper than MAX_SYNTAX_DEPTH (generated or hostile input)."""
 
 
+def _name_position(source: bytes, node: ts.Node, name: str) -> tuple[int, int]:
+    """(line, column) of `name` (the last part of the name node's text), 1-based, the column in
+    characters as editors count them; (0, 0) when the name is not where the node says."""
+    encoded = name.encode("utf-8")
+    start = source.rfind(encoded, node.start_byte, node.end_byte)
+    if start < 0:
+        return 0, 0
+    line_start = source.rfind(b"\n", 0, start) + 1
+    line = source.count(b"\n", node.start_byte, start) + node.start_point[0] + 1
+    return line, len(source[line_start:start].decode("utf-8", errors="replace")) + 1
+
+
 def _sampled_depth(root: ts.Node, size: int) -> int:
     """How deep the tree goes at a few evenly spaced offsets (at most MAX_SYNTAX_DEPTH + 1):
     cheap for real code, and a file nested past the bound is nested so almost everywhere."""
@@ -361,8 +373,9 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
         doc = builder.body_docstring(body)
         leading, first_line = builder.leading_doc(outer)
         doc = doc or leading
+        name_line, name_column = _name_position(source, name_node, name)
         parsed.definitions.append(Definition(
-            kind=kind, name=name, qualified_name=qualified,
+            kind=kind, name=name, qualified_name=qualified, name_line=name_line, name_column=name_column,
             signature=builder.signature(node, outer, body), docstring=doc,
             start_line=min(first_line, outer.start_point[0] + 1), end_line=_last_line(end_node),
             start_byte=outer.start_byte, end_byte=end_node.end_byte,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..model import Chunk
-from ..vocabulary import RETRIEVER_NAMES
+from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVER_NAMES
 from .ranking import Ranked
 from .types import Definition, ImpactAnswer, ImpactFile, RelatedResult, RelationsAnswer, SearchResult
 
@@ -34,32 +34,52 @@ def snippet_of(chunk: Chunk, pattern: re.Pattern[str] | None, lines: int) -> tup
     return "\n".join(piece), first_line
 
 
+def name_position(c: Chunk) -> tuple[int | None, int | None]:
+    """Where a definition's name stands (indexed with it; for chunks indexed before positions were
+    recorded, the first whole-word match in the text, when the text is at hand); Nones for files."""
+    if c.name_line:
+        return c.name_line, c.name_column
+    if c.kind in NON_DEFINITION_KINDS or not c.text or not c.name:
+        return None, None
+    word = re.compile(rf"(?<![\w$]){re.escape(c.name)}(?![\w$])")
+    for offset, line in enumerate(c.text.split("\n")):
+        m = word.search(line)
+        if m:
+            return c.start_line + offset, m.start() + 1
+    return None, None
+
+
 def search_result(r: Ranked, ranks: dict[str, dict[str, int]], pattern: re.Pattern[str] | None, context: int,
                   explain: bool, score: float | None = None) -> SearchResult:
     """`ranks`: retriever name -> chunk id -> 1-based rank in that retriever's list; `pattern`:
     the query's terms (term_pattern)."""
     c = r.chunk
     snippet, line = snippet_of(c, pattern, 4 + 2 * context)
+    name_line, name_column = name_position(c)
     return SearchResult(
         path=c.path, start_line=c.start_line, end_line=c.end_line, kind=c.kind, name=c.name,
         qualified_name=c.qualified_name, language=c.language,
         score=round(score if score is not None else r.score, 6),
         sources={name: ranks[name].get(c.id) for name in RETRIEVER_NAMES if name in ranks},
         snippet=snippet, snippet_line=line, signature=c.signature, id=c.id,
-        explain=tuple(r.notes) if explain else None)
+        explain=tuple(r.notes) if explain else None, name_line=name_line, name_column=name_column)
 
 
-def related_result(c: Chunk, score: float, depth: int, name: str) -> RelatedResult:
+def related_result(c: Chunk, score: float, depth: int, name: str,
+                   sites: tuple[int, ...] | None = None) -> RelatedResult:
     snippet, line = snippet_of(c, term_pattern([name.lower()]), 3)
+    name_line, name_column = name_position(c)
     return RelatedResult(path=c.path, start_line=c.start_line, end_line=c.end_line, kind=c.kind, name=c.name,
                          qualified_name=c.qualified_name, language=c.language, score=round(score, 4), depth=depth,
-                         snippet=snippet, snippet_line=line, id=c.id)
+                         snippet=snippet, snippet_line=line, id=c.id, name_line=name_line, name_column=name_column,
+                         sites=sites)
 
 
 def definition_of(c: Chunk) -> Definition:
+    name_line, name_column = name_position(c)
     return Definition(path=c.path, start_line=c.start_line, end_line=c.end_line, kind=c.kind, name=c.name,
                       qualified_name=c.qualified_name, language=c.language, signature=c.signature,
-                      docstring=c.docstring, id=c.id)
+                      docstring=c.docstring, id=c.id, name_line=name_line, name_column=name_column)
 
 
 def impact_of(answer: RelationsAnswer, depth: int) -> ImpactAnswer:

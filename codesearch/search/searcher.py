@@ -14,8 +14,9 @@ from dataclasses import replace
 
 from ..analysis.tokens import query_terms
 from ..indexing.index import Index
+from ..model import Chunk
 from ..store.graph import GraphCache
-from ..vocabulary import RETRIEVERS_OF_MODE, Filters
+from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE, Filters
 from .budget import fit_budget
 from .fusion import weighted_rrf
 from .present import definition_of, impact_of, related_result, search_result, term_pattern
@@ -27,14 +28,20 @@ from .types import (
     DefinitionRequest,
     ImpactAnswer,
     ImpactRequest,
+    Reference,
+    ReferencesAnswer,
+    ReferencesRequest,
     RelationsAnswer,
     RelationsRequest,
     RelationTarget,
     SearchAnswer,
     SearchRequest,
+    SymbolsAnswer,
+    SymbolsRequest,
 )
 
 # retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
+SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search (shorter: names only)
 NEAR_NAMES = 5  # names suggested for a name that means nothing
 NEAR_CANDIDATES = 200  # names sharing its longest word, among which those are chosen
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
@@ -179,17 +186,74 @@ class Searcher:
 
     def relations(self, request: RelationsRequest) -> RelationsAnswer:
         started = time.perf_counter()
-        targets = definitions_named(self.catalog, request.name)
+        if request.id:
+            targets = [request.id] if self.catalog.chunks_by_ids([request.id], with_text=False) else []
+        else:
+            targets = definitions_named(self.catalog, request.name)
         found = neighbours(self.graphs.get(), targets, request.direction, request.depth)
         chunks = self.catalog.chunks_by_ids([r.id for r in found] + targets)
-        results = tuple(related_result(chunks[r.id], r.weight / r.depth, r.depth, request.name)
+        label = request.name or (chunks[targets[0]].name if targets else request.id or "")
+        sites = self._call_sites(targets, [r for r in found if r.depth == 1 and r.id in chunks], chunks,
+                                 request.direction)
+        results = tuple(related_result(chunks[r.id], r.weight / r.depth, r.depth, label, sites.get(r.id))
                         for r in found if r.id in chunks)
         found_targets = tuple(RelationTarget(chunks[t].path, chunks[t].start_line, chunks[t].qualified_name)
                               for t in targets if t in chunks)
         return RelationsAnswer(
-            name=request.name, direction=request.direction, targets=found_targets,
+            name=label, direction=request.direction, targets=found_targets,
             results=results, timing_ms={"total": round(_ms(started), 2)},
-            note=self._name_note(request.name, found_targets))
+            note=self._name_note(label, found_targets))
+
+    def _call_sites(self, targets: list[str], direct: list[Related], chunks: dict[str, Chunk],
+                    direction: str) -> dict[str, tuple[int, ...]]:
+        """Direct relation id -> the lines of its calls: where a caller calls the targets, or
+        where the targets call a callee."""
+        if not direct or not targets:
+            return {}
+        target_names = sorted({chunks[t].name for t in targets if t in chunks})
+        if direction == "callers":
+            lines = self.catalog.call_lines([r.id for r in direct], target_names)
+            return {r.id: tuple(sorted({n for name in target_names for n in lines.get((r.id, name), ())}))
+                    for r in direct}
+        lines = self.catalog.call_lines(targets, sorted({chunks[r.id].name for r in direct}))
+        return {r.id: tuple(sorted({n for t in targets for n in lines.get((t, chunks[r.id].name), ())}))
+                for r in direct}
+
+    def symbols(self, request: SymbolsRequest, retrievers: tuple[str, ...] | None = None) -> SymbolsAnswer:
+        """Names that contain the query first, then the definitions a hybrid search ranks among
+        those its keywords match (`retrievers`: the search's, when not the mode's)."""
+        started = time.perf_counter()
+        ids = self.catalog.definitions_matching(request.query.strip(), request.limit)
+        if len(ids) < request.limit and len(request.query.strip()) >= SYMBOL_SEARCH_CHARS:
+            seen = set(ids)
+            answer = self.search(SearchRequest(query=request.query, limit=request.limit, retrievers=retrievers),
+                                 side_by_side=False)
+            # only what the typed words match: vectors alone find "something" for any text at all
+            ids += [r.id for r in answer.results
+                    if r.kind not in NON_DEFINITION_KINDS and r.id not in seen and r.sources.get("keyword")]
+        chunks = self.catalog.chunks_by_ids(ids[:request.limit], with_text=False)
+        return SymbolsAnswer(query=request.query, symbols=tuple(definition_of(chunks[i]) for i in ids if i in chunks),
+                             timing_ms={"total": round(_ms(started), 2)})
+
+    def references(self, request: ReferencesRequest) -> ReferencesAnswer:
+        """The recorded call sites of the name (its last part), with the column where it stands."""
+        started = time.perf_counter()
+        name = re.split(r"\.|::", request.name.strip())[-1]
+        sites = self.catalog.call_sites(name, request.limit)
+        callers = self.catalog.chunks_by_ids(sorted({s[0] for s in sites}))
+        word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+        out = []
+        for caller_id, path, line in sites:
+            caller = callers.get(caller_id)
+            column = 1
+            if caller is not None and caller.kind != "file":
+                lines = caller.text.split("\n")
+                offset = line - caller.start_line
+                m = word.search(lines[offset]) if 0 <= offset < len(lines) else None
+                column = m.start() + 1 if m else 1
+            out.append(Reference(path=path, line=line, column=column,
+                                 caller=caller.qualified_name if caller else path, caller_id=caller_id))
+        return ReferencesAnswer(name=request.name, references=tuple(out), timing_ms={"total": round(_ms(started), 2)})
 
     def impact(self, request: ImpactRequest) -> ImpactAnswer:
         """The transitive callers of `name`, `depth` hops out, grouped by file."""
@@ -199,8 +263,11 @@ class Searcher:
         started = time.perf_counter()
         ids = definitions_named(self.catalog, request.name)
         chunks = self.catalog.chunks_by_ids(ids, with_text=False)
+        near_dir = request.near.rsplit("/", 1)[0] if request.near and "/" in request.near else ""
         found = sorted((chunks[i] for i in ids if i in chunks),
-                       key=lambda c: (c.qualified_name != request.name, c.path, c.start_line))
+                       key=lambda c: (c.path != request.near, (c.path.rsplit("/", 1)[0] if "/" in c.path else "")
+                                      != near_dir if request.near else False,
+                                      c.qualified_name != request.name, c.path, c.start_line))
         note = None if found else self._name_note(request.name, ())
         return DefinitionAnswer(name=request.name, definitions=tuple(definition_of(c) for c in found[:request.limit]),
                                 timing_ms={"total": round(_ms(started), 2)}, note=note)

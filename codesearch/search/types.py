@@ -70,7 +70,7 @@ class SearchRequest(Record):
 class SearchResult(Record):
     """One chunk found: where it is, what it is, how it ranked, and a snippet."""
 
-    OMIT_WHEN_NONE = frozenset({"explain", "stale"})
+    OMIT_WHEN_NONE = frozenset({"explain", "stale", "name_line", "name_column"})
 
     path: str  # relative to the indexed root, '/'-separated
     start_line: int  # 1-based, inclusive
@@ -87,6 +87,8 @@ class SearchResult(Record):
     id: str
     explain: tuple[str, ...] | None = None  # ranking steps, with --explain
     stale: bool | None = None  # the file changed and is waiting to be reindexed
+    name_line: int | None = None  # where a definition's name stands (1-based line and column)
+    name_column: int | None = None
 
 
 @dataclass(frozen=True)
@@ -109,17 +111,20 @@ class RelationsRequest(Record):
     """Callers or callees of the definitions named `name` (bare or qualified), `depth` hops out."""
 
     DOCS = {"name": "A definition's name, bare (parse_config) or qualified (config.Loader.parse_config).",
-            "depth": "Hops along the call graph: 1 for direct callers or callees, more for theirs too."}
+            "depth": "Hops along the call graph: 1 for direct callers or callees, more for theirs too.",
+            "id": "Instead of a name: one definition's chunk id (from a search result)."}
     RANGES = {"depth": (1, MAX_RELATION_DEPTH)}
     SCHEMA = {"name": {"pattern": r"\S"}}
+    OMIT_WHEN_NONE = frozenset({"id"})
 
-    name: str
+    name: str = ""
     depth: int = 1
+    id: str | None = None
     direction: Direction = field(default="callers", metadata={"wire": False})  # set by the method called
 
     def __post_init__(self) -> None:
-        if not self.name.strip():
-            raise RequestError("the name is empty")
+        if not self.name.strip() and not self.id:
+            raise RequestError("give a name or a chunk id: the name is empty")
         self.check_ranges()
 
 
@@ -132,6 +137,8 @@ class RelationTarget(Record):
 
 @dataclass(frozen=True)
 class RelatedResult(Record):
+    OMIT_WHEN_NONE = frozenset({"name_line", "name_column", "sites"})
+
     path: str
     start_line: int
     end_line: int
@@ -144,6 +151,10 @@ class RelatedResult(Record):
     snippet: str
     snippet_line: int
     id: str
+    name_line: int | None = None
+    name_column: int | None = None
+    # direct relations: the lines of the calls (in the caller for callers, in the target for callees)
+    sites: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -166,12 +177,15 @@ class DefinitionRequest(Record):
     """Where a name is defined: its definitions with signature and docstring."""
 
     DOCS = {"name": "A definition's name, bare (Loader) or qualified (config.Loader).",
-            "limit": "How many definitions at most."}
+            "limit": "How many definitions at most.",
+            "near": "A path (relative to the root): definitions in it, then in its folder, come first."}
     RANGES = {"limit": (1, MAX_LIMIT)}
     SCHEMA = {"name": {"pattern": r"\S"}}
+    OMIT_WHEN_NONE = frozenset({"near"})
 
     name: str
     limit: int = 20
+    near: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name.strip():
@@ -181,6 +195,8 @@ class DefinitionRequest(Record):
 
 @dataclass(frozen=True)
 class Definition(Record):
+    OMIT_WHEN_NONE = frozenset({"name_line", "name_column"})
+
     path: str
     start_line: int
     end_line: int
@@ -191,6 +207,8 @@ class Definition(Record):
     signature: str
     docstring: str
     id: str
+    name_line: int | None = None
+    name_column: int | None = None
 
 
 @dataclass(frozen=True)
@@ -232,3 +250,64 @@ class ImpactAnswer(Record):
     callers: int  # how many callers in all
     timing_ms: dict[str, float]
     note: str | None = None
+
+
+@dataclass(frozen=True)
+class SymbolsRequest(Record):
+    """Definitions by name, as an editor's symbol search asks while one types."""
+
+    DOCS = {"query": "Part of a name, any case.", "limit": "How many symbols at most."}
+    RANGES = {"limit": (1, MAX_LIMIT)}
+    SCHEMA = {"query": {"pattern": r"\S"}}
+
+    query: str
+    limit: int = 50
+
+    def __post_init__(self) -> None:
+        if not self.query.strip():
+            raise RequestError("the query is empty")
+        self.check_ranges()
+
+
+@dataclass(frozen=True)
+class SymbolsAnswer(Record):
+    """Names that contain the query first (exact, then prefix, then the rest), then the
+    definitions a hybrid search of the query ranks, among those its words match."""
+
+    query: str
+    symbols: tuple[Definition, ...]
+    timing_ms: dict[str, float]
+
+
+@dataclass(frozen=True)
+class ReferencesRequest(Record):
+    """The recorded call sites of a name."""
+
+    DOCS = {"name": "A function or method name, bare or qualified (the last part is looked up).",
+            "limit": "How many call sites at most."}
+    RANGES = {"limit": (1, 10_000)}
+    SCHEMA = {"name": {"pattern": r"\S"}}
+
+    name: str
+    limit: int = 1000
+
+    def __post_init__(self) -> None:
+        if not self.name.strip():
+            raise RequestError("the name is empty")
+        self.check_ranges()
+
+
+@dataclass(frozen=True)
+class Reference(Record):
+    path: str
+    line: int  # 1-based
+    column: int  # 1-based, in characters: where the name stands on that line (1 when unknown)
+    caller: str  # the qualified name of the definition (or the file) that makes the call
+    caller_id: str
+
+
+@dataclass(frozen=True)
+class ReferencesAnswer(Record):
+    name: str
+    references: tuple[Reference, ...]
+    timing_ms: dict[str, float]

@@ -33,7 +33,8 @@ CREATE TABLE IF NOT EXISTS chunks(
     start_line INTEGER, end_line INTEGER, content_hash TEXT, header TEXT, text TEXT, part INTEGER,
     embed_hash TEXT,   -- hash of the text the embedding model sees
     vector_hash TEXT,  -- embed_hash of the vector Chroma holds for this id (NULL: none yet)
-    indexed_at REAL);
+    indexed_at REAL,
+    name_line INTEGER, name_column INTEGER);  -- where a definition's name stands (NULL: unknown)
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
 CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name);
 CREATE INDEX IF NOT EXISTS chunks_lower_name ON chunks(lower(name));  -- case-insensitive name lookups
@@ -66,7 +67,9 @@ CHUNKS_DELETED_TRIGGER = """CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks
 END"""
 
 CHUNK_COLUMNS = ("id", "parent_id", "path", "language", "kind", "name", "qualified_name", "signature",
-                 "docstring", "start_line", "end_line", "content_hash", "header", "text", "part")
+                 "docstring", "start_line", "end_line", "content_hash", "header", "text", "part",
+                 "COALESCE(name_line, 0)", "COALESCE(name_column, 0)")
+ADDED_COLUMNS = {"name_line": "INTEGER", "name_column": "INTEGER"}  # added to catalogs made before them
 
 
 KeywordColumns = tuple[str, str, str, str]  # analysed terms of name, path, signature+docstring, body
@@ -116,6 +119,13 @@ def select_in(db: sqlite3.Connection, sql: str, values: list, before: tuple = ()
 
 _CHUNK_SELECT = ", ".join(CHUNK_COLUMNS)
 _CHUNK_SELECT_NO_TEXT = ", ".join(c if c not in ("header", "text") else f"'' AS {c}" for c in CHUNK_COLUMNS)
+_OLD_SELECTS = tuple(select.replace("COALESCE(name_line, 0)", "0").replace("COALESCE(name_column, 0)", "0")
+                     for select in (_CHUNK_SELECT, _CHUNK_SELECT_NO_TEXT))  # a read-only catalog made before them
+
+
+def _like_escaped(text: str) -> str:
+    """`text` for a LIKE pattern with ESCAPE '\\': its own % and _ match themselves."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def filter_clause(filters: Filters, alias: str = "c") -> tuple[str, list]:
@@ -159,7 +169,11 @@ class Catalog:
         self._local = threading.local()
         self._open: weakref.WeakSet[_ThreadConnection] = weakref.WeakSet()  # to close them all
         self._all_lock = threading.Lock()
+        self._name_columns = True
         self._connect(initialize=not readonly)
+        if readonly:
+            present = {row[1] for row in self.db.execute("PRAGMA table_info(chunks)").fetchall()}
+            self._name_columns = set(ADDED_COLUMNS) <= present
         if not readonly:
             os.chmod(self.path, 0o600)  # SQLite gives its -wal and -shm files the same mode
 
@@ -182,6 +196,7 @@ class Catalog:
         with self._all_lock:
             self._open.add(holder)
         if initialize:
+            self._ensure_columns(db)
             self._ensure_trigger()
         return db
 
@@ -190,6 +205,14 @@ class Catalog:
         """This thread's connection."""
         holder = getattr(self._local, "holder", None)
         return holder.db if holder is not None else self._connect()
+
+    def _ensure_columns(self, db: sqlite3.Connection) -> None:
+        """Columns added since a catalog was made: added empty (NULL reads as unknown, and files
+        reindexed later fill them in)."""
+        present = {row[1] for row in db.execute("PRAGMA table_info(chunks)").fetchall()}
+        for name, kind in ADDED_COLUMNS.items():
+            if name not in present:
+                db.execute(f"ALTER TABLE chunks ADD COLUMN {name} {kind}")
 
     def _ensure_trigger(self) -> None:
         row = self.db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' "
@@ -286,10 +309,11 @@ class Catalog:
         db.executemany(
             "INSERT INTO chunks(rid, id, parent_id, path, language, kind, name, qualified_name, signature,"
             " docstring, start_line, end_line, content_hash, header, text, part, embed_hash, vector_hash,"
-            " indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " indexed_at, name_line, name_column) VALUES (" + ", ".join("?" * 21) + ")",
             [(first_rid + i, c.id, c.parent_id, c.path, c.language, c.kind, c.name, c.qualified_name, c.signature,
               c.docstring, c.start_line, c.end_line, c.content_hash, c.header, c.text, c.part,
-              embed_hashes.get(c.id), vector_hashes.get(c.id), now) for i, c in enumerate(chunks)])
+              embed_hashes.get(c.id), vector_hashes.get(c.id), now, c.name_line or None, c.name_column or None)
+             for i, c in enumerate(chunks)])
         db.executemany("INSERT INTO chunks_fts(rowid, name, path, signature, body) VALUES (?, ?, ?, ?, ?)",
                        [(first_rid + i, *k) for i, k in enumerate(keywords)])
         db.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES (?, ?, 'contains', 1)",
@@ -303,7 +327,8 @@ class Catalog:
     def chunks_by_ids(self, ids: list[str], with_text: bool = True) -> dict[str, Chunk]:
         """Chunks by id; without text (header and body left empty) for ranking many candidates.
         Rows come back as plain tuples in CHUNK_COLUMNS order: a search builds a hundred of these."""
-        columns = _CHUNK_SELECT if with_text else _CHUNK_SELECT_NO_TEXT
+        columns = (_CHUNK_SELECT, _CHUNK_SELECT_NO_TEXT)[not with_text] if self._name_columns else \
+            _OLD_SELECTS[not with_text]
         cursor = self.db.cursor()
         cursor.row_factory = None
         out: dict[str, Chunk] = {}
@@ -455,10 +480,43 @@ class Catalog:
                                f"AND kind NOT IN ({_NOT_DEFINITIONS})", (name,)).fetchall()
         return [(r[0], r[1]) for r in rows]
 
+    def definitions_matching(self, text: str, limit: int) -> list[str]:
+        """Ids of definitions (first parts) whose name contains `text`, case-insensitively: the
+        exact name first, then the same name in another case, then names that start with it,
+        then the rest; shorter names first within each."""
+        lowered = text.lower()
+        escaped = _like_escaped(lowered)
+        rows = self.db.execute(
+            f"SELECT id FROM chunks WHERE part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) "
+            f"AND lower(name) LIKE ? ESCAPE '\\' "
+            f"ORDER BY name = ? DESC, lower(name) = ? DESC, lower(name) LIKE ? ESCAPE '\\' DESC, length(name), "
+            f"path, start_line LIMIT ?", (f"%{escaped}%", text, lowered, f"{escaped}%", limit)).fetchall()
+        return [r[0] for r in rows]
+
+    def call_sites(self, name: str, limit: int) -> list[tuple[str, str, int]]:
+        """(caller chunk id, path, line) of the recorded calls of `name`, in path and line order."""
+        rows = self.db.execute("SELECT caller_id, path, line FROM calls WHERE name = ? ORDER BY path, line LIMIT ?",
+                               (name, limit)).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def call_lines(self, caller_ids: list[str], names: list[str]) -> dict[tuple[str, str], list[int]]:
+        """(caller id, called name) -> the lines where that caller calls that name."""
+        out: dict[tuple[str, str], list[int]] = {}
+        if not caller_ids or not names:
+            return out
+        wanted = set(names)
+        rows = select_in(self.db, "SELECT caller_id, name, line FROM calls WHERE caller_id IN ({})", caller_ids)
+        for caller, name, line in rows:
+            if name in wanted:
+                out.setdefault((caller, name), []).append(line)
+        for lines in out.values():
+            lines.sort()
+        return out
+
     def names_like(self, name: str, limit: int) -> list[str]:
         """Definition names that contain `name` (case-insensitively), shortest first: what to
         suggest for a name that means nothing."""
-        pattern = "%" + name.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        pattern = "%" + _like_escaped(name.lower()) + "%"
         rows = self.db.execute(
             f"SELECT DISTINCT name FROM chunks WHERE part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) "
             f"AND lower(name) LIKE ? ESCAPE '\\' ORDER BY length(name), name LIMIT ?", (pattern, limit)).fetchall()

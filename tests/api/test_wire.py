@@ -110,7 +110,8 @@ def test_bad_search_params_are_refused_with_a_sentence_naming_the_field(params, 
 
 
 @pytest.mark.parametrize("params, message", [
-    ({}, "'name' is required"), ({"name": ""}, "the name is empty"), ({"name": "f", "depth": 0}, "depth must be"),
+    ({}, "give a name or a chunk id"), ({"name": ""}, "the name is empty"), ({"id": ""}, "the name is empty"),
+    ({"name": "f", "depth": 0}, "depth must be"),
     ({"name": "f", "depth": "2"}, "depth must be an integer"), ({"name": "f", "direction": "callees"}, "unknown field"),
 ])
 def test_bad_relation_params(params, message):

@@ -1,0 +1,290 @@
+"""`codesearch lsp`: a language server over stdio (pygls) for the workspace root that
+`initialize` names, answered by that root's daemon (started unless `--no-start`).
+
+workspace/symbol, call hierarchy, definition and references come from the index, so they work in
+any of its languages, even where the language's own server is missing or slow; `codesearch/search`
+(also `workspace/executeCommand codesearch.search`) is the API's search, params and answer
+unchanged. Handlers run on pygls's thread pool: a slow or dead daemon never blocks the editor's
+other requests, and `$/cancelRequest` drops an answer nobody waits for.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from ..api.service import ServiceUnavailable
+from ..api.types import (
+    DefinitionRequest,
+    ReferencesRequest,
+    RelatedResult,
+    RelationsRequest,
+    SearchRequest,
+    SymbolsRequest,
+)
+from ..daemon.client import DaemonBusy, DaemonError
+from ..daemon.session import DaemonSession
+from ..paths import OutsideRoot, confine, on_disk
+from ..wire import RequestError
+
+log = logging.getLogger("codesearch.lsp")
+SEARCH_METHOD = "codesearch/search"
+SEARCH_COMMAND = "codesearch.search"
+WORD = re.compile(r"[A-Za-z_$][\w$]*")
+SYMBOL_LIMIT = 100
+REFERENCE_LIMIT = 1000
+
+SYMBOL_KINDS = {
+    "class": lsp.SymbolKind.Class, "struct": lsp.SymbolKind.Struct, "interface": lsp.SymbolKind.Interface,
+    "trait": lsp.SymbolKind.Interface, "protocol": lsp.SymbolKind.Interface, "enum": lsp.SymbolKind.Enum,
+    "function": lsp.SymbolKind.Function, "method": lsp.SymbolKind.Method, "macro": lsp.SymbolKind.Function,
+    "test": lsp.SymbolKind.Function, "module": lsp.SymbolKind.Module, "namespace": lsp.SymbolKind.Namespace,
+    "impl": lsp.SymbolKind.Class, "object": lsp.SymbolKind.Object, "type": lsp.SymbolKind.TypeParameter,
+    "record": lsp.SymbolKind.Struct, "union": lsp.SymbolKind.Struct, "extension": lsp.SymbolKind.Class,
+    "instance": lsp.SymbolKind.Class, "file": lsp.SymbolKind.File, "section": lsp.SymbolKind.String,
+}
+
+
+class RequestFailed(JsonRpcException):
+    """An LSP error reply with one line the editor shows."""
+
+    def __init__(self, message: str, code: int = lsp.ErrorCodes.InvalidParams):
+        super().__init__(message=message)
+        self.code = code
+
+
+class CodeSearchServer(LanguageServer):
+    def __init__(self, start: bool = True, index_dir: str | None = None):
+        super().__init__("codesearch", __version__, max_workers=8)
+        self.start_daemon = start
+        self.index_dir = index_dir
+        self.session: DaemonSession | None = None
+        self.root: Path | None = None
+        self.warned_partial = False
+
+    # --- plumbing ----------------------------------------------------------------------------
+    def open_root(self, params: lsp.InitializeParams) -> None:
+        uri = None
+        if params.workspace_folders:
+            uri = params.workspace_folders[0].uri
+        elif params.root_uri:
+            uri = params.root_uri
+        path = uri_to_path(uri) if uri else (Path(params.root_path) if params.root_path else None)
+        if path is None or not path.is_dir():
+            log.warning("no workspace folder in initialize; requests will fail")
+            return
+        self.root = path.resolve()
+        self.session = DaemonSession(self.root, self.index_dir, start=self.start_daemon)
+        self.session.begin()
+
+    def call(self, method: str, request: Any) -> Any:
+        """The API method through the daemon; failures become LSP errors (never a hang: the
+        session bounds every wait)."""
+        if self.session is None:
+            raise RequestFailed("codesearch has no workspace folder: open a folder or pass a root URI",
+                                lsp.ErrorCodes.ServerNotInitialized)
+        from ..api.methods import METHODS
+        try:
+            return self.session.call(lambda client: METHODS[method].call(client, request))
+        except RequestError as exc:
+            raise RequestFailed(str(exc)) from None
+        except DaemonError as exc:
+            raise RequestFailed(str(exc).removeprefix("invalid params: ")) from None
+        except (ServiceUnavailable, DaemonBusy, OSError) as exc:
+            raise RequestFailed(str(exc), lsp.LSPErrorCodes.ContentModified) from None
+
+    def relative(self, uri: str) -> str:
+        """The index's path of a document URI inside the root, or an LSP error."""
+        assert self.root is not None
+        path = uri_to_path(uri)
+        if path is None:
+            raise RequestFailed(f"codesearch serves file: URIs only, not {uri}")
+        try:
+            return confine(self.root, str(path))
+        except OutsideRoot:
+            raise RequestFailed(f"{path} is outside the workspace {self.root}") from None
+
+    def location(self, path: str, line: int, column: int, length: int, end_line: int | None = None) -> lsp.Location:
+        assert self.root is not None
+        start = lsp.Position(max(line - 1, 0), max(column - 1, 0))
+        end = lsp.Position(max((end_line or line) - 1, 0), max(column - 1 + length, 0) if end_line is None else 0)
+        return lsp.Location(uri=on_disk(self.root, path).as_uri(), range=lsp.Range(start, end))
+
+    def note_freshness(self, answer: Any) -> None:
+        if getattr(answer, "partial", None) and not self.warned_partial:
+            self.warned_partial = True
+            share = answer.embedded_share or 0.0
+            self.window_show_message(lsp.ShowMessageParams(
+                type=lsp.MessageType.Info,
+                message=f"codesearch: vectors are still being built ({share:.0%} done); results may miss some code"))
+
+    def word_at(self, uri: str, position: lsp.Position) -> str:
+        document = self.workspace.get_text_document(uri)
+        try:
+            lines = document.lines
+        except OSError:
+            raise RequestFailed(f"cannot read {uri}") from None
+        if position.line >= len(lines):
+            return ""
+        text = lines[position.line]
+        for m in WORD.finditer(text):
+            if m.start() <= position.character <= m.end():
+                return m.group()
+        return ""
+
+    # --- items ------------------------------------------------------------------------------
+    def hierarchy_item(self, d: Any) -> lsp.CallHierarchyItem:
+        name_line = d.name_line or d.start_line
+        name_column = d.name_column or 1
+        selection = self.location(d.path, name_line, name_column, len(d.name)).range
+        full = lsp.Range(lsp.Position(d.start_line - 1, 0), lsp.Position(d.end_line, 0))
+        return lsp.CallHierarchyItem(
+            name=d.name, kind=SYMBOL_KINDS.get(d.kind, lsp.SymbolKind.Function), uri=selection_uri(self, d.path),
+            range=full, selection_range=selection, detail=d.qualified_name, data={"id": d.id})
+
+
+def selection_uri(server: CodeSearchServer, path: str) -> str:
+    assert server.root is not None
+    return on_disk(server.root, path).as_uri()
+
+
+def uri_to_path(uri: str) -> Path | None:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return Path(unquote(parsed.path))
+
+
+def _plain(value: Any) -> Any:
+    """pygls hands a custom request's params over as namedtuples: back to JSON values."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearchServer:
+    server = CodeSearchServer(start=start, index_dir=index_dir)
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: CodeSearchServer, params: lsp.InitializeParams) -> None:
+        ls.open_root(params)  # starts the daemon in the background when none runs
+
+    @server.feature(lsp.WORKSPACE_SYMBOL)
+    @server.thread()
+    def workspace_symbol(ls: CodeSearchServer, params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
+        if not params.query.strip():
+            return []
+        answer = ls.call("symbols", SymbolsRequest(query=params.query, limit=SYMBOL_LIMIT))
+        return [lsp.SymbolInformation(
+            name=d.name, kind=SYMBOL_KINDS.get(d.kind, lsp.SymbolKind.Variable),
+            location=ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name)),
+            container_name=d.qualified_name.rsplit(".", 1)[0] if "." in d.qualified_name else None)
+            for d in answer.symbols]
+
+    def definitions_at(ls: CodeSearchServer, uri: str, position: lsp.Position) -> tuple[str, list[Any]]:
+        rel = ls.relative(uri)
+        word = ls.word_at(uri, position)
+        if not word:
+            return "", []
+        answer = ls.call("definition", DefinitionRequest(name=word, near=rel))
+        return rel, list(answer.definitions)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    @server.thread()
+    def definition(ls: CodeSearchServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
+        _, found = definitions_at(ls, params.text_document.uri, params.position)
+        return [ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name)) for d in found]
+
+    @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    @server.thread()
+    def references(ls: CodeSearchServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+        ls.relative(params.text_document.uri)
+        word = ls.word_at(params.text_document.uri, params.position)
+        if not word:
+            return []
+        answer = ls.call("references", ReferencesRequest(name=word, limit=REFERENCE_LIMIT))
+        out = [ls.location(r.path, r.line, r.column, len(word)) for r in answer.references]
+        if params.context.include_declaration:
+            found = ls.call("definition", DefinitionRequest(name=word)).definitions
+            out = [ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name))
+                   for d in found] + out
+        return out
+
+    @server.feature(lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
+    @server.thread()
+    def prepare(ls: CodeSearchServer, params: lsp.CallHierarchyPrepareParams) -> list[lsp.CallHierarchyItem] | None:
+        rel, found = definitions_at(ls, params.text_document.uri, params.position)
+        if not found:
+            return None
+        line = params.position.line + 1
+        here = [d for d in found if d.path == rel and (d.name_line or d.start_line) == line]
+        return [ls.hierarchy_item(d) for d in (here or found[:1])]
+
+    def calls(ls: CodeSearchServer, item: lsp.CallHierarchyItem, direction: str) -> list[RelatedResult]:
+        data = _plain(item.data) if item.data is not None else {}
+        chunk_id = data.get("id") if isinstance(data, dict) else None
+        request = RelationsRequest(name=item.name, id=chunk_id if isinstance(chunk_id, str) else None)
+        return list(ls.call(direction, request).results)
+
+    @server.feature(lsp.CALL_HIERARCHY_INCOMING_CALLS)
+    @server.thread()
+    def incoming(ls: CodeSearchServer,
+                 params: lsp.CallHierarchyIncomingCallsParams) -> list[lsp.CallHierarchyIncomingCall]:
+        out = []
+        for r in calls(ls, params.item, "callers"):
+            ranges = [ls.location(r.path, line, 1, 0).range for line in (r.sites or (r.start_line,))]
+            out.append(lsp.CallHierarchyIncomingCall(from_=ls.hierarchy_item(r), from_ranges=ranges))
+        return out
+
+    @server.feature(lsp.CALL_HIERARCHY_OUTGOING_CALLS)
+    @server.thread()
+    def outgoing(ls: CodeSearchServer,
+                 params: lsp.CallHierarchyOutgoingCallsParams) -> list[lsp.CallHierarchyOutgoingCall]:
+        out = []
+        item_path = ls.relative(params.item.uri)
+        for r in calls(ls, params.item, "callees"):
+            ranges = [ls.location(item_path, line, 1, 0).range for line in (r.sites or ())]
+            out.append(lsp.CallHierarchyOutgoingCall(to=ls.hierarchy_item(r), from_ranges=ranges))
+        return out
+
+    def search(ls: CodeSearchServer, raw: Any) -> dict:
+        params = _plain(raw)
+        if isinstance(params, list) and len(params) == 1:  # executeCommand's arguments
+            params = params[0]
+        try:
+            request = SearchRequest.from_dict(params)
+        except RequestError as exc:
+            raise RequestFailed(str(exc)) from None
+        answer = ls.call("search", request)
+        ls.note_freshness(answer)
+        return answer.to_dict()
+
+    @server.feature(SEARCH_METHOD)
+    @server.thread()
+    def search_request(ls: CodeSearchServer, params: Any) -> dict:
+        return search(ls, params)
+
+    @server.command(SEARCH_COMMAND)
+    @server.thread()
+    def search_command(ls: CodeSearchServer, arguments: Any) -> dict:
+        return search(ls, arguments)
+
+    return server
+
+
+def serve_stdio(start: bool = True, index_dir: str | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="codesearch lsp: %(message)s")
+    build_server(start, index_dir).start_io()
+    return 0
+

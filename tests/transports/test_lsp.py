@@ -1,0 +1,172 @@
+"""`codesearch lsp` driven by pytest-lsp's client against a real daemon on a copy of the sample
+repository: symbols, call hierarchy both ways, definition, references, the custom search, an
+edit after start, and bad input (URIs, positions, files outside the root, cancellation, a
+daemon that dies)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import sys
+import time
+
+import pytest
+import pytest_lsp
+from daemon_helpers import REPO_ROOT, new_base, pid_gone, seed_repo, start_daemon, wait_for, write  # noqa: F401
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")},
+       "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+@pytest.fixture(scope="module")
+def lsp_daemon(request, seed_repo):
+    base = new_base()
+    root = base / "repo"
+    shutil.copytree(seed_repo, root, ignore=shutil.ignore_patterns("daemon.*", "write.lock"))
+    daemon = start_daemon(request, root)
+    daemon.search("warm up the model", mode="hybrid", timeout=300)
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    return daemon
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "codesearch.cli", "lsp"],
+                                              server_env=ENV))
+async def client(lsp_client: LanguageClient, request):
+    root = request.getfixturevalue("lsp_daemon").root
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=client_capabilities("neovim"), root_uri=root.as_uri(),
+        workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="repo")]))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def uri(daemon, rel: str) -> str:
+    return (daemon.root / rel).as_uri()
+
+
+def doc(daemon, rel: str) -> lsp.TextDocumentIdentifier:
+    return lsp.TextDocumentIdentifier(uri=uri(daemon, rel))
+
+
+@pytest.mark.asyncio
+async def test_workspace_symbols_with_kind_container_and_name_position(client: LanguageClient, lsp_daemon):
+    found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="parse_config"))
+    first = found[0]
+    assert (first.name, first.kind) == ("parse_config", lsp.SymbolKind.Function)
+    assert first.location.uri == uri(lsp_daemon, "config.py")
+    assert (first.location.range.start.line, first.location.range.start.character) == (7, 4)
+    stats = next(s for s in await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="Stats"))
+                 if s.name == "Stats")
+    assert (stats.kind, stats.container_name) == (lsp.SymbolKind.Class, "Inventory")
+    assert (stats.location.range.start.line, stats.location.range.start.character) == (24, 10)
+    prefix = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="compute"))
+    assert prefix[0].name == "compute_backoff"
+    assert await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="")) == []
+
+
+@pytest.mark.asyncio
+async def test_call_hierarchy_both_ways_with_call_sites(client: LanguageClient, lsp_daemon):
+    items = await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(
+        text_document=doc(lsp_daemon, "config.py"), position=lsp.Position(7, 6)))
+    assert [i.name for i in items] == ["parse_config"]
+    incoming = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(item=items[0]))
+    assert [(c.from_.name, c.from_.uri.endswith("inventory.py")) for c in incoming] == [("main", True)]
+    assert [r.start.line for r in incoming[0].from_ranges] == [71]
+    mains = await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(
+        text_document=doc(lsp_daemon, "inventory.py"), position=lsp.Position(69, 5)))
+    outgoing = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(item=mains[0]))
+    by_name = {c.to.name: [r.start.line for r in c.from_ranges] for c in outgoing}
+    assert by_name["parse_config"] == [71] and by_name["compute_backoff"] == [77]
+    # from a call site, not a definition: the definition it calls
+    at_call = await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(
+        text_document=doc(lsp_daemon, "inventory.py"), position=lsp.Position(71, 16)))
+    assert at_call[0].name == "parse_config" and at_call[0].uri.endswith("config.py")
+
+
+@pytest.mark.asyncio
+async def test_definition_and_references(client: LanguageClient, lsp_daemon):
+    found = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=doc(lsp_daemon, "inventory.py"), position=lsp.Position(71, 18)))
+    assert [(loc.uri.endswith("config.py"), loc.range.start.line, loc.range.start.character) for loc in found] == [
+        (True, 7, 4)]
+    refs = await client.text_document_references_async(lsp.ReferenceParams(
+        text_document=doc(lsp_daemon, "config.py"), position=lsp.Position(7, 6),
+        context=lsp.ReferenceContext(include_declaration=False)))
+    assert [(r.uri.endswith("inventory.py"), r.range.start.line, r.range.start.character) for r in refs] == [
+        (True, 71, 15)]
+
+
+@pytest.mark.asyncio
+async def test_the_custom_search_is_the_api_search(client: LanguageClient, lsp_daemon):
+    params = {"query": "parse a key value config file", "mode": "keyword", "limit": 3}
+    answer = await client.protocol.send_request_async("codesearch/search", params)
+    answer = answer if isinstance(answer, dict) else answer._asdict()
+    expected = lsp_daemon.call("search", params)
+    assert [r["id"] for r in _results(answer)] == [r["id"] for r in expected["results"]]
+    via_command = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="codesearch.search", arguments=[params]))
+    assert [r["id"] for r in _results(via_command)] == [r["id"] for r in expected["results"]]
+    with pytest.raises(Exception, match="limit must be"):
+        await client.protocol.send_request_async("codesearch/search", {"query": "x", "limit": 0})
+
+
+def _results(answer) -> list[dict]:
+    data = answer if isinstance(answer, dict) else answer._asdict()
+    return [r if isinstance(r, dict) else r._asdict() for r in data["results"]]
+
+
+@pytest.mark.asyncio
+async def test_an_edit_after_start_is_answered_within_a_second_or_so(client: LanguageClient, lsp_daemon):
+    write(lsp_daemon.root / "fresh_lsp.py", "def quetzal_harbor_lsp():\n    return 3\n")
+    written = time.monotonic()
+    while time.monotonic() - written < 5:
+        found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="quetzal_harbor_lsp"))
+        if found:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        pytest.fail("the new function never showed up")
+    assert found[0].location.uri.endswith("fresh_lsp.py")
+
+
+@pytest.mark.asyncio
+async def test_bad_input_gets_an_answer_never_a_hang(client: LanguageClient, lsp_daemon):
+    with pytest.raises(Exception, match="file: URIs only"):
+        await client.text_document_definition_async(lsp.DefinitionParams(
+            text_document=lsp.TextDocumentIdentifier(uri="untitled:Untitled-1"), position=lsp.Position(0, 0)))
+    with pytest.raises(Exception, match="outside the workspace"):
+        await client.text_document_definition_async(lsp.DefinitionParams(
+            text_document=lsp.TextDocumentIdentifier(uri="file:///etc/hostname"), position=lsp.Position(0, 0)))
+    past_end = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=doc(lsp_daemon, "config.py"), position=lsp.Position(5000, 3)))
+    assert not past_end
+    assert await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(
+        text_document=doc(lsp_daemon, "config.py"), position=lsp.Position(0, 999))) is None
+    nothing = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="zzzqqqxxx_nothing"))
+    assert nothing == []
+    # $/cancelRequest: the request is dropped (an error reply) or was answered already; the server goes on
+    pending = client.protocol.send_request(lsp.WORKSPACE_SYMBOL, lsp.WorkspaceSymbolParams(query="Inventory"),
+                                           msg_id="cancel-me")
+    client.protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id="cancel-me"))
+    try:
+        answered = await asyncio.wait_for(asyncio.wrap_future(pending), 30)
+        assert answered[0].name == "Inventory"
+    except Exception as exc:  # the cancellation error is what a dropped request gets
+        assert "cancel" in str(exc).lower()
+    assert (await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="clamp")))[0].name == "clamp"
+
+
+@pytest.mark.asyncio
+async def test_a_daemon_that_dies_is_started_again(client: LanguageClient, lsp_daemon):
+    pid = lsp_daemon.pid
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: pid_gone(pid), timeout=15, what="the daemon to die")
+    found = await asyncio.wait_for(client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="clamp")), 120)
+    assert found[0].name == "clamp"
+    new_pid = lsp_daemon.read_pid()
+    assert new_pid and new_pid != pid
+    lsp_daemon.pids.add(new_pid)
