@@ -51,8 +51,11 @@ def print_human(answer: SearchAnswer, color: bool, explain: bool = False) -> Non
 
 def print_vimgrep(answer: SearchAnswer) -> None:
     for r in answer.results:
-        first = (r.snippet.splitlines() or [""])[0].strip()
-        print(f"{r.path}:{r.snippet_line}:1:{r.kind} {r.qualified_name or r.name}: {first}")
+        lines = r.snippet.split("\n")
+        line, column, shown = r.snippet_line, 1, lines[0]
+        if r.name_line and r.snippet_line <= r.name_line < r.snippet_line + len(lines):  # on the name itself
+            line, column, shown = r.name_line, r.name_column or 1, lines[r.name_line - r.snippet_line]
+        print(f"{r.path}:{line}:{column}:{r.kind} {r.qualified_name or r.name}: {shown.strip()}")
 
 
 def format_stats(stats: Stats) -> str:

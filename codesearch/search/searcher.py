@@ -42,6 +42,7 @@ from .types import (
 
 # retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
 SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search (shorter: names only)
+SYMBOL_SEARCH_RESULTS = 20  # at most this many symbols come from it (more costs time on every keystroke)
 NEAR_NAMES = 5  # names suggested for a name that means nothing
 NEAR_CANDIDATES = 200  # names sharing its longest word, among which those are chosen
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
@@ -226,7 +227,8 @@ class Searcher:
         ids = self.catalog.definitions_matching(request.query.strip(), request.limit)
         if len(ids) < request.limit and len(request.query.strip()) >= SYMBOL_SEARCH_CHARS:
             seen = set(ids)
-            answer = self.search(SearchRequest(query=request.query, limit=request.limit, retrievers=retrievers),
+            fill = min(request.limit - len(ids), SYMBOL_SEARCH_RESULTS)
+            answer = self.search(SearchRequest(query=request.query, limit=fill, retrievers=retrievers),
                                  side_by_side=False)
             # only what the typed words match: vectors alone find "something" for any text at all
             ids += [r.id for r in answer.results

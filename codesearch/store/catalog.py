@@ -486,10 +486,9 @@ class Catalog:
         then the rest; shorter names first within each."""
         lowered = text.lower()
         escaped = _like_escaped(lowered)
-        rows = self.db.execute(
-            f"SELECT id FROM chunks WHERE part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) "
-            f"AND lower(name) LIKE ? ESCAPE '\\' "
-            f"ORDER BY name = ? DESC, lower(name) = ? DESC, lower(name) LIKE ? ESCAPE '\\' DESC, length(name), "
+        rows = self.db.execute(  # LIKE ignores ASCII case already (as lower() is ASCII only)
+            f"SELECT id FROM chunks WHERE name LIKE ? ESCAPE '\\' AND part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) "
+            f"ORDER BY name = ? DESC, lower(name) = ? DESC, name LIKE ? ESCAPE '\\' DESC, length(name), "
             f"path, start_line LIMIT ?", (f"%{escaped}%", text, lowered, f"{escaped}%", limit)).fetchall()
         return [r[0] for r in rows]
 
@@ -519,7 +518,7 @@ class Catalog:
         pattern = "%" + _like_escaped(name.lower()) + "%"
         rows = self.db.execute(
             f"SELECT DISTINCT name FROM chunks WHERE part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) "
-            f"AND lower(name) LIKE ? ESCAPE '\\' ORDER BY length(name), name LIMIT ?", (pattern, limit)).fetchall()
+            f"AND name LIKE ? ESCAPE '\\' ORDER BY length(name), name LIMIT ?", (pattern, limit)).fetchall()
         return [r[0] for r in rows]
 
     # --- health -----------------------------------------------------------------------------

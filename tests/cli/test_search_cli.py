@@ -312,6 +312,7 @@ def test_vimgrep_lines(env):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 5
+    named = 0
     for line in lines:
         m = re.fullmatch(r"([^:]+):(\d+):(\d+):(.*)", line)
         assert m, line
@@ -320,6 +321,11 @@ def test_vimgrep_lines(env):
         assert 1 <= number <= len(source) and column >= 1
         shown = text.split(": ", 1)[1].rstrip("…").strip()
         assert source[number - 1].strip().startswith(shown), (line, source[number - 1])
+        kind, qualified = text.split(": ", 1)[0].split(" ", 1)
+        if kind in ("function", "method", "class"):  # the line and column of the name itself
+            assert source[number - 1][column - 1:].startswith(qualified.rsplit(".", 1)[-1]), line
+            named += 1
+    assert named
 
 
 def test_human_output_with_explain(env):
