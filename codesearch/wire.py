@@ -30,13 +30,21 @@ class Record:
     OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
     # what a field means, for the JSON Schema that HTTP's OpenAPI and MCP's tools publish
     DOCS: ClassVar[dict[str, str]] = {}
-    # inclusive bounds of numeric fields: checked by `check_ranges`, published in the schema
+    # inclusive bounds of numeric fields: checked by `check`, published in the schema
     RANGES: ClassVar[dict[str, tuple[float, float]]] = {}
     # more JSON Schema for a field than its type says (an enum of allowed words, a pattern)
     SCHEMA: ClassVar[dict[str, dict[str, Any]]] = {}
+    # string fields that must hold more than blanks (checked by `check`, published as a pattern)
+    NOT_BLANK: ClassVar[frozenset[str]] = frozenset()
 
-    def check_ranges(self) -> None:
-        """Refuse a number outside its RANGES (call from __post_init__)."""
+    def __post_init__(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        """Refuse a blank NOT_BLANK field or a number outside its RANGES."""
+        for name in self.NOT_BLANK:
+            if not getattr(self, name).strip():
+                raise RequestError(f"the {name} is empty")
         for name, (low, high) in self.RANGES.items():
             value = getattr(self, name)
             if value is not None and not low <= value <= high:
@@ -179,6 +187,8 @@ def json_schema(cls: type[Record], *, omit: frozenset[str] = frozenset()) -> dic
         schema = _type_schema(hints[f.name])
         if f.name in cls.DOCS:
             schema["description"] = cls.DOCS[f.name]
+        if f.name in cls.NOT_BLANK:
+            schema["pattern"] = r"\S"
         schema.update(cls.SCHEMA.get(f.name, {}))
         if f.name in cls.RANGES:
             low, high = cls.RANGES[f.name]

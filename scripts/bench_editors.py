@@ -24,10 +24,9 @@ import time
 from pathlib import Path
 
 from bench_frontends import queries_for
-from benchlib import REPO_ROOT, codesearch, percentile, wait_until_embedded
+from benchlib import REPO_ROOT, print_percentiles, running_daemon, wait_until_embedded
 
 from codesearch.config import load_settings
-from codesearch.daemon.client import socket_path
 from codesearch.indexing.index import Index
 
 
@@ -116,21 +115,14 @@ def main() -> int:
     args = parser.parse_args()
     root = args.repo.resolve()
     index_dir = str(Path(args.index_dir).resolve()) if args.index_dir else None
-    extra = ["--index-dir", index_dir] if index_dir else []
-    codesearch("daemon", "start", root, *extra)
-    try:
-        status = wait_until_embedded(socket_path(root, index_dir))
+    with running_daemon(root, index_dir=index_dir) as sock:
+        status = wait_until_embedded(sock)
         symbols, searches = symbol_queries(root, index_dir), queries_for(root)
         print(f"{root.name}: {status['files']} files, {status['chunks']} chunks; {len(symbols)} symbol prefixes, "
               f"{len(searches)} searches, {args.rounds} rounds", flush=True)
         results = asyncio.run(lsp_times(root, index_dir, symbols, searches, args.rounds))
         results[":CodeSearch (Neovim)"] = nvim_times(root, index_dir, searches, args.rounds)
-        print(f"{'request':<24}{'p50 ms':>9}{'p95 ms':>9}{'n':>6}")
-        for name, times in results.items():
-            if times:
-                print(f"{name:<24}{percentile(times, 0.5):>9.1f}{percentile(times, 0.95):>9.1f}{len(times):>6}")
-    finally:
-        codesearch("daemon", "stop", root, *extra, check=False)
+        print_percentiles("request", results)
     return 0
 
 

@@ -19,9 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import GENERIC_QUERIES, REPO_ROOT, codesearch, percentile, wait_until_embedded
+from benchlib import GENERIC_QUERIES, REPO_ROOT, print_percentiles, running_daemon, wait_until_embedded
 
-from codesearch.daemon.client import call, socket_path
+from codesearch.daemon.client import call
 from codesearch.eval.bench import SHARED_BENCH
 
 
@@ -94,10 +94,7 @@ def main() -> int:
     parser.add_argument("--mode", default="hybrid")
     args = parser.parse_args()
     root = args.repo.resolve()
-    extra = ["--index-dir", args.index_dir] if args.index_dir else []
-    codesearch("daemon", "start", root, *extra, "--http", "0")
-    try:
-        sock = socket_path(root, args.index_dir)
+    with running_daemon(root, index_dir=args.index_dir, extra=("--http", "0")) as sock:
         status = wait_until_embedded(sock)
         address = call(sock, "health")["http"]
         queries = queries_for(root)
@@ -105,12 +102,8 @@ def main() -> int:
               f"mode {args.mode}, {args.rounds} rounds; HTTP on {address}", flush=True)
         socket_times(sock, queries[:5], args.mode)  # warm
         http_times(address, queries[:5], args.mode)
-        results = run_rounds(root, args.index_dir, args.rounds, queries, args.mode, sock, address)
-        print(f"{'front-end':<10}{'p50 ms':>9}{'p95 ms':>9}{'requests':>10}")
-        for name, times in results.items():
-            print(f"{name:<10}{percentile(times, 0.5):>9.1f}{percentile(times, 0.95):>9.1f}{len(times):>10}")
-    finally:
-        codesearch("daemon", "stop", root, *extra, check=False)
+        print_percentiles("front-end", run_rounds(root, args.index_dir, args.rounds, queries, args.mode, sock,
+                                                  address))
     return 0
 
 

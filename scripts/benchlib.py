@@ -32,15 +32,26 @@ def codesearch(*args: object, check: bool = True, checkout: Path = REPO_ROOT) ->
 
 
 @contextlib.contextmanager
-def running_daemon(root: Path, checkout: Path = REPO_ROOT) -> Iterator[Path]:
-    """A daemon of the code in `checkout` serving `root` (the index dir comes from the
-    environment) for the block; yields its socket."""
+def running_daemon(root: Path, checkout: Path = REPO_ROOT, index_dir: str | None = None,
+                   extra: tuple[str, ...] = ()) -> Iterator[Path]:
+    """A daemon of the code in `checkout` serving `root` (its index in `index_dir`, else where
+    the environment says) for the block, started with `extra` flags; yields its socket."""
     from codesearch.daemon.client import socket_path
-    codesearch("daemon", "start", root, checkout=checkout)
+    where = ("--index-dir", index_dir) if index_dir else ()
+    codesearch("daemon", "start", root, *where, *extra, checkout=checkout)
     try:
-        yield socket_path(root, None)
+        yield socket_path(root, index_dir)
     finally:
-        codesearch("daemon", "stop", root, check=False, checkout=checkout)
+        codesearch("daemon", "stop", root, *where, check=False, checkout=checkout)
+
+
+def print_percentiles(label: str, results: dict[str, list[float]]) -> None:
+    """One row per series: p50, p95 and how many."""
+    width = max([len(label), *map(len, results)]) + 2
+    print(f"{label:<{width}}{'p50 ms':>9}{'p95 ms':>9}{'n':>6}")
+    for name, times in results.items():
+        if times:
+            print(f"{name:<{width}}{percentile(times, 0.5):>9.1f}{percentile(times, 0.95):>9.1f}{len(times):>6}")
 
 
 def wait_until_embedded(sock: Path, timeout: float = 3600) -> dict:

@@ -91,9 +91,6 @@ class IndexRequest(Record):
     timeout: float = 300.0
     verify: bool = False
 
-    def __post_init__(self) -> None:
-        self.check_ranges()
-
 
 @dataclass(frozen=True)
 class IndexAnswer(Record):
@@ -206,7 +203,7 @@ class ReadRequest(Record):
             raise RequestError("give either a path or a chunk id")
         if self.id is not None and (self.start_line is not None or self.end_line is not None):
             raise RequestError("lines go with a path, not with a chunk id")
-        self.check_ranges()
+        self.check()
         if self.start_line and self.end_line and self.end_line < self.start_line:
             raise RequestError(f"end_line {self.end_line} is before start_line {self.start_line}")
 

@@ -37,7 +37,8 @@ class SearchRequest(Record):
     }
     RANGES = {"limit": (1, MAX_LIMIT), "context": (0, MAX_CONTEXT_LINES), "max_tokens": (1, MAX_TOKENS)}
     OMIT_WHEN_NONE = frozenset({"max_tokens"})
-    SCHEMA = {"query": {"pattern": r"\S"}, "mode": {"enum": list(MODES)}}
+    SCHEMA = {"mode": {"enum": list(MODES)}}
+    NOT_BLANK = frozenset({"query"})
 
     query: str
     mode: str = "hybrid"
@@ -53,14 +54,12 @@ class SearchRequest(Record):
     ranking: Any = field(default=None, metadata={"wire": False})  # a ranking.RankingOptions; None: settings
 
     def __post_init__(self) -> None:
-        if not self.query.strip():
-            raise RequestError("the query is empty")
+        self.check()
         if len(self.query) > MAX_QUERY_CHARS:  # frozen: set once, here, as the record is made
             object.__setattr__(self, "query", self.query[:MAX_QUERY_CHARS])
             object.__setattr__(self, "truncated", True)
         if self.mode not in MODES:
             raise RequestError(f"unknown mode {self.mode!r}; choose from {', '.join(MODES)}")
-        self.check_ranges()
         unknown = set(self.retrievers or ()) - set(RETRIEVER_NAMES)
         if unknown:
             raise RequestError(f"unknown retriever {sorted(unknown)[0]!r}")
@@ -114,7 +113,6 @@ class RelationsRequest(Record):
             "depth": "Hops along the call graph: 1 for direct callers or callees, more for theirs too.",
             "id": "Instead of a name: one definition's chunk id (from a search result)."}
     RANGES = {"depth": (1, MAX_RELATION_DEPTH)}
-    SCHEMA = {"name": {"pattern": r"\S"}}
     OMIT_WHEN_NONE = frozenset({"id"})
 
     name: str = ""
@@ -125,7 +123,7 @@ class RelationsRequest(Record):
     def __post_init__(self) -> None:
         if not self.name.strip() and not self.id:
             raise RequestError("give a name or a chunk id: the name is empty")
-        self.check_ranges()
+        self.check()
 
 
 @dataclass(frozen=True)
@@ -180,17 +178,12 @@ class DefinitionRequest(Record):
             "limit": "How many definitions at most.",
             "near": "A path (relative to the root): definitions in it, then in its folder, come first."}
     RANGES = {"limit": (1, MAX_LIMIT)}
-    SCHEMA = {"name": {"pattern": r"\S"}}
+    NOT_BLANK = frozenset({"name"})
     OMIT_WHEN_NONE = frozenset({"near"})
 
     name: str
     limit: int = 20
     near: str | None = None
-
-    def __post_init__(self) -> None:
-        if not self.name.strip():
-            raise RequestError("the name is empty")
-        self.check_ranges()
 
 
 @dataclass(frozen=True)
@@ -258,15 +251,10 @@ class SymbolsRequest(Record):
 
     DOCS = {"query": "Part of a name, any case.", "limit": "How many symbols at most."}
     RANGES = {"limit": (1, MAX_LIMIT)}
-    SCHEMA = {"query": {"pattern": r"\S"}}
+    NOT_BLANK = frozenset({"query"})
 
     query: str
     limit: int = 50
-
-    def __post_init__(self) -> None:
-        if not self.query.strip():
-            raise RequestError("the query is empty")
-        self.check_ranges()
 
 
 @dataclass(frozen=True)
@@ -286,15 +274,10 @@ class ReferencesRequest(Record):
     DOCS = {"name": "A function or method name, bare or qualified (the last part is looked up).",
             "limit": "How many call sites at most."}
     RANGES = {"limit": (1, 10_000)}
-    SCHEMA = {"name": {"pattern": r"\S"}}
+    NOT_BLANK = frozenset({"name"})
 
     name: str
     limit: int = 1000
-
-    def __post_init__(self) -> None:
-        if not self.name.strip():
-            raise RequestError("the name is empty")
-        self.check_ranges()
 
 
 @dataclass(frozen=True)
