@@ -341,28 +341,36 @@ def seed_repo():
     return _seed()
 
 
-@pytest.fixture
-def seeded_tree(seed_repo):
-    """A private copy of the seed: the tree and its finished index (mtimes preserved)."""
+def seeded_copy(request, seed: Path) -> Path:
+    """A private copy of the seed (the tree and its finished index, mtimes preserved), removed
+    when `request`'s scope ends."""
     base = new_base()
     repo = base / "repo"
-    shutil.copytree(seed_repo, repo, ignore=shutil.ignore_patterns("daemon.*", "write.lock"))
-    yield repo
-    shutil.rmtree(base, ignore_errors=True)
+    shutil.copytree(seed, repo, ignore=shutil.ignore_patterns("daemon.*", "write.lock"))
+    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
+    return repo
+
+
+def seeded_daemon(request, seed: Path, extra: tuple[str, ...] = (), warm: bool = True) -> Daemon:
+    """A daemon (started with `extra` flags) on a private copy of the seed. `warm`: load the
+    model first; while it loads, the writer cannot apply changes (see
+    test_changes_are_applied_while_the_model_loads), which would stall freshness checks."""
+    daemon = start_daemon(request, seeded_copy(request, seed), extra=extra)
+    if warm:
+        daemon.search("warm up the model", mode="hybrid", timeout=300)
+    return daemon
+
+
+@pytest.fixture
+def seeded_tree(request, seed_repo):
+    """A private copy of the seed: the tree and its finished index (mtimes preserved)."""
+    return seeded_copy(request, seed_repo)
 
 
 @pytest.fixture(scope="module")
 def shared(request, seed_repo):
     """The module's main daemon, on a seeded copy of the sample."""
-    base = new_base()
-    repo = base / "repo"
-    shutil.copytree(seed_repo, repo, ignore=shutil.ignore_patterns("daemon.*", "write.lock"))
-    daemon = start_daemon(request, repo)
-    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
-    # Load the model now: while it loads, the writer cannot apply changes (see
-    # test_changes_are_applied_while_the_model_loads), which would stall the freshness tests.
-    daemon.search("warm up the model", mode="hybrid", timeout=300)
-    return daemon
+    return seeded_daemon(request, seed_repo)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from daemon_helpers import REPO_ROOT, Daemon, copy_sample, new_base, seed_repo, start_daemon  # noqa: F401
+from daemon_helpers import REPO_ROOT, Daemon, copy_sample, new_base, seed_repo, seeded_daemon  # noqa: F401
 
 PLUGIN = REPO_ROOT / "editors" / "nvim"
 CODESEARCH = str(Path(sys.executable).parent / "codesearch")
@@ -63,11 +63,7 @@ def run_nvim(tmp_path: Path, cwd: Path, body: str, timeout: float = 300) -> dict
 
 @pytest.fixture(scope="module")
 def served(request, seed_repo):
-    base = new_base()
-    root = base / "repo"
-    shutil.copytree(seed_repo, root, ignore=shutil.ignore_patterns("daemon.*", "write.lock"))
-    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
-    return start_daemon(request, root)
+    return seeded_daemon(request, seed_repo, warm=False)
 
 
 def test_codesearch_fills_the_quickfix_list(served, tmp_path):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import shutil
 import socket
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from daemon_helpers import cli, new_base, seed_repo, start_daemon, write  # noqa: F401 - fixtures by name
+from daemon_helpers import cli, seed_repo, seeded_daemon, write  # noqa: F401 - fixtures by name
 
 TOKEN = "s3cret-token-for-tests"
 
@@ -49,22 +48,11 @@ class Http:
         return self.request("GET", path, **kw)
 
 
-def _seeded_copy(request, seed: Path) -> Path:
-    base = new_base()
-    repo = base / "repo"
-    shutil.copytree(seed, repo, ignore=shutil.ignore_patterns("daemon.*", "write.lock"))
-    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
-    return repo
-
-
 @pytest.fixture(scope="module")
 def served(request, seed_repo):
     """A daemon with HTTP on an ephemeral loopback port."""
-    repo = _seeded_copy(request, seed_repo)
-    daemon = start_daemon(request, repo, extra=("--http", "0"))
-    address = daemon.call("health")["http"]
-    daemon.search("warm up the model", mode="hybrid", timeout=300)
-    return daemon, Http(address)
+    daemon = seeded_daemon(request, seed_repo, extra=("--http", "0"))
+    return daemon, Http(daemon.call("health")["http"])
 
 
 def test_every_endpoint_answers_as_the_socket_does(served):
@@ -163,8 +151,7 @@ def test_concurrent_requests_all_answer(served):
 
 
 def test_a_token_is_required_when_configured(request, seed_repo):
-    repo = _seeded_copy(request, seed_repo)
-    daemon = start_daemon(request, repo, extra=("--http", "0", "--http-token", TOKEN))
+    daemon = seeded_daemon(request, seed_repo, extra=("--http", "0", "--http-token", TOKEN), warm=False)
     address = daemon.call("health")["http"]
     assert TOKEN not in Path(f"/proc/{daemon.pid}/cmdline").read_text()  # never on the command line
     anonymous, wrong, right = Http(address), Http(address, "wrong"), Http(address, TOKEN)

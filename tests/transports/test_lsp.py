@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import signal
 import sys
 import time
 
 import pytest
 import pytest_lsp
-from daemon_helpers import REPO_ROOT, new_base, pid_gone, seed_repo, start_daemon, wait_for, write  # noqa: F401
+from daemon_helpers import REPO_ROOT, pid_gone, seed_repo, seeded_daemon, wait_for, write  # noqa: F401
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -24,13 +23,7 @@ ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")
 
 @pytest.fixture(scope="module")
 def lsp_daemon(request, seed_repo):
-    base = new_base()
-    root = base / "repo"
-    shutil.copytree(seed_repo, root, ignore=shutil.ignore_patterns("daemon.*", "write.lock"))
-    daemon = start_daemon(request, root)
-    daemon.search("warm up the model", mode="hybrid", timeout=300)
-    request.addfinalizer(lambda: shutil.rmtree(base, ignore_errors=True))
-    return daemon
+    return seeded_daemon(request, seed_repo)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "codesearch.cli", "lsp"],
