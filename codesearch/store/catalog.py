@@ -207,12 +207,22 @@ class Catalog:
         return holder.db if holder is not None else self._connect()
 
     def _ensure_columns(self, db: sqlite3.Connection) -> None:
-        """Columns added since a catalog was made: added empty (NULL reads as unknown, and files
-        reindexed later fill them in)."""
+        """Columns added since a catalog was made: added empty (NULL reads as unknown), and
+        every file marked for the next index run to fill them in."""
         present = {row[1] for row in db.execute("PRAGMA table_info(chunks)").fetchall()}
-        for name, kind in ADDED_COLUMNS.items():
-            if name not in present:
-                db.execute(f"ALTER TABLE chunks ADD COLUMN {name} {kind}")
+        missing = [name for name in ADDED_COLUMNS if name not in present]
+        if not missing:
+            return
+        with self.transaction() as tx:  # looked at again under the write lock: another process may be here too
+            present = {row[1] for row in tx.execute("PRAGMA table_info(chunks)").fetchall()}
+            missing = [name for name in ADDED_COLUMNS if name not in present]
+            if not missing:
+                return
+            for name in missing:
+                tx.execute(f"ALTER TABLE chunks ADD COLUMN {name} {ADDED_COLUMNS[name]}")
+            # every file is read again by the next index run to fill them in: its chunks keep
+            # their ids and embedding hashes, so no vector is computed again
+            tx.execute("UPDATE files SET mtime_ns = -1, content_hash = '' WHERE skip_reason IS NULL")
 
     def _ensure_trigger(self) -> None:
         row = self.db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' "

@@ -1,0 +1,38 @@
+"""An index made before definitions' name positions were stored: opened by this version, it gains
+the columns, and the next index run reads every file again to fill them in, computing no vector
+again (the chunks keep their ids and embedding hashes)."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+
+from conftest import SAMPLES
+
+from codesearch.config import load_settings
+from codesearch.indexing.index import CATALOG_NAME, Index
+from codesearch.indexing.indexer import Indexer
+from codesearch.search.searcher import Searcher
+from codesearch.search.types import DefinitionRequest
+
+
+def test_an_old_catalog_gains_name_positions_without_embedding_again(tmp_path):
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
+    index = Index(root, load_settings(root), create=True)
+    first = Indexer(index, progress=False).run()
+    assert first.vectors_embedded > 0
+    index.close()
+    with sqlite3.connect(root / ".codesearch" / CATALOG_NAME) as db:  # as the previous version left it
+        db.execute("ALTER TABLE chunks DROP COLUMN name_line")
+        db.execute("ALTER TABLE chunks DROP COLUMN name_column")
+
+    index = Index(root, load_settings(root))
+    report = Indexer(index, progress=False).run()
+    assert report.modified == first.added and report.added == 0
+    assert report.vectors_embedded == 0 and report.chunks_written > 0
+    found = Searcher(index).definitions(DefinitionRequest(name="parse_config")).definitions[0]
+    assert (found.name_line, found.name_column) == (8, 5)
+    again = Indexer(index, progress=False).run()
+    assert again.modified == 0 and again.unchanged == first.added
+    index.close()
