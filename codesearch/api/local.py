@@ -14,6 +14,8 @@ from .stats import collect_stats
 from .types import (
     DefinitionAnswer,
     DefinitionRequest,
+    GrepAnswer,
+    GrepRequest,
     Health,
     ImpactAnswer,
     ImpactRequest,
@@ -85,6 +87,9 @@ class LocalService:
 
     def read(self, request: ReadRequest) -> ReadAnswer:
         return read_source(self.repository, request)
+
+    def grep(self, request: GrepRequest) -> GrepAnswer:
+        return self.searcher.grep(request)
 
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
         return self.searcher.symbols(request)

@@ -8,6 +8,8 @@ from typing import Protocol
 from .types import (
     DefinitionAnswer,
     DefinitionRequest,
+    GrepAnswer,
+    GrepRequest,
     Health,
     ImpactAnswer,
     ImpactRequest,
@@ -43,6 +45,8 @@ class Service(Protocol):
     def definitions(self, request: DefinitionRequest) -> DefinitionAnswer: ...
 
     def read(self, request: ReadRequest) -> ReadAnswer: ...
+
+    def grep(self, request: GrepRequest) -> GrepAnswer: ...
 
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer: ...
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..vocabulary import Filters
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_NO_MATCH = 1  # grep's "nothing matched"
 
 
 class UsageError(Exception):
@@ -303,6 +304,36 @@ def cmd_relations(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_grep(args: argparse.Namespace) -> int:
+    """Exit codes as grep's: 0 something matched, 1 nothing did, 2 an error."""
+    from ..search.types import GrepRequest
+    from ..vocabulary import Filters
+    from ..wire import RequestError
+    from .render import print_grep
+    try:
+        request = GrepRequest(
+            pattern=args.pattern, fixed=args.fixed_strings, word=args.word_regexp,
+            ignore_case=args.ignore_case and not args.case_sensitive,
+            before=args.before_context if args.before_context is not None else args.context,
+            after=args.after_context if args.after_context is not None else args.context,
+            paths=tuple(args.paths) or None, filters=Filters(language=args.lang, path_glob=args.path),
+            sort=args.sort, limit=args.limit, explain=args.explain)
+    except RequestError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        answer = _ask(args, lambda service: service.grep(request))
+    except CommandError as exc:  # grep's errors exit 2, whatever their kind
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(answer.to_dict(), ensure_ascii=False))
+    else:
+        print_grep(answer, "files" if args.files_with_matches else "count" if args.count else
+                   "vimgrep" if args.vimgrep else "grouped", explain=args.explain)
+        if answer.note and not (args.files_with_matches or args.count):
+            print(f"codesearch: {answer.note}; raise --limit to see more", file=sys.stderr)
+    return EXIT_OK if answer.total else EXIT_NO_MATCH
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from ..eval.runner import METRICS, evaluate, load_queries
     from ..search.types import SearchRequest
@@ -450,6 +481,31 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true")
         p.add_argument("--no-daemon", action="store_true")
         p.set_defaults(func=cmd_relations)
+
+    p = sub.add_parser("grep", help="exact text or a regex, ranked by structure (exit 0 match, 1 none, 2 error)")
+    p.add_argument("pattern", metavar="PATTERN")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders inside the repository")
+    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: .)")
+    p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
+    p.add_argument("-F", "--fixed-strings", action="store_true", help="the pattern is exact text")
+    p.add_argument("-w", "--word-regexp", action="store_true", help="whole words only")
+    p.add_argument("-i", "--ignore-case", action="store_true")
+    p.add_argument("-s", "--case-sensitive", action="store_true", help="case matters (the default)")
+    p.add_argument("-A", "--after-context", type=int, metavar="N")
+    p.add_argument("-B", "--before-context", type=int, metavar="N")
+    p.add_argument("-C", "--context", type=int, default=0, metavar="N")
+    p.add_argument("-l", "--files-with-matches", action="store_true", help="only the files, ranked")
+    p.add_argument("-c", "--count", action="store_true", help="matching lines per file")
+    p.add_argument("--lang", help="only files of this language")
+    p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
+    p.add_argument("--sort", choices=("rank", "path"), default="rank",
+                   help="rank: definitions, central code, then tests (default); path: file order")
+    p.add_argument("--limit", type=int, default=10_000, help="matching lines shown at most (default 10000)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--vimgrep", action="store_true", help="path:line:column:text lines")
+    p.add_argument("--explain", action="store_true", help="say why each group ranks where it does")
+    p.add_argument("--no-daemon", action="store_true", help="answer in this process even if a daemon runs")
+    p.set_defaults(func=cmd_grep)
 
     p = sub.add_parser("eval", help="NDCG@10, MRR@10, P@5, Recall@10 of a query file")
     p.add_argument("queries", metavar="QUERIES.json")

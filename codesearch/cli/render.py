@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import time
 
-from ..api.types import SearchAnswer, Stats, Status
+from ..api.types import GrepAnswer, SearchAnswer, Stats, Status
 
 BOLD, DIM, CYAN, YELLOW, RESET = "\033[1m", "\033[2m", "\033[36m", "\033[33m", "\033[0m"
 
@@ -56,6 +56,38 @@ def print_vimgrep(answer: SearchAnswer) -> None:
         if r.name_line and r.snippet_line <= r.name_line < r.snippet_line + len(lines):  # on the name itself
             line, column, shown = r.name_line, r.name_column or 1, lines[r.name_line - r.snippet_line]
         print(f"{r.path}:{line}:{column}:{r.kind} {r.qualified_name or r.name}: {shown.strip()}")
+
+
+def print_grep(answer: GrepAnswer, form: str, explain: bool = False) -> None:
+    """`form`: files (-l), count (-c), vimgrep, or grouped: each chunk's matches under a line
+    naming it, context lines as `N-text`, as grep prints them."""
+    if form == "files":
+        for f in answer.files:
+            print(f.path)
+        return
+    if form == "count":
+        for f in answer.files:
+            print(f"{f.path}:{f.count}")
+        return
+    if form == "vimgrep":
+        for m in answer.matches:
+            print(f"{m.path}:{m.line}:{m.column}:{m.text}")
+        return
+    group = None
+    for m in answer.matches:
+        key = (m.path, m.chunk.start_line if m.chunk else 0, m.chunk.qualified_name if m.chunk else "")
+        if key != group:
+            if group is not None:
+                print()
+            group = key
+            where = f"  {m.chunk.kind} {m.chunk.qualified_name}" if m.chunk and m.chunk.kind != "file" else ""
+            why = f"  ({'; '.join(m.explain)})" if explain and m.explain else ""
+            print(f"{m.path}{where}{why}")
+        for offset, text in enumerate(m.before):
+            print(f"{m.line - len(m.before) + offset}-{text}")
+        print(f"{m.line}:{m.text}")
+        for offset, text in enumerate(m.after, start=1):
+            print(f"{m.line + offset}-{text}")
 
 
 def format_stats(stats: Stats) -> str:

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from ..search.types import (
         DefinitionAnswer,
         DefinitionRequest,
+        GrepAnswer,
+        GrepRequest,
         ImpactAnswer,
         ImpactRequest,
         ReferencesAnswer,
@@ -36,6 +38,7 @@ SOCKET_NAME = "daemon.sock"
 INVALID_PARAMS, BUSY = -32602, -32001
 INDEX_REPLY_SLACK_SECONDS = 30.0  # an index request's reply may come this long after its own timeout
 BUSY_RETRY_SECONDS = 3.0  # a busy daemon is asked again for this long before the caller is told
+GREP_REPLY_SECONDS = 60.0  # a grep may take the engine's 30 s, and a big answer time to send
 
 
 def socket_path(root: Path, index_dir: str | None) -> Path:
@@ -137,6 +140,10 @@ class DaemonClient:
     def read(self, request: ReadRequest) -> ReadAnswer:
         from ..api.types import ReadAnswer
         return self._call("read", request, ReadAnswer)
+
+    def grep(self, request: GrepRequest) -> GrepAnswer:
+        from ..search.types import GrepAnswer
+        return self._call("grep", request, GrepAnswer, timeout=GREP_REPLY_SECONDS)
 
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
         from ..search.types import SymbolsAnswer

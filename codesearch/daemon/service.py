@@ -32,6 +32,8 @@ from ..api.types import (
     DefinitionAnswer,
     DefinitionRequest,
     EmbeddingProgress,
+    GrepAnswer,
+    GrepRequest,
     Health,
     ImpactAnswer,
     ImpactRequest,
@@ -358,6 +360,11 @@ class Daemon:
     def read(self, request: ReadRequest) -> ReadAnswer:
         self._serving()
         return read_source(self.reader_index, request)
+
+    def grep(self, request: GrepRequest) -> GrepAnswer:
+        self._serving()
+        with self.admission.slot():
+            return self.searcher.grep(request)
 
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
         self._serving()

@@ -19,6 +19,7 @@ from ..store.graph import GraphCache
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE, Filters
 from .budget import fit_budget
 from .fusion import weighted_rrf
+from .grep import grep
 from .present import definition_of, impact_of, related_result, search_result, term_pattern
 from .ranking import Ranked, RankingOptions, aggregate_files, rank
 from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
@@ -26,6 +27,8 @@ from .retrievers import RETRIEVERS, Hits, Retriever, SearchContext
 from .types import (
     DefinitionAnswer,
     DefinitionRequest,
+    GrepAnswer,
+    GrepRequest,
     ImpactAnswer,
     ImpactRequest,
     Reference,
@@ -236,6 +239,10 @@ class Searcher:
         chunks = self.catalog.chunks_by_ids(ids[:request.limit], with_text=False)
         return SymbolsAnswer(query=request.query, symbols=tuple(definition_of(chunks[i]) for i in ids if i in chunks),
                              timing_ms={"total": round(_ms(started), 2)})
+
+    def grep(self, request: GrepRequest) -> GrepAnswer:
+        """Exact text or a regex over the files (ripgrep), placed in chunks and ranked (search/grep.py)."""
+        return grep(self.catalog, self.index.root, self.index.dir, request)
 
     def references(self, request: ReferencesRequest) -> ReferencesAnswer:
         """The recorded call sites of the name (its last part), with the column where it stands."""

@@ -294,3 +294,91 @@ class ReferencesAnswer(Record):
     name: str
     references: tuple[Reference, ...]
     timing_ms: dict[str, float]
+
+
+GrepSort = Literal["rank", "path"]
+MAX_GREP_MATCHES = 100_000  # lines read from the engine at most; past this the answer says `truncated`
+MAX_GREP_CONTEXT = 50
+
+
+@dataclass(frozen=True)
+class GrepRequest(Record):
+    """Exact text or a regular expression over the repository's files (its ignore rules apply),
+    each match placed in the chunk that holds it and ranked by structure."""
+
+    DOCS = {
+        "pattern": "A regular expression (Rust syntax, as ripgrep's), or exact text with fixed.",
+        "fixed": "Take the pattern as exact text, not a regular expression (grep -F).",
+        "word": "Match whole words only (grep -w).",
+        "ignore_case": "Ignore case (grep -i); false or absent: case matters.",
+        "before": "Lines of context before each match (grep -B).",
+        "after": "Lines of context after each match (grep -A).",
+        "paths": "Search only these files or folders (relative to the root, inside it).",
+        "filters": "Only files of this language, or whose path matches this glob.",
+        "sort": "rank (default): the matched name's definition first, then central code, tests and "
+                "vendored code last; path: file and line order.",
+        "limit": "How many matching lines at most in the answer (files and counts cover all of them).",
+        "explain": "Say why each match ranks where it does.",
+    }
+    RANGES = {"before": (0, MAX_GREP_CONTEXT), "after": (0, MAX_GREP_CONTEXT), "limit": (1, MAX_GREP_MATCHES)}
+    NOT_BLANK = frozenset({"pattern"})
+    OMIT_WHEN_NONE = frozenset({"paths"})
+
+    pattern: str
+    fixed: bool = False
+    word: bool = False
+    ignore_case: bool = False
+    before: int = 0
+    after: int = 0
+    paths: tuple[str, ...] | None = None
+    filters: Filters = field(default_factory=Filters)
+    sort: GrepSort = "rank"
+    limit: int = 1000
+    explain: bool = False
+
+
+@dataclass(frozen=True)
+class ChunkRef(Record):
+    """The chunk a match sits in: a definition, or the file itself for top-level lines."""
+
+    kind: str
+    name: str
+    qualified_name: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class GrepMatch(Record):
+    OMIT_WHEN_NONE = frozenset({"explain"})
+
+    path: str
+    line: int  # 1-based
+    column: int  # 1-based, in characters: where the first match on the line begins
+    text: str  # the whole line, without its line break
+    chunk: ChunkRef | None
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    explain: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class GrepFile(Record):
+    path: str
+    count: int  # matching lines in it
+
+
+@dataclass(frozen=True)
+class GrepAnswer(Record):
+    """`matches` in rank (or path) order, at most `limit`; `files` holds every matching file, in
+    the same order, with its count of matching lines."""
+
+    OMIT_WHEN_NONE = frozenset({"note"})
+
+    pattern: str
+    matches: tuple[GrepMatch, ...]
+    files: tuple[GrepFile, ...]
+    total: int  # matching lines in all
+    truncated: bool  # more matches than the answer (or the engine's read) holds
+    timing_ms: dict[str, float]
+    note: str | None = None

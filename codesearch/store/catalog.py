@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..model import Chunk
 from ..vocabulary import NON_DEFINITION_KINDS, Filters
@@ -74,6 +75,18 @@ ADDED_COLUMNS = {"name_line": "INTEGER", "name_column": "INTEGER"}  # added to c
 
 KeywordColumns = tuple[str, str, str, str]  # analysed terms of name, path, signature+docstring, body
 _NOT_DEFINITIONS = ", ".join(f"'{kind}'" for kind in sorted(NON_DEFINITION_KINDS))
+
+
+class ChunkSpan(NamedTuple):
+    """Where a chunk lies in its file, and what it is: enough to place a line in it."""
+
+    id: str
+    kind: str
+    name: str
+    qualified_name: str
+    start_line: int
+    end_line: int
+    name_line: int
 
 
 class CatalogError(RuntimeError):
@@ -172,7 +185,10 @@ class Catalog:
         self._name_columns = True
         self._connect(initialize=not readonly)
         if readonly:
-            present = {row[1] for row in self.db.execute("PRAGMA table_info(chunks)").fetchall()}
+            try:
+                present = {row[1] for row in self.db.execute("PRAGMA table_info(chunks)").fetchall()}
+            except sqlite3.DatabaseError:  # a damaged catalog, opened to salvage what can be read
+                present = set()
             self._name_columns = set(ADDED_COLUMNS) <= present
         if not readonly:
             os.chmod(self.path, 0o600)  # SQLite gives its -wal and -shm files the same mode
@@ -188,17 +204,23 @@ class Catalog:
                 db.execute("PRAGMA synchronous = NORMAL")
                 db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
-            if is_damage(exc):
-                raise CatalogDamaged(f"the index database {self.path} is damaged ({exc})") from None
-            raise CatalogError(f"the index database {self.path} cannot be opened ({exc})") from None
+            raise self._open_error(exc) from None
         holder = _ThreadConnection(db)
         self._local.holder = holder
         with self._all_lock:
             self._open.add(holder)
         if initialize:
-            self._ensure_columns(db)
-            self._ensure_trigger()
+            try:
+                self._ensure_columns(db)
+                self._ensure_trigger()
+            except sqlite3.DatabaseError as exc:
+                raise self._open_error(exc) from None
         return db
+
+    def _open_error(self, exc: sqlite3.DatabaseError) -> CatalogError:
+        if is_damage(exc):
+            return CatalogDamaged(f"the index database {self.path} is damaged ({exc})")
+        return CatalogError(f"the index database {self.path} cannot be opened ({exc})")
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -521,6 +543,23 @@ class Catalog:
         for lines in out.values():
             lines.sort()
         return out
+
+    def chunk_spans(self, paths: list[str]) -> dict[str, list[ChunkSpan]]:
+        """Each file's chunks (first parts and pieces alike) by path."""
+        out: dict[str, list[ChunkSpan]] = {}
+        rows = select_in(self.db, "SELECT path, id, kind, name, qualified_name, start_line, end_line, "
+                                  "COALESCE(name_line, 0) FROM chunks WHERE path IN ({})" if self._name_columns else
+                         "SELECT path, id, kind, name, qualified_name, start_line, end_line, 0 FROM chunks "
+                         "WHERE path IN ({})", paths)
+        for row in rows:
+            out.setdefault(row[0], []).append(ChunkSpan(*row[1:]))
+        return out
+
+    def caller_weights(self, ids: list[str]) -> dict[str, float]:
+        """Chunk id -> the summed weight of the call and import edges into it (its centrality)."""
+        rows = select_in(self.db, "SELECT dst, SUM(weight) FROM edges WHERE dst IN ({}) "
+                                  "AND kind IN ('calls', 'imports') GROUP BY dst", ids)
+        return {r[0]: float(r[1]) for r in rows}
 
     def names_like(self, name: str, limit: int) -> list[str]:
         """Definition names that contain `name` (case-insensitively), shortest first: what to
