@@ -28,7 +28,6 @@ from ..api.types import (
     ReferencesRequest,
     RelatedResult,
     RelationsRequest,
-    SearchRequest,
     SymbolsRequest,
 )
 from ..daemon.client import DaemonBusy, DaemonError
@@ -39,6 +38,7 @@ from ..wire import RequestError
 log = logging.getLogger("codesearch.lsp")
 SEARCH_METHOD = "codesearch/search"
 SEARCH_COMMAND = "codesearch.search"
+GREP_METHOD = "codesearch/grep"
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
 SYMBOL_LIMIT = 100
 REFERENCE_LIMIT = 1000
@@ -258,27 +258,34 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
             out.append(lsp.CallHierarchyOutgoingCall(to=ls.hierarchy_item(r), from_ranges=ranges))
         return out
 
-    def search(ls: CodeSearchServer, raw: Any) -> dict:
+    def api_request(ls: CodeSearchServer, method: str, raw: Any) -> dict:
+        """A custom request: the API method's params in, its JSON answer out."""
         params = _plain(raw)
         if isinstance(params, list) and len(params) == 1:  # executeCommand's arguments
             params = params[0]
+        from ..api.methods import METHODS
         try:
-            request = SearchRequest.from_dict(params)
+            request = METHODS[method].request.from_dict(params)
         except RequestError as exc:
             raise RequestFailed(str(exc)) from None
-        answer = ls.call("search", request)
+        answer = ls.call(method, request)
         ls.note_freshness(answer)
         return answer.to_dict()
 
     @server.feature(SEARCH_METHOD)
     @server.thread()
     def search_request(ls: CodeSearchServer, params: Any) -> dict:
-        return search(ls, params)
+        return api_request(ls, "search", params)
 
     @server.command(SEARCH_COMMAND)
     @server.thread()
     def search_command(ls: CodeSearchServer, arguments: Any) -> dict:
-        return search(ls, arguments)
+        return api_request(ls, "search", arguments)
+
+    @server.feature(GREP_METHOD)
+    @server.thread()
+    def grep_request(ls: CodeSearchServer, params: Any) -> dict:
+        return api_request(ls, "grep", params)
 
     return server
 

@@ -20,11 +20,11 @@ from typing import Any
 from .. import __version__
 from ..api.methods import METHODS
 from ..api.service import ServiceUnavailable
-from ..api.types import SearchRequest
+from ..api.types import GrepRequest, SearchRequest
 from ..daemon.client import DaemonBusy, DaemonError
 from ..daemon.session import DaemonSession
 from ..vocabulary import Filters
-from ..wire import RequestError, json_schema
+from ..wire import Record, RequestError, json_schema
 
 log = logging.getLogger("codesearch.mcp")
 
@@ -37,7 +37,8 @@ INSTRUCTIONS = (
 )
 
 SEARCH_FILTERS = ("language", "kind", "path_glob")
-SEARCH_HIDDEN = frozenset({"filters", "explain", "truncated"})
+GREP_FILTERS = ("language", "path_glob")
+HIDDEN = frozenset({"filters", "explain", "truncated"})
 
 
 @dataclass(frozen=True)
@@ -59,18 +60,24 @@ class Tool:
         return json_schema(METHODS[self.method].answer)
 
 
-def _search_schema() -> dict[str, Any]:
-    schema = json_schema(SearchRequest, omit=SEARCH_HIDDEN)
-    filters = json_schema(Filters)["properties"]
-    schema["properties"].update({name: filters[name] for name in SEARCH_FILTERS})
+def _flat_schema(request: type[Record], names: tuple[str, ...]) -> Callable[[], dict[str, Any]]:
+    """The request's schema with the named filters at the top level (one level less for an agent)."""
+    def schema() -> dict[str, Any]:
+        out = json_schema(request, omit=HIDDEN)
+        filters = json_schema(Filters)["properties"]
+        out["properties"].update({name: filters[name] for name in names})
+        return out
     return schema
 
 
-def _search_params(arguments: dict[str, Any]) -> dict[str, Any]:
-    params = {k: v for k, v in arguments.items() if k not in SEARCH_FILTERS}
-    chosen = {k: arguments[k] for k in SEARCH_FILTERS if arguments.get(k) is not None}
-    if chosen:
-        params["filters"] = chosen
+def _flat_params(names: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Tool arguments with top-level filters -> the request's params (filters nested again)."""
+    def params(arguments: dict[str, Any]) -> dict[str, Any]:
+        out = {k: v for k, v in arguments.items() if k not in names}
+        chosen = {k: arguments[k] for k in names if arguments.get(k) is not None}
+        if chosen:
+            out["filters"] = chosen
+        return out
     return params
 
 
@@ -82,7 +89,16 @@ TOOLS: tuple[Tool, ...] = (
          "file) with path, start_line/end_line, kind, qualified_name, signature, a short snippet and score; "
          "`files: true` gives one result per file. `stale` marks a file changed since it was indexed, `partial` "
          "an answer made before every chunk had its vector. `max_tokens` caps the answer's size.",
-         params=_search_params, schema=_search_schema),
+         params=_flat_params(SEARCH_FILTERS), schema=_flat_schema(SearchRequest, SEARCH_FILTERS)),
+    Tool("grep", "grep",
+         "Find exact text or a regular expression (ripgrep's syntax) in this repository: an error message, a "
+         "config key, every use of an identifier. Use it when the exact text is known; use `search` when it is "
+         "not. Each match has path, line, column, the line's text and the chunk it sits in (kind, qualified "
+         "name, lines); matches come grouped by chunk, the matched name's definition first, then central code, "
+         "tests and vendored code last (`sort: path` for file order). `files` lists every matching file with "
+         "its count; `fixed` takes the pattern literally, `word` matches whole words, `before`/`after` add "
+         "context lines, `limit` caps the lines returned.",
+         params=_flat_params(GREP_FILTERS), schema=_flat_schema(GrepRequest, GREP_FILTERS)),
     Tool("callers", "callers",
          "Who calls a function or method: the definitions whose code calls `name` (bare or qualified), `depth` "
          "hops out, nearest first. `targets` lists every definition the name means; when there are several, the "

@@ -77,10 +77,13 @@ def test_every_endpoint_answers_as_the_socket_does(served):
     assert web.post("/v1/codebase/definition", {"name": "Inventory"})[1]["definitions"][0]["kind"] == "class"
     assert web.post("/v1/codebase/read", {"path": "config.py", "end_line": 1})[1]["end_line"] == 1
     assert web.get("/v1/codebase/status")[1]["ready"] is True
+    status, grep, _ = web.post("/v1/codebase/grep", {"pattern": "def clamp"})
+    assert status == 200 and grep["matches"][0]["path"] == "config.py"
+    assert web.post("/v1/codebase/grep", {"pattern": "(("})[0] == 400
     status, spec, _ = web.get("/openapi.json")
     assert status == 200 and spec["openapi"].startswith("3.1")
-    assert {"/v1/codebase/search", "/v1/codebase/index", "/v1/codebase/stats", "/v1/codebase/callers",
-            "/v1/codebase/callees", "/health"} <= set(spec["paths"])
+    assert {"/v1/codebase/search", "/v1/codebase/grep", "/v1/codebase/index", "/v1/codebase/stats",
+            "/v1/codebase/callers", "/v1/codebase/callees", "/health"} <= set(spec["paths"])
     assert "/v1/codebase/shutdown" not in spec["paths"]
 
 
@@ -131,12 +134,20 @@ def test_oversized_and_chunked_bodies_are_refused_without_reading_them(served):
     with socket.create_connection((web.host, web.port), timeout=10) as sock:
         sock.sendall(b"POST /v1/codebase/search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                      b"Content-Length: 2097152\r\n\r\n{\"query\": \"xxxx")  # the answer comes before the rest
-        reply = sock.recv(65536)
+        reply = _read_to_close(sock)
         assert reply.startswith(b"HTTP/1.1 413") and b'"too_large"' in reply and b"Connection: close" in reply
     with socket.create_connection((web.host, web.port), timeout=10) as sock:
         sock.sendall(b"POST /v1/codebase/search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                      b"Transfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n0\r\n\r\n")
-        assert sock.recv(65536).startswith(b"HTTP/1.1 411")
+        assert _read_to_close(sock).startswith(b"HTTP/1.1 411")
+
+
+def _read_to_close(sock: socket.socket) -> bytes:
+    """Everything the server sends before it hangs up (headers and body may come apart)."""
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
 
 
 def test_concurrent_requests_all_answer(served):

@@ -105,6 +105,12 @@ async def test_the_custom_search_is_the_api_search(client: LanguageClient, lsp_d
     assert [r["id"] for r in _results(via_command)] == [r["id"] for r in expected["results"]]
     with pytest.raises(Exception, match="limit must be"):
         await client.protocol.send_request_async("codesearch/search", {"query": "x", "limit": 0})
+    grep = await client.protocol.send_request_async("codesearch/grep", {"pattern": "parse_config"})
+    grep = grep if isinstance(grep, dict) else grep._asdict()
+    first = grep["matches"][0] if isinstance(grep["matches"][0], dict) else grep["matches"][0]._asdict()
+    assert (first["path"], first["line"]) == ("config.py", 8)
+    with pytest.raises(Exception, match="invalid regular expression"):
+        await client.protocol.send_request_async("codesearch/grep", {"pattern": "(("})
 
 
 def _results(answer) -> list[dict]:

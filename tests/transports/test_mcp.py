@@ -25,7 +25,7 @@ from daemon_helpers import (  # noqa: F401 - fixtures by name
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-TOOLS = {"search", "callers", "callees", "impact", "definition", "read", "status"}
+TOOLS = {"search", "grep", "callers", "callees", "impact", "definition", "read", "status"}
 
 
 def _server(root: Path, *extra: str) -> StdioServerParameters:
@@ -82,6 +82,8 @@ def test_tools_answer_through_a_daemon_the_server_started(repo):
                                                                     "limit": 3}))
         out["files"] = answer_of(await client.call_tool("search", {"query": "inventory", "files": True,
                                                                    "language": "python", "mode": "keyword"}))
+        out["grep"] = answer_of(await client.call_tool("grep", {"pattern": "clamp", "word": True,
+                                                                "path_glob": "*.py"}))
         out["callers"] = answer_of(await client.call_tool("callers", {"name": "parse_config"}))
         out["callees"] = answer_of(await client.call_tool("callees", {"name": "main", "depth": 2}))
         out["impact"] = answer_of(await client.call_tool("impact", {"name": "_split_line"}))
@@ -97,6 +99,7 @@ def test_tools_answer_through_a_daemon_the_server_started(repo):
         out["search"]["results"][0])
     paths = [r["path"] for r in out["files"]["results"]]
     assert len(paths) == len(set(paths)) and all(p.endswith(".py") for p in paths)
+    assert out["grep"]["matches"][0]["chunk"]["qualified_name"] == "clamp"  # the definition first
     assert [r["qualified_name"] for r in out["callers"]["results"]] == ["main"]
     assert {"parse_config", "Inventory"} <= {r["name"] for r in out["callees"]["results"]}
     assert [f["path"] for f in out["impact"]["files"]] == ["config.py", "inventory.py"]
