@@ -32,8 +32,9 @@ INSTRUCTIONS = (
     "codesearch indexes this repository (functions, classes and files; a call graph) and keeps the index fresh as "
     "files change. Use `search` first for any question about where or how something is done, in words or by name: "
     "it ranks by meaning and by name, so it finds code whose words differ from the question, which grep cannot. "
-    "Use `definition` for a known name, `callers`/`callees`/`impact` for relations, `read` to see the code, and "
-    "plain grep only for exact strings. Results give path and lines; snippets are short on purpose."
+    "Use `grep` for exact text or a regex (its matches come grouped by function and ranked), `definition` for a "
+    "known name, `callers`/`callees`/`impact` for relations, and `read` to see the code. Results give path and "
+    "lines; snippets are short on purpose."
 )
 
 SEARCH_FILTERS = ("language", "kind", "path_glob")

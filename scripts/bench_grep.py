@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""`codesearch grep` against bare ripgrep on a large tree, in one run.
+
+usage: scripts/bench_grep.py [--tree /tmp/grepbench/tree] [--copies 5] [--rounds 5]
+
+The tree is --copies copies of the benchmark's 22 checkouts (hard links; about 7,000 files a
+copy), indexed once without vectors: grep needs none, and the daemon then embeds nothing while
+the clock runs. For each of ten patterns (literal, word, regex; rare and common), the three take
+turns every round:
+- rg: the `rg` binary with the same flags codesearch gives it (line, column, NUL after the path),
+  its output read whole;
+- daemon: the grep method through the daemon's socket, the whole answer (limit 100,000);
+- CLI: `codesearch grep --json --limit 100000` as a process, through the daemon.
+Prints p50 per pattern, the ratios to rg, and whether the sets of (path, line) are equal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchlib import REPO_ROOT, percentile, running_daemon
+
+from codesearch.daemon.client import DaemonClient, call
+from codesearch.eval.bench import DEFAULT_CHECKOUTS
+from codesearch.search.grep import rg_command
+from codesearch.search.types import GrepRequest
+
+PATTERNS: list[tuple[str, dict]] = [
+    ("literal, common", {"pattern": "import", "fixed": True}),
+    ("literal, rare", {"pattern": "Deprecated", "fixed": True}),
+    ("literal, case-insensitive", {"pattern": "todo", "fixed": True, "ignore_case": True}),
+    ("word, common", {"pattern": "self", "word": True}),
+    ("word, rare", {"pattern": "backoff", "word": True}),
+    ("regex, function definitions", {"pattern": r"\bfunc?t?i?o?n?\s+\w+\("}),
+    ("regex, class names", {"pattern": r"class [A-Z][a-z]+[A-Z]\w*"}),
+    ("regex, URLs", {"pattern": r"https?://[a-z0-9.-]+/[\w/.-]*"}),
+    ("regex, dates", {"pattern": r"\b20[0-9]{2}-[01][0-9]-[0-3][0-9]\b"}),
+    ("regex, rare", {"pattern": r"retry\w*\s*\(.*backoff"}),
+]
+LIMIT = 100_000
+
+
+def build_tree(tree: Path, copies: int) -> None:
+    if (tree / ".complete").exists():
+        return
+    shutil.rmtree(tree, ignore_errors=True)
+    for i in range(1, copies + 1):
+        target = tree / f"copy{i}"
+        target.mkdir(parents=True)
+        for checkout in sorted(DEFAULT_CHECKOUTS.iterdir()):
+            subprocess.run(["cp", "-al", str(checkout), str(target / checkout.name)], check=True)
+    (tree / ".complete").write_text("")
+
+
+def rg_lines(root: Path, index_dir: Path, request: GrepRequest) -> tuple[float, set[tuple[str, int]]]:
+    command = rg_command(root, index_dir, request)
+    started = time.perf_counter()
+    out = subprocess.run(command, cwd=root, capture_output=True).stdout
+    elapsed = (time.perf_counter() - started) * 1000
+    found = set()
+    for raw in out.splitlines():
+        path, _, rest = raw.partition(b"\0")
+        number = rest.split(b":", 1)[0]
+        if number.isdigit():
+            found.add((os.fsdecode(path), int(number)))
+    return elapsed, found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tree", type=Path, default=Path("/tmp/grepbench/tree"))
+    parser.add_argument("--copies", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    tree = args.tree.resolve()
+    index_dir = tree.parent / "index"
+    build_tree(tree, args.copies)
+    # grep needs no vectors and no model: the daemon gets a model that cannot load, so it serves
+    # keyword, graph and grep, and embeds nothing in the background while the clock runs
+    os.environ["CODESEARCH_MODEL"] = str(tree.parent / "no-model")
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "codesearch.cli", "index", str(tree), "--index-dir", str(index_dir), "-q",
+                    "--no-vectors"], check=True, cwd=REPO_ROOT)
+    print(f"indexed in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    with running_daemon(tree, index_dir=str(index_dir)) as sock:
+        status = call(sock, "status")
+        client = DaemonClient(sock, timeout=120)
+        print(f"{status['files']:,} files, {status['chunks']:,} chunks; {args.rounds} rounds, medians in ms")
+        print(f"{'pattern':<30}{'lines':>8}{'rg':>8}{'daemon':>9}{'x rg':>6}{'CLI':>8}{'x rg':>6}  same lines")
+        ratios = []
+        for label, params in PATTERNS:
+            request = GrepRequest(**params, limit=LIMIT)
+            times: dict[str, list[float]] = {"rg": [], "daemon": [], "cli": []}
+            same = True
+            cli = [sys.executable, "-m", "codesearch.cli", "grep", "--json", "--limit", str(LIMIT), "--repo",
+                   str(tree), "--index-dir", str(index_dir)]
+            cli += ["-F"] if params.get("fixed") else []
+            cli += ["-w"] if params.get("word") else []
+            cli += ["-i"] if params.get("ignore_case") else []
+            cli += ["--", params["pattern"]]
+            client.grep(request)  # warm the page cache for this pattern's files
+            for _ in range(args.rounds):
+                elapsed, expected = rg_lines(tree, index_dir, request)
+                times["rg"].append(elapsed)
+                t = time.perf_counter()
+                answer = client.grep(request)
+                times["daemon"].append((time.perf_counter() - t) * 1000)
+                t = time.perf_counter()
+                done = subprocess.run(cli, capture_output=True, cwd=REPO_ROOT)
+                times["cli"].append((time.perf_counter() - t) * 1000)
+                got = {(m.path, m.line) for m in answer.matches}
+                cli_got = {(m["path"], m["line"]) for m in json.loads(done.stdout)["matches"]} if done.stdout else set()
+                same = same and got == expected == cli_got and not answer.truncated
+            p50 = {k: percentile(v, 0.5) for k, v in times.items()}
+            ratios.append((p50["daemon"] / p50["rg"], p50["cli"] / p50["rg"]))
+            print(f"{label:<30}{len(expected):>8,}{p50['rg']:>8.0f}{p50['daemon']:>9.0f}"
+                  f"{p50['daemon'] / p50['rg']:>6.2f}{p50['cli']:>8.0f}{p50['cli'] / p50['rg']:>6.2f}  "
+                  f"{'yes' if same else 'NO'}", flush=True)
+        print(f"median ratio to rg: daemon {percentile([r[0] for r in ratios], 0.5):.2f}x, "
+              f"CLI {percentile([r[1] for r in ratios], 0.5):.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
