@@ -20,20 +20,24 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
+def _compact(data: object) -> str:
+    """JSON as MCP sends it: no spaces, characters as they are."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
 def answer_tokens(answer: SearchAnswer) -> int:
-    return estimate_tokens(json.dumps(answer.to_dict(), ensure_ascii=False, separators=(",", ":")))
+    return estimate_tokens(_compact(answer.to_dict()))
 
 
 def _size(result: SearchResult) -> int:
-    return len(json.dumps(result.to_dict(), ensure_ascii=False, separators=(",", ":"))) + 1  # and a comma
+    return len(_compact(result.to_dict())) + 1  # and a comma
 
 
 def fit_budget(answer: SearchAnswer, max_tokens: int | None) -> SearchAnswer:
     """The answer, trimmed to about `max_tokens` (None: unchanged); `note` says what was cut."""
     if max_tokens is None or answer_tokens(answer) <= max_tokens:
         return answer
-    budget = max_tokens * CHARS_PER_TOKEN - len(json.dumps(replace(answer, results=()).to_dict(),
-                                                            ensure_ascii=False, separators=(",", ":")))
+    budget = max_tokens * CHARS_PER_TOKEN - len(_compact(replace(answer, results=()).to_dict()))
     results = list(answer.results)
     sizes = [_size(r) for r in results]
     over = sum(sizes) - budget

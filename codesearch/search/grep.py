@@ -162,14 +162,21 @@ def _parse(stream, before: int, after: int) -> Iterator[Hit | None]:
 
 # --- structure and ranking ------------------------------------------------------------------
 
-def innermost(spans: list[ChunkSpan], line: int) -> ChunkSpan | None:
-    """The smallest chunk of a file that holds `line` (the file chunk when no other does)."""
-    best = None
-    for span in spans:
-        if span.start_line <= line <= span.end_line and (
-                best is None or span.end_line - span.start_line < best.end_line - best.start_line):
-            best = span
-    return best
+def place(spans: list[ChunkSpan], hits: list[Hit]) -> list[ChunkSpan | None]:
+    """The innermost chunk holding each of one file's hits (in line order): one sweep down the
+    file with a stack of the chunks open at the current line, instead of every chunk per hit."""
+    ordered = sorted(spans, key=lambda s: (s.start_line, -s.end_line))
+    stack: list[ChunkSpan] = []
+    out: list[ChunkSpan | None] = []
+    i = 0
+    for hit in hits:
+        while i < len(ordered) and ordered[i].start_line <= hit.line:
+            stack.append(ordered[i])
+            i += 1
+        while stack and stack[-1].end_line < hit.line:  # closed below the line
+            stack.pop()
+        out.append(next((s for s in reversed(stack) if s.end_line >= hit.line), None))
+    return out
 
 
 def name_pattern(request: GrepRequest) -> re.Pattern[str] | None:
@@ -207,15 +214,17 @@ def grep(catalog: Catalog, root: Path, index_dir: Path, request: GrepRequest) ->
     if request.filters.language:
         hits = [h for h in hits if language_for_path(h.path) == request.filters.language]
     t = time.perf_counter()
-    spans = catalog.chunk_spans(sorted({h.path for h in hits}))
+    by_file: dict[str, list[Hit]] = {}
+    for hit in hits:  # ripgrep gives each file's lines in order
+        by_file.setdefault(hit.path, []).append(hit)
+    spans = catalog.chunk_spans(list(by_file))
     groups: dict[tuple[str, str | None], _Group] = {}
-    for hit in hits:
-        span = innermost(spans.get(hit.path, []), hit.line)
-        key = (hit.path, span.id if span else None)
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = _Group(hit.path, span, [])
-        group.hits.append(hit)
+    for path, file_hits in by_file.items():
+        for hit, span in zip(file_hits, place(spans.get(path, []), file_hits)):
+            group = groups.get((path, span.id if span else None))
+            if group is None:
+                group = groups[(path, span.id if span else None)] = _Group(path, span, [])
+            group.hits.append(hit)
     ordered = list(groups.values())
     if request.sort == "rank":
         _rank(catalog, ordered, request)

@@ -43,11 +43,11 @@ from .types import (
     SymbolsRequest,
 )
 
-# retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
 SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search (shorter: names only)
 SYMBOL_SEARCH_RESULTS = 20  # at most this many symbols come from it (more costs time on every keystroke)
 NEAR_NAMES = 5  # names suggested for a name that means nothing
 NEAR_CANDIDATES = 200  # names sharing its longest word, among which those are chosen
+# retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
 
