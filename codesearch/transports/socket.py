@@ -14,6 +14,7 @@ from typing import Any
 from ..api.admission import Busy
 from ..api.methods import UnknownMethod, call
 from ..api.service import Service, ServiceUnavailable
+from ..gc_pause import paused_gc
 from ..wire import RequestError
 from .limits import (
     BUSY_RETRY_AFTER_MS,
@@ -56,17 +57,19 @@ class _Handler(socketserver.StreamRequestHandler):
             if not line:
                 return
             if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
-                self._send(_error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
+                self._send(_encode(_error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes")))
                 return  # the rest of the oversized line cannot be framed: drop the client
             if not line.strip():
                 continue
-            reply = server.dispatch(line)
-            if reply is not None and not self._send(reply):
+            with paused_gc():  # a large answer is many small objects, made and written at once
+                reply = server.dispatch(line)
+                data = _encode(reply) if reply is not None else None
+            if data is not None and not self._send(data):
                 return
 
-    def _send(self, reply: dict) -> bool:
+    def _send(self, data: bytes) -> bool:
         try:
-            self.wfile.write(_encode(reply))
+            self.wfile.write(data)
             self.wfile.flush()
             return True
         except (OSError, ValueError):
