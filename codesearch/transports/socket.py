@@ -41,6 +41,8 @@ def _error(request_id: Any, code: int, message: str, data: dict | None = None) -
 
 
 def _encode(reply: dict) -> bytes:
+    """A result reply begins `{"jsonrpc": "2.0", "id": ID, "result": ` (its keys in that order):
+    a client that passes results on cuts them out there (daemon.client.call_json)."""
     return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
@@ -130,7 +132,7 @@ class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
             return _error(request_id, INTERNAL_ERROR, f"internal error: {exc}")
         if "id" not in message:
             return None  # a notification gets no answer
-        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}  # in this order: see _encode
 
     def serve_in_thread(self) -> threading.Thread:
         thread = threading.Thread(target=self.serve_forever, name="rpc", daemon=True)
