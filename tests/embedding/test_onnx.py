@@ -47,7 +47,7 @@ def test_the_setting_picks_it_and_its_vectors_have_their_own_key():
 
 
 def test_a_model_folder_without_its_files_is_one_clear_error(tmp_path):
-    with pytest.raises(EmbeddingError, match="needs .*model.onnx"):
+    with pytest.raises(EmbeddingError, match=r"needs .*model\.onnx"):
         OnnxEmbedder(str(tmp_path)).encode_query("x")
 
 
