@@ -405,6 +405,35 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
 
 
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Ranked lists on stdin, one fused list out (DESIGN: `merge`); any bad input exits 2."""
+    from ..search.merge import MergeInputError, merge, parse_boosts, parse_lists
+    try:
+        k, limit = _number(args.k, "--k", float), _number(args.limit, "--limit", int)
+        boosts = parse_boosts(args.boost_sources)
+        text = sys.stdin.read()
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise MergeInputError(f"the input is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+                                  if text.strip() else "the input is empty: give a JSON array on stdin") from None
+        answer = merge(parse_lists(data), boosts, k=k, limit=limit)
+    except MergeInputError as exc:
+        raise UsageError(str(exc)) from None
+    print(json.dumps(answer, ensure_ascii=False))
+    return EXIT_OK
+
+
+def _number(text: str | None, flag: str, kind: Callable[[str], Any]) -> Any:
+    """A flag's number, or one clear line (argparse's own error is two: usage and message)."""
+    if text is None:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise UsageError(f"{flag} takes a number, not {text!r}") from None
+
+
 def cmd_lsp(args: argparse.Namespace) -> int:
     from ..transports.lsp import serve_stdio
     return serve_stdio(start=not args.no_start, index_dir=args.index_dir)
@@ -529,6 +558,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--http-token", metavar="TOKEN",
                    help="require `Authorization: Bearer TOKEN` on HTTP (default: $CODESEARCH_HTTP_TOKEN)")
     p.set_defaults(func=cmd_daemon)
+
+    p = sub.add_parser("merge", help="fuse ranked lists from several sources (JSON on stdin) into one")
+    p.add_argument("--boost-sources", metavar="NAME:W,...",
+                   help="multiply the fused score of results first seen in NAME by W, e.g. docs:1.2,memory:0.8")
+    p.add_argument("--k", default="60", metavar="K", help="the RRF constant: each rank adds 1/(K + rank) (default 60)")
+    p.add_argument("--limit", default=None, metavar="N", help="at most N merged results")
+    p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("mcp", help="serve the MCP tools over stdio, through the repository's daemon")
     p.add_argument("path", nargs="?", default=".", metavar="PATH")
