@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..daemon.client import DaemonClient
     from ..indexing.index import Index
     from ..vocabulary import Filters
+    from ..workspace import Workspace
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_NO_MATCH = 1  # grep's "nothing matched"
@@ -83,10 +84,34 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 def _root_of(args: argparse.Namespace) -> Path:
     """The repository a command works on: `index PATH` and `daemon ... PATH`, else --repo."""
     attr = "path" if args.command in ("index", "daemon", "mcp") else "repo"
-    root = Path(getattr(args, attr, None) or ".").resolve()
+    chosen = getattr(args, attr, None)
+    if isinstance(chosen, list):  # --repo may be given more than once (a workspace)
+        chosen = chosen[0] if chosen else None
+    root = Path(chosen or ".").resolve()
     if not root.is_dir():
         raise UsageError(f"{root} is not a folder")
     return root
+
+
+def _workspace(args: argparse.Namespace) -> Workspace | None:
+    """The workspace the command covers (--workspace FILE, or --repo given more than once), or
+    None for one repository. Parsed once per command."""
+    if not hasattr(args, "_workspace"):
+        args._workspace = None
+        from ..workspace import WorkspaceError, load_workspace, workspace_of_paths
+        file, repos = getattr(args, "workspace", None), getattr(args, "repo", None)
+        try:
+            if file and isinstance(repos, list) and repos:
+                raise UsageError("give --workspace FILE or --repo PATH, not both")
+            if file:
+                args._workspace = load_workspace(file)
+            elif isinstance(repos, list) and len(repos) > 1:
+                args._workspace = workspace_of_paths(repos)
+        except WorkspaceError as exc:
+            raise UsageError(str(exc)) from None
+        if args._workspace is not None and getattr(args, "index_dir", None):
+            raise UsageError("--index-dir names one index; in a workspace each repository keeps its own")
+    return args._workspace
 
 
 def _open_index(args: argparse.Namespace, create: bool = False) -> Index:
@@ -99,9 +124,19 @@ def _open_index(args: argparse.Namespace, create: bool = False) -> Index:
 
 
 def _daemon(args: argparse.Namespace) -> DaemonClient | None:
-    """The daemon serving the repository, unless --no-daemon."""
-    from ..daemon.client import connect
-    return None if getattr(args, "no_daemon", False) else connect(_root_of(args), args.index_dir)
+    """The daemon serving the repository (or the workspace), unless --no-daemon."""
+    from ..daemon.client import connect, connect_workspace
+    if getattr(args, "no_daemon", False):
+        return None
+    workspace = _workspace(args)
+    if workspace is not None:
+        return connect_workspace(workspace)
+    return connect(_root_of(args), args.index_dir)
+
+
+def _served(args: argparse.Namespace) -> str:
+    workspace = _workspace(args)
+    return f"the workspace of {', '.join(r.name for r in workspace.repos)}" if workspace else str(_root_of(args))
 
 
 def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
@@ -121,7 +156,7 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
             except TimeoutError:
                 raise CommandError("the daemon did not answer in time; try again, or add --no-daemon") from None
             except OSError as exc:
-                print(f"codesearch: no daemon answered for {_root_of(args)} ({exc.strerror or exc}); "
+                print(f"codesearch: no daemon answered for {_served(args)} ({exc.strerror or exc}); "
                       "answering in this process", file=sys.stderr)
         return ask(_local_service(args))
     except RequestError as exc:
@@ -135,8 +170,15 @@ _LOCAL: dict[Path, Service] = {}
 
 def _local_service(args: argparse.Namespace) -> Service:
     """The service in this process (kept for the command's other queries: --batch)."""
-    from ..api.local import LocalService
+    from ..api.local import LocalService, open_workspace
     from ..indexing.index import IndexMissing
+    workspace = _workspace(args)
+    if workspace is not None:
+        key = Path("workspace:" + workspace.key())
+        if key not in _LOCAL:
+            _LOCAL[key] = open_workspace(workspace, lambda root: _settings_for(root, args),
+                                         use_daemons=not getattr(args, "no_daemon", False))
+        return _LOCAL[key]
     root = _root_of(args)
     if root not in _LOCAL:
         service = LocalService(_open_index(args))
@@ -274,6 +316,8 @@ def cmd_query(args: argparse.Namespace) -> int:
             print_vimgrep(answer)
         else:
             print_human(answer, color=sys.stdout.isatty(), explain=args.explain)
+            if answer.note and _workspace(args) is not None:
+                print(f"codesearch: {answer.note}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -298,7 +342,9 @@ def cmd_relations(args: argparse.Namespace) -> int:
         return EXIT_OK
     for r in answer.results:
         indent = "  " * (r.depth - 1)
-        print(f"{indent}{r.path}:{r.start_line}  {r.kind} {r.qualified_name}")
+        print(f"{indent}{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}  {r.kind} {r.qualified_name}")
+    if answer.note and _workspace(args) is not None:
+        print(f"codesearch: {answer.note}", file=sys.stderr)
     if not answer.results:
         print(f"no {direction} of {args.name!r} found", file=sys.stderr)
     return EXIT_OK
@@ -450,6 +496,13 @@ def _add_index_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chroma-url", dest="chroma_url", help="use a Chroma server, e.g. http://localhost:8000")
 
 
+def _add_repo_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", action="append", default=None, metavar="PATH",
+                   help="the indexed repository (default: .); more than once: search them all as one")
+    p.add_argument("--workspace", metavar="FILE",
+                   help="the repositories of a workspace file ([[repo]] tables: path, name, boost)")
+
+
 def _overrides(args: argparse.Namespace) -> None:
     args.overrides = {"model": getattr(args, "model", None), "chroma_url": getattr(args, "chroma_url", None)}
 
@@ -483,7 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("query", help="search the index")
     p.add_argument("text", nargs="*", metavar="TEXT")
-    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: .)")
+    _add_repo_options(p)
     _add_index_options(p)
     p.add_argument("--limit", "-n", type=int, default=10)
     p.add_argument("--json", action="store_true", help="one JSON object (JSON Lines with --batch)")
@@ -504,7 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, what in (("callers", "who calls NAME"), ("callees", "what NAME calls")):
         p = sub.add_parser(name, help=what)
         p.add_argument("name", metavar="NAME")
-        p.add_argument("--repo", default=None, metavar="PATH")
+        _add_repo_options(p)
         _add_index_options(p)
         p.add_argument("--depth", type=int, default=1)
         p.add_argument("--json", action="store_true")
@@ -514,7 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grep", help="exact text or a regex, ranked by structure (exit 0 match, 1 none, 2 error)")
     p.add_argument("pattern", metavar="PATTERN")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders inside the repository")
-    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: .)")
+    _add_repo_options(p)
     p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
     p.add_argument("-F", "--fixed-strings", action="store_true", help="the pattern is exact text")
     p.add_argument("-w", "--word-regexp", action="store_true", help="whole words only")

@@ -6,6 +6,7 @@ import re
 import time
 
 from ..api.types import GrepAnswer, SearchAnswer, Stats, Status
+from ..search.types import GrepFile, GrepMatch
 
 BOLD, DIM, CYAN, YELLOW, RESET = "\033[1m", "\033[2m", "\033[36m", "\033[33m", "\033[0m"
 
@@ -25,7 +26,7 @@ def print_human(answer: SearchAnswer, color: bool, explain: bool = False) -> Non
     if not answer.results:
         print("no results")
     for i, r in enumerate(answer.results, start=1):
-        loc = f"{r.path}:{r.start_line}-{r.end_line}"
+        loc = f"{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}-{r.end_line}"
         what = f"{r.kind} {r.qualified_name or r.name}"
         if color:
             print(f"{BOLD}{i:>2}. {CYAN}{loc}{RESET}  {what}  {DIM}{r.score:.4f}{RESET}")
@@ -37,6 +38,9 @@ def print_human(answer: SearchAnswer, color: bool, explain: bool = False) -> Non
         if explain:
             ranks = ", ".join(f"{k} #{v}" if v else f"{k} -" for k, v in r.sources.items())
             print(f"        retrievers: {ranks}")
+            if r.repo is not None:
+                print(f"        repository: {r.repo} #{r.repo_rank} (0-based), fused {r.fused_score:.5f}, "
+                      f"boosted {r.score:.5f}")
             for note in r.explain or ():
                 print(f"        ranking: {note}")
     extra = []
@@ -55,7 +59,13 @@ def print_vimgrep(answer: SearchAnswer) -> None:
         line, column, shown = r.snippet_line, 1, lines[0]
         if r.name_line and r.snippet_line <= r.name_line < r.snippet_line + len(lines):  # on the name itself
             line, column, shown = r.name_line, r.name_column or 1, lines[r.name_line - r.snippet_line]
-        print(f"{r.path}:{line}:{column}:{r.kind} {r.qualified_name or r.name}: {shown.strip()}")
+        where = f"{r.repo}/{r.path}" if r.repo else r.path
+        print(f"{where}:{line}:{column}:{r.kind} {r.qualified_name or r.name}: {shown.strip()}")
+
+
+def _where(found: GrepMatch | GrepFile) -> str:
+    """A path as printed: after its repository's name, in a workspace."""
+    return f"{found.repo}/{found.path}" if found.repo else found.path
 
 
 def print_grep(answer: GrepAnswer, form: str, explain: bool = False) -> None:
@@ -63,26 +73,26 @@ def print_grep(answer: GrepAnswer, form: str, explain: bool = False) -> None:
     naming it, context lines as `N-text`, as grep prints them."""
     if form == "files":
         for f in answer.files:
-            print(f.path)
+            print(_where(f))
         return
     if form == "count":
         for f in answer.files:
-            print(f"{f.path}:{f.count}")
+            print(f"{_where(f)}:{f.count}")
         return
     if form == "vimgrep":
         for m in answer.matches:
-            print(f"{m.path}:{m.line}:{m.column}:{m.text}")
+            print(f"{_where(m)}:{m.line}:{m.column}:{m.text}")
         return
     group = None
     for m in answer.matches:
-        key = (m.path, m.chunk.start_line if m.chunk else 0, m.chunk.qualified_name if m.chunk else "")
+        key = (m.repo, m.path, m.chunk.start_line if m.chunk else 0, m.chunk.qualified_name if m.chunk else "")
         if key != group:
             if group is not None:
                 print()
             group = key
             where = f"  {m.chunk.kind} {m.chunk.qualified_name}" if m.chunk and m.chunk.kind != "file" else ""
             why = f"  ({'; '.join(m.explain)})" if explain and m.explain else ""
-            print(f"{m.path}{where}{why}")
+            print(f"{_where(m)}{where}{why}")
         for offset, text in enumerate(m.before):
             print(f"{m.line - len(m.before) + offset}-{text}")
         print(f"{m.line}:{m.text}")
