@@ -140,8 +140,8 @@ class WorkspaceService:
         for entry in fused[:request.limit]:
             name, position = entry.item
             result = by_name[name].results[position]
-            results.append(replace(result, repo=name, repo_rank=position, fused_score=round(entry.fused, 6),
-                                   score=round(entry.score, 6)))
+            results.append(replace(result, repo=name, repo_rank=position, fused_score=entry.fused,
+                                   score=entry.score))
         shares = [a.embedded_share for _, a in answers if a.embedded_share is not None]
         notes = None
         if request.explain:
