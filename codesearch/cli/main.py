@@ -99,10 +99,11 @@ def _workspace(args: argparse.Namespace) -> Workspace | None:
     if not hasattr(args, "_workspace"):
         args._workspace = None
         from ..workspace import WorkspaceError, load_workspace, workspace_of_paths
-        file, repos = getattr(args, "workspace", None), getattr(args, "repo", None)
+        file = getattr(args, "workspace", None)
+        repos = getattr(args, "path" if args.command in ("daemon", "mcp") else "repo", None)
         try:
             if file and isinstance(repos, list) and repos:
-                raise UsageError("give --workspace FILE or --repo PATH, not both")
+                raise UsageError("give --workspace FILE or the repositories' paths, not both")
             if file:
                 args._workspace = load_workspace(file)
             elif isinstance(repos, list) and len(repos) > 1:
@@ -402,10 +403,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_daemon(args: argparse.Namespace) -> int:
     from ..daemon import lifecycle
-    from ..daemon.client import DaemonClient, socket_path
+    from ..daemon.client import DaemonClient
     from ..transports.http import TOKEN_ENV, HttpConfigError, check_exposure, parse_address
     from .render import format_status
-    root = _root_of(args)
+    workspace = _workspace(args)
+    root = _root_of(args) if workspace is None else Path.cwd()
+    target = (lifecycle.Target.workspace(workspace) if workspace is not None
+              else lifecycle.Target.repository(root, args.index_dir))
+    served = target.label
     token = args.http_token or os.environ.get(TOKEN_ENV)
     try:
         if args.http:
@@ -416,35 +421,36 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         if args.action == "run":
             if token:
                 os.environ[TOKEN_ENV] = token
-            lifecycle.serve(root, args.index_dir, args.polling, args.http)  # ends the process
+            lifecycle.serve(root, args.index_dir, args.polling, args.http, workspace)  # ends the process
         if args.action == "start":
-            health = lifecycle.start_detached(root, args.index_dir, args.timeout, args.polling, args.http, token)
+            health = lifecycle.start_target(target, args.timeout, args.polling, args.http, token)
             already = bool(health.get("already_running"))
             if already and args.http and not health.get("http"):
-                raise CommandError(f"a daemon already serves {root} without HTTP; "
+                raise CommandError(f"a daemon already serves {served} without HTTP; "
                                    "stop it first (codesearch daemon stop) to start one with --http")
             if args.json:
                 print(json.dumps({"started": not already, "already_running": already, "pid": health.get("pid"),
-                                  "root": str(root), **({"http": health["http"]} if health.get("http") else {})}))
+                                  "root": health.get("root", str(root)),
+                                  **({"http": health["http"]} if health.get("http") else {})}))
             else:
-                served = f", HTTP on http://{health['http']}" if health.get("http") else ""
-                print(f"codesearch daemon {'already running' if already else 'started'} for {root} "
-                      f"(pid {health.get('pid')}{served})")
+                http = f", HTTP on http://{health['http']}" if health.get("http") else ""
+                print(f"codesearch daemon {'already running' if already else 'started'} for {served} "
+                      f"(pid {health.get('pid')}{http})")
             return EXIT_OK
         if args.action == "stop":
-            stopped = lifecycle.stop_daemon(root, args.index_dir)
+            stopped = lifecycle.stop_target(target)
             if args.json:
-                print(json.dumps({"stopped": stopped, "root": str(root)}))
+                print(json.dumps({"stopped": stopped, "root": str(root) if workspace is None else served}))
             else:
-                print("codesearch daemon stopped" if stopped else f"no codesearch daemon serves {root}")
+                print("codesearch daemon stopped" if stopped else f"no codesearch daemon serves {served}")
             return EXIT_OK
-        if not lifecycle.running_daemon(root, args.index_dir):
+        if not lifecycle.running_at(target.files):
             if args.json:
                 print(json.dumps({"running": False}))
             else:
-                print(f"no codesearch daemon serves {root}")
+                print(f"no codesearch daemon serves {served}")
             return EXIT_OK
-        status = DaemonClient(socket_path(root, args.index_dir)).status()
+        status = DaemonClient(target.files.sock).status()
         print(json.dumps({"running": True, **status.to_dict()}) if args.json else format_status(status))
         return EXIT_OK
     except lifecycle.DaemonLifecycleError as exc:
@@ -487,7 +493,9 @@ def cmd_lsp(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from ..transports.mcp import serve_stdio
-    return serve_stdio(_root_of(args), args.index_dir, start=not args.no_start)
+    workspace = _workspace(args)
+    root = _root_of(args) if workspace is None else Path.cwd()
+    return serve_stdio(root, args.index_dir, start=not args.no_start, workspace=workspace)
 
 
 def _add_index_options(p: argparse.ArgumentParser) -> None:
@@ -601,7 +609,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("daemon", help="background watcher and socket server")
     p.add_argument("action", choices=("start", "stop", "status", "run"))
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    p.add_argument("path", nargs="*", metavar="PATH", help="the repository (default: .); several: one daemon for all")
+    p.add_argument("--workspace", metavar="FILE", help="serve every repository of a workspace file")
     p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--polling", action="store_true", help="poll instead of native file events")
@@ -620,7 +629,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("mcp", help="serve the MCP tools over stdio, through the repository's daemon")
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    p.add_argument("path", nargs="*", metavar="PATH", help="the repository (default: .); several: a workspace")
+    p.add_argument("--workspace", metavar="FILE", help="serve the repositories of a workspace file")
     p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
     p.add_argument("--no-start", action="store_true", help="do not start a daemon when none runs")
     p.set_defaults(func=cmd_mcp)

@@ -40,13 +40,16 @@ def create_embedder(settings: Settings) -> Embedder:
 
 class SharedEmbedder:
     """One model shared by the repositories of a workspace: memory does not grow by a model per
-    repository, and a query asked of each repository is embedded once (the last few are kept)."""
+    repository, and a query asked of each repository is embedded once (the last few are kept).
+    The repositories' background embedding takes turns, so a workspace keeps one core's worth
+    of embedding like a one-repository daemon, whatever its size."""
 
     def __init__(self, inner: Embedder, memo_size: int = QUERY_MEMO_SIZE):
         self.inner = inner
         self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
         self._memo_size = memo_size
         self._lock = threading.Lock()
+        self._documents = threading.Lock()
 
     @property
     def key(self) -> str:
@@ -57,7 +60,8 @@ class SharedEmbedder:
         return self.inner.dimension
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
-        return self.inner.encode_documents(texts)
+        with self._documents:
+            return self.inner.encode_documents(texts)
 
     def encode_query(self, text: str) -> np.ndarray:
         with self._lock:
