@@ -680,6 +680,7 @@ def main(argv: list[str] | None = None) -> int:
         from ..store.catalog import CatalogDamaged, CatalogError, is_damage  # only now: the CLI starts light
         if isinstance(exc, CatalogDamaged) or is_damage(exc):
             root = getattr(args, "path", None) or getattr(args, "repo", None) or "."
+            root = root[0] if isinstance(root, list) else root  # --repo and daemon PATH may repeat
             detail = str(exc) if isinstance(exc, CatalogError) else f"the index database is damaged ({exc})"
             print(f"codesearch: {detail}; rebuild it with: codesearch index --rebuild {root}", file=sys.stderr)
             return EXIT_ERROR

@@ -25,6 +25,23 @@ def cli(*args: str, state: Path, timeout: float = 120) -> subprocess.CompletedPr
                           capture_output=True, text=True, timeout=timeout)
 
 
+def mcp_search(file: Path, state: Path, query: str) -> dict:
+    """The MCP `search` tool of `codesearch mcp --workspace FILE --no-start`, from the SDK's client."""
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+    env = {**_env(), "CODESEARCH_WORKSPACE_DIR": str(state)}
+    server = StdioServerParameters(command=sys.executable, env=env,
+                                   args=["-m", "codesearch.cli", "mcp", "--workspace", str(file), "--no-start"])
+
+    async def main() -> dict:
+        async with Client(server, read_timeout_seconds=120) as client:
+            result = await client.call_tool("search", {"query": query, "mode": "keyword", "limit": 3})
+            assert not result.is_error, result.content[0].text
+            return json.loads(result.content[0].text)
+    return anyio.run(main)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -106,6 +123,10 @@ def test_one_daemon_serves_a_workspace(workspace):
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as reply:
         assert json.loads(reply.read())["results"][0]["repo"] == "go"
+
+    # and MCP, through the same daemon
+    found_by_mcp = mcp_search(file, state, names["python"])
+    assert (found_by_mcp["results"][0]["repo"], found_by_mcp["results"][0]["name"]) == ("svc", names["python"])
 
     # one repository alone, through its own socket of the same process
     alone = cli("query", names["client"], "--repo", str(base / "client"), "--mode", "keyword", "--json", state=state)
