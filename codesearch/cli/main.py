@@ -293,8 +293,8 @@ def cmd_query(args: argparse.Namespace) -> int:
     from ..wire import RequestError
     from .render import print_human, print_vimgrep
     if args.batch:
-        if not args.repo:
-            raise UsageError("--batch needs --repo PATH")
+        if not args.repo and _workspace(args) is None:
+            raise UsageError("--batch needs --repo PATH (or --workspace FILE)")
         queries = Path(args.batch).read_text(encoding="utf-8").splitlines()
     else:
         if not args.text or not " ".join(args.text).strip():
