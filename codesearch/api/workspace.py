@@ -160,8 +160,9 @@ class WorkspaceService:
         answers, _ = self._each(lambda s: s.symbols(request))
         by_name = dict(answers)
         fused = self._fuse({name: [(name, i) for i in range(len(a.symbols))] for name, a in answers})
-        symbols = tuple(replace(by_name[n].symbols[i], repo=n) for n, i in (f.item for f in fused[:request.limit]))
-        return SymbolsAnswer(query=request.query, symbols=symbols, timing_ms=_total(started))
+        found = [replace(by_name[n].symbols[i], repo=n) for n, i in (f.item for f in fused)]
+        found.sort(key=lambda d: _name_tier(d.name, request.query.strip()))  # stable: fused order within a tier
+        return SymbolsAnswer(query=request.query, symbols=tuple(found[:request.limit]), timing_ms=_total(started))
 
     def grep(self, request: GrepRequest) -> GrepAnswer:
         started = time.perf_counter()
@@ -329,6 +330,13 @@ class WorkspaceService:
 
     def names(self) -> Iterator[str]:
         return (m.spec.name for m in self.members)
+
+
+def _name_tier(name: str, query: str) -> int:
+    """As each repository orders its symbols: the exact name, the name in another case, names
+    that start with the query, names that contain it, then the rest (from the hybrid ranking)."""
+    low, q = name.lower(), query.lower()
+    return 0 if name == query else 1 if low == q else 2 if low.startswith(q) else 3 if q in low else 4
 
 
 def _total(started: float) -> dict[str, float]:
