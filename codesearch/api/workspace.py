@@ -173,7 +173,11 @@ class WorkspaceService:
         else:
             order = [f.item for f in self._fuse({n: [(n, i) for i in range(len(a.matches))] for n, a in answers})]
         matches = tuple(replace(by_name[n].matches[i], repo=n) for n, i in order[:request.limit])
-        files = tuple(replace(f, repo=n) for n, a in answers for f in a.files)
+        first: dict[tuple[str, str], int] = {}
+        for place, (n, i) in enumerate(order):
+            first.setdefault((n, by_name[n].matches[i].path), place)
+        files = tuple(sorted((replace(f, repo=n) for n, a in answers for f in a.files),  # in the matches' order
+                             key=lambda f: first.get((f.repo or "", f.path), len(order))))
         total = sum(a.total for _, a in answers)
         return GrepAnswer(pattern=request.pattern, matches=matches, files=files, total=total,
                           truncated=any(a.truncated for _, a in answers) or len(order) > request.limit,

@@ -231,3 +231,15 @@ def test_workspace_files_and_paths(tmp_path):
     assert workspace_of_paths([tmp_path / "a", tmp_path / "c"]).boosts == {"a": 1.0, "c": 1.0}
     with pytest.raises(WorkspaceError, match="second repository named 'a'"):
         workspace_of_paths([tmp_path / "a", tmp_path / "sub" / "a"])
+
+
+def test_grep_and_symbols_across_repositories(repos):
+    from codesearch.api.types import GrepRequest, SymbolsRequest
+    service = _service(repos, ("python", 1.0), ("client", 1.0), ("gone", 1.0))
+    answer = service.grep(GrepRequest(pattern="compute_backoff", word=True))
+    assert {(m.repo, m.path) for m in answer.matches} >= {("python", "inventory.py"), ("client", "app.py")}
+    assert answer.total == sum(f.count for f in answer.files) and "gone" in answer.note
+    order = list(dict.fromkeys((m.repo, m.path) for m in answer.matches))
+    assert [(f.repo, f.path) for f in answer.files] == order  # files in the matches' order
+    symbols = service.symbols(SymbolsRequest(query="fetch_with_retry"))
+    assert (symbols.symbols[0].repo, symbols.symbols[0].name) == ("client", "fetch_with_retry")
