@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar, Union
 
 R = TypeVar("R", bound="Record")
@@ -52,37 +53,88 @@ class Record:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for f in _wire_fields(type(self)):
-            value = getattr(self, f.name)
-            if value is None and f.name in self.OMIT_WHEN_NONE:
-                continue
-            out[f.name] = _plain(value)
+        for name, omit_when_none, write in _plan(type(self)).writers:
+            value = getattr(self, name)
+            if value is None:
+                if not omit_when_none:
+                    out[name] = None
+            else:
+                out[name] = write(value) if write is not None else value
         return out
 
     @classmethod
     def from_dict(cls: type[R], data: Any, where: str = "") -> R:
         """Build from JSON-like data; unknown keys, missing required keys and wrong types are
         refused with a RequestError that names the field."""
-        label = where or "params"
+        try:
+            return _plan(cls).read(data)
+        except _Bad as bad:
+            raise RequestError(bad.message(where)) from None
+
+
+# --- how each record class is written and read, worked out once per class ----------------------
+# A grep answer holds up to 100,000 matches: reading and writing them by walking the type hints
+# for every value took 1.1 s and 0.5 s; these per-class plans do the same checks in a fraction.
+
+_Writer = Callable[[Any], Any]  # a field's value (never None) -> its JSON form
+_Reader = Callable[[Any], Any]  # JSON -> the field's value; raises _Bad
+
+
+class _Bad(Exception):
+    """A value that does not fit, found somewhere below the record being read: the path to it
+    (innermost first) is collected on the way out, so the label is only built when needed."""
+
+    def __init__(self, what: str, colon: bool = False):
+        super().__init__(what)
+        self.what, self.colon = what, colon
+        self.parts: list[str] = []
+
+    def message(self, where: str) -> str:
+        label = where
+        for part in reversed(self.parts):
+            label = label + part if part.startswith("[") or not label else f"{label}.{part}"
+        return f"{label or 'params'}{':' if self.colon else ''} {self.what}"
+
+
+class _Plan:
+    def __init__(self, cls: type[Record]):
+        fields = _wire_fields(cls)
+        hints = typing.get_type_hints(cls)
+        self.cls = cls
+        self.names = frozenset(f.name for f in fields)
+        self.writers = [(f.name, f.name in cls.OMIT_WHEN_NONE, _writer(hints[f.name])) for f in fields]
+        self.readers = [(f.name, _reader(hints[f.name]), f.default is dataclasses.MISSING
+                         and f.default_factory is dataclasses.MISSING) for f in fields]
+        self.known = ", ".join(f.name for f in fields)
+
+    def read(self, data: Any) -> Any:
         if not isinstance(data, dict):
-            raise RequestError(f"{label} must be an object, not {_json_type(data)}")
-        known = {f.name: f for f in _wire_fields(cls)}
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise RequestError(f"{label}: unknown field {unknown[0]!r}; known: {', '.join(known)}")
-        hints = _hints(cls)
+            raise _Bad(f"must be an object, not {_json_type(data)}")
+        if not data.keys() <= self.names:
+            raise _Bad(f"unknown field {sorted(set(data) - self.names)[0]!r}; known: {self.known}", colon=True)
         values = {}
-        for name, f in known.items():
+        for name, read, required in self.readers:
             if name not in data:
-                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                    raise RequestError(f"{label}: {name!r} is required")
+                if required:
+                    raise _Bad(f"{name!r} is required", colon=True)
                 continue
-            values[name] = _convert(data[name], hints[name], f"{label}.{name}" if where else name)
-        return cls(**values)
+            try:
+                values[name] = read(data[name])
+            except _Bad as bad:
+                bad.parts.append(name)
+                raise
+        return self.cls(**values)
 
 
+_PLANS: dict[type, _Plan] = {}
 _FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {}
-_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _plan(cls: type[Record]) -> _Plan:
+    found = _PLANS.get(cls)
+    if found is None:
+        found = _PLANS[cls] = _Plan(cls)
+    return found
 
 
 def _wire_fields(cls: type) -> tuple[dataclasses.Field, ...]:
@@ -92,14 +144,8 @@ def _wire_fields(cls: type) -> tuple[dataclasses.Field, ...]:
     return found
 
 
-def _hints(cls: type) -> dict[str, Any]:
-    found = _HINTS.get(cls)
-    if found is None:
-        found = _HINTS[cls] = typing.get_type_hints(cls)
-    return found
-
-
 def _plain(value: Any) -> Any:
+    """The JSON form of a value whose type says nothing (`Any`)."""
     if isinstance(value, Record):
         return value.to_dict()
     if isinstance(value, (list, tuple)):
@@ -107,6 +153,121 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     return value
+
+
+def _writer(hint: Any) -> _Writer | None:
+    """How a value of type `hint` is written (None: as it is)."""
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = [_writer(o) for o in typing.get_args(hint) if o is not type(None)]
+        if len(options) == 1:
+            return options[0]  # None itself never reaches a writer
+        return _plain if any(options) else None
+    if origin in (tuple, list):
+        item = _writer(typing.get_args(hint)[0])
+        return list if item is None else (lambda v: [item(x) for x in v])
+    if origin is dict:
+        value_writer = _writer(typing.get_args(hint)[1])
+        return dict if value_writer is None else (lambda v: {k: value_writer(x) for k, x in v.items()})
+    if isinstance(hint, type) and issubclass(hint, Record):
+        return hint.to_dict
+    if hint is Any:
+        return _plain
+    return None
+
+
+def _reader(hint: Any) -> _Reader:
+    """How a value of type `hint` is checked and read from JSON (the subset of types the contract uses)."""
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        nullable = type(None) in typing.get_args(hint)
+        options = [_reader(o) for o in typing.get_args(hint) if o is not type(None)]
+
+        def read_union(value: Any) -> Any:
+            if value is None and nullable:
+                return None
+            errors = []
+            for option in options:
+                try:
+                    return option(value)
+                except _Bad as bad:
+                    errors.append(bad)
+            raise errors[0]
+        return read_union
+    if origin is typing.Literal:
+        allowed = typing.get_args(hint)
+
+        def read_literal(value: Any) -> Any:
+            if value not in allowed:
+                raise _Bad(f"must be one of {', '.join(map(str, allowed))}, not {value!r}")
+            return value
+        return read_literal
+    if origin in (tuple, list):
+        item = _reader(typing.get_args(hint)[0])
+        as_tuple = origin is tuple
+
+        def read_array(value: Any) -> Any:
+            if not isinstance(value, list):
+                raise _Bad(f"must be an array, not {_json_type(value)}")
+            items = []
+            for i, v in enumerate(value):
+                try:
+                    items.append(item(v))
+                except _Bad as bad:
+                    bad.parts.append(f"[{i}]")
+                    raise
+            return tuple(items) if as_tuple else items
+        return read_array
+    if origin is dict:
+        item = _reader(typing.get_args(hint)[1])
+
+        def read_object(value: Any) -> Any:
+            if not isinstance(value, dict):
+                raise _Bad(f"must be an object, not {_json_type(value)}")
+            out = {}
+            for k, v in value.items():
+                try:
+                    out[str(k)] = item(v)
+                except _Bad as bad:
+                    bad.parts.append(str(k))
+                    raise
+            return out
+        return read_object
+    if isinstance(hint, type) and issubclass(hint, Record):
+        return lambda value: _plan(hint).read(value)
+    if hint is Any:
+        return lambda value: value
+    simple = _SIMPLE_READERS.get(hint)
+    if simple is None:
+        raise TypeError(f"no wire conversion for {hint!r}")
+    return simple
+
+
+def _read_bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _Bad(f"must be true or false, not {_json_type(value)}")
+    return value
+
+
+def _read_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Bad(f"must be an integer, not {_json_type(value)}")
+    return value
+
+
+def _read_float(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Bad(f"must be a number, not {_json_type(value)}")
+    return float(value)
+
+
+def _read_str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise _Bad(f"must be a string, not {_json_type(value)}")
+    return value
+
+
+_SIMPLE_READERS: dict[Any, _Reader] = {bool: _read_bool, int: _read_int, float: _read_float, str: _read_str}
 
 
 def _number(value: float) -> str:
@@ -119,66 +280,11 @@ def _json_type(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def _convert(value: Any, hint: Any, label: str) -> Any:
-    """Check `value` against the type `hint` (the subset of types the contract uses)."""
-    origin = typing.get_origin(hint)
-    if origin in (Union, types.UnionType):
-        options = typing.get_args(hint)
-        if value is None and type(None) in options:
-            return None
-        errors = []
-        for option in options:
-            if option is type(None):
-                continue
-            try:
-                return _convert(value, option, label)
-            except RequestError as exc:
-                errors.append(exc)
-        raise errors[0]
-    if origin is typing.Literal:
-        allowed = typing.get_args(hint)
-        if value not in allowed:
-            raise RequestError(f"{label} must be one of {', '.join(map(str, allowed))}, not {value!r}")
-        return value
-    if origin in (tuple, list):
-        if not isinstance(value, list):
-            raise RequestError(f"{label} must be an array, not {_json_type(value)}")
-        item = typing.get_args(hint)[0]
-        items = [_convert(v, item, f"{label}[{i}]") for i, v in enumerate(value)]
-        return tuple(items) if origin is tuple else items
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise RequestError(f"{label} must be an object, not {_json_type(value)}")
-        item = typing.get_args(hint)[1]
-        return {str(k): _convert(v, item, f"{label}.{k}") for k, v in value.items()}
-    if isinstance(hint, type) and issubclass(hint, Record):
-        return hint.from_dict(value, label)
-    if hint is Any:
-        return value
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise RequestError(f"{label} must be true or false, not {_json_type(value)}")
-        return value
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise RequestError(f"{label} must be an integer, not {_json_type(value)}")
-        return value
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise RequestError(f"{label} must be a number, not {_json_type(value)}")
-        return float(value)
-    if hint is str:
-        if not isinstance(value, str):
-            raise RequestError(f"{label} must be a string, not {_json_type(value)}")
-        return value
-    raise TypeError(f"no wire conversion for {hint!r} ({label})")
-
-
 def json_schema(cls: type[Record], *, omit: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The JSON Schema (2020-12 subset) of a record as `from_dict` reads it and `to_dict` writes
     it: every wire field with its type, description and bounds; fields without a default are
     required. Nested records are written inline (the contract's records are small)."""
-    hints = _hints(cls)
+    hints = typing.get_type_hints(cls)
     properties: dict[str, Any] = {}
     required: list[str] = []
     for f in _wire_fields(cls):

@@ -25,12 +25,12 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import REPO_ROOT, percentile, running_daemon
+from benchlib import REPO_ROOT, percentile, running_daemon, wait_until_idle
 
 from codesearch.daemon.client import DaemonClient, call
 from codesearch.eval.bench import DEFAULT_CHECKOUTS
 from codesearch.search.grep import rg_command
-from codesearch.search.types import GrepRequest
+from codesearch.search.types import GrepRequest, SearchRequest
 
 PATTERNS: list[tuple[str, dict]] = [
     ("literal, common", {"pattern": "import", "fixed": True}),
@@ -92,6 +92,9 @@ def main() -> int:
     with running_daemon(tree, index_dir=str(index_dir)) as sock:
         status = call(sock, "status")
         client = DaemonClient(sock, timeout=120)
+        client.search(SearchRequest(query="warm", mode="graph"))  # loads the graph
+        waited = wait_until_idle(status["pid"])
+        print(f"daemon idle after {waited:.0f} s", file=sys.stderr)
         print(f"{status['files']:,} files, {status['chunks']:,} chunks; {args.rounds} rounds, medians in ms")
         print(f"{'pattern':<30}{'lines':>8}{'rg':>8}{'daemon':>9}{'x rg':>6}{'CLI':>8}{'x rg':>6}  same lines")
         ratios = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import time
@@ -65,3 +66,26 @@ def wait_until_embedded(sock: Path, timeout: float = 3600) -> dict:
         if time.monotonic() > deadline:
             raise TimeoutError("the daemon did not finish embedding in time")
         time.sleep(1)
+
+
+def wait_until_idle(pid: int, quiet_seconds: float = 3.0, timeout: float = 600) -> float:
+    """Wait until process `pid` has used almost no CPU for `quiet_seconds` (a daemon done loading
+    its graph and model, and catching up with the disk): measurements then time the requests,
+    not the daemon's start. Returns the seconds waited."""
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu_seconds() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
+
+    started = time.monotonic()
+    last, quiet_since = cpu_seconds(), time.monotonic()
+    while time.monotonic() - quiet_since < quiet_seconds:
+        if time.monotonic() - started > timeout:
+            raise TimeoutError(f"process {pid} stayed busy for {timeout:.0f} s")
+        time.sleep(0.5)
+        now = cpu_seconds()
+        if now - last > 0.05:  # more than 10% of a core over the half second
+            quiet_since = time.monotonic()
+        last = now
+    return time.monotonic() - started

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import time
 
 from ..api.types import GrepAnswer, SearchAnswer, Stats, Status
@@ -70,34 +71,31 @@ def _where(found: GrepMatch | GrepFile) -> str:
 
 def print_grep(answer: GrepAnswer, form: str, explain: bool = False) -> None:
     """`form`: files (-l), count (-c), vimgrep, or grouped: each chunk's matches under a line
-    naming it, context lines as `N-text`, as grep prints them."""
+    naming it, context lines as `N-text`, as grep prints them. Written at once: a print per
+    line cost a tenth of a second per 100,000 lines."""
+    out: list[str] = []
     if form == "files":
-        for f in answer.files:
-            print(_where(f))
-        return
-    if form == "count":
-        for f in answer.files:
-            print(f"{_where(f)}:{f.count}")
-        return
-    if form == "vimgrep":
+        out = [_where(f) for f in answer.files]
+    elif form == "count":
+        out = [f"{_where(f)}:{f.count}" for f in answer.files]
+    elif form == "vimgrep":
+        out = [f"{_where(m)}:{m.line}:{m.column}:{m.text}" for m in answer.matches]
+    else:
+        group = None
         for m in answer.matches:
-            print(f"{_where(m)}:{m.line}:{m.column}:{m.text}")
-        return
-    group = None
-    for m in answer.matches:
-        key = (m.repo, m.path, m.chunk.start_line if m.chunk else 0, m.chunk.qualified_name if m.chunk else "")
-        if key != group:
-            if group is not None:
-                print()
-            group = key
-            where = f"  {m.chunk.kind} {m.chunk.qualified_name}" if m.chunk and m.chunk.kind != "file" else ""
-            why = f"  ({'; '.join(m.explain)})" if explain and m.explain else ""
-            print(f"{_where(m)}{where}{why}")
-        for offset, text in enumerate(m.before):
-            print(f"{m.line - len(m.before) + offset}-{text}")
-        print(f"{m.line}:{m.text}")
-        for offset, text in enumerate(m.after, start=1):
-            print(f"{m.line + offset}-{text}")
+            key = (m.repo, m.path, m.chunk.start_line if m.chunk else 0, m.chunk.qualified_name if m.chunk else "")
+            if key != group:
+                if group is not None:
+                    out.append("")
+                group = key
+                where = f"  {m.chunk.kind} {m.chunk.qualified_name}" if m.chunk and m.chunk.kind != "file" else ""
+                why = f"  ({'; '.join(m.explain)})" if explain and m.explain else ""
+                out.append(f"{_where(m)}{where}{why}")
+            out.extend(f"{m.line - len(m.before) + offset}-{text}" for offset, text in enumerate(m.before))
+            out.append(f"{m.line}:{m.text}")
+            out.extend(f"{m.line + offset}-{text}" for offset, text in enumerate(m.after, start=1))
+    if out:
+        sys.stdout.write("\n".join(out) + "\n")
 
 
 def format_stats(stats: Stats) -> str:

@@ -8,7 +8,19 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
@@ -69,13 +81,20 @@ class Debouncer:
             self.on_batch(ready)
 
 
+# What changes a file's content or place. Not opens and reads: subscribed to, they came from
+# every file that anything read (ripgrep in a grep, the indexer, an editor, a build), and the
+# watcher's thread turned each into an event under the GIL: a grep of a 30,000-file tree through
+# the daemon took 5.6 s against 1.1 s in a process of its own.
+CHANGE_EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent, DirCreatedEvent, FileDeletedEvent, DirDeletedEvent, FileModifiedEvent, DirModifiedEvent,
+    FileMovedEvent, DirMovedEvent, FileClosedEvent]
+
+
 class _Handler(FileSystemEventHandler):
     def __init__(self, watcher: RepoWatcher):
         self.watcher = watcher
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
-            return
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             if raw:
                 self.watcher.saw(os.fsdecode(raw), event.is_directory)
@@ -100,14 +119,14 @@ class RepoWatcher:
         if self.mode == "native":
             try:
                 observer = Observer()
-                observer.schedule(handler, str(self.root), recursive=True)
+                observer.schedule(handler, str(self.root), recursive=True, event_filter=CHANGE_EVENTS)
                 observer.start()
                 return observer
             except OSError as exc:  # e.g. inotify watch limit reached
                 self.mode = "polling"
                 self.fallback_reason = f"native watcher failed ({exc}); polling instead"
         observer = PollingObserver(timeout=1)
-        observer.schedule(handler, str(self.root), recursive=True)
+        observer.schedule(handler, str(self.root), recursive=True, event_filter=CHANGE_EVENTS)
         observer.start()
         return observer
 

@@ -20,6 +20,11 @@ def _sentence_transformer(s: Settings) -> Embedder:
                                        s.embed_threads)
 
 
+def _onnx(s: Settings) -> Embedder:
+    from .onnx import OnnxEmbedder
+    return OnnxEmbedder(s.model, s.device, s.embed_batch_size, s.embed_max_tokens, s.embed_threads)
+
+
 def _static(s: Settings) -> Embedder:
     from .static import StaticEmbedder
     return StaticEmbedder(s.model, s.device, threads=s.embed_threads)
@@ -27,6 +32,7 @@ def _static(s: Settings) -> Embedder:
 
 BACKENDS: dict[str, Callable[[Settings], Embedder]] = {
     "sentence-transformers": _sentence_transformer,
+    "onnx": _onnx,
     "static": _static,
 }
 

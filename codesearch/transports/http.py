@@ -22,6 +22,7 @@ from typing import Any
 from ..api.admission import Busy
 from ..api.methods import call
 from ..api.service import Service, ServiceUnavailable
+from ..gc_pause import paused_gc
 from ..wire import RequestError
 from .limits import (
     BUSY_RETRY_AFTER_MS,
@@ -138,13 +139,14 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("%s %s", self.address_string(), format % args)
 
     def _serve(self, verb: str) -> None:
-        try:
-            self._check_host()
-            self._check_token()
-            status, body = self._answer(verb)
-            self._send(status, body)
-        except _Reply as reply:
-            self._send(reply.status, {"error": {"code": reply.code, "message": str(reply)}}, reply.headers)
+        with paused_gc():  # a large answer is many small objects, made and written at once
+            try:
+                self._check_host()
+                self._check_token()
+                status, body = self._answer(verb)
+                self._send(status, body)
+            except _Reply as reply:
+                self._send(reply.status, {"error": {"code": reply.code, "message": str(reply)}}, reply.headers)
 
     def _answer(self, verb: str) -> tuple[int, Any]:
         path = self.path.split("?", 1)[0]

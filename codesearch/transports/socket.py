@@ -14,6 +14,7 @@ from typing import Any
 from ..api.admission import Busy
 from ..api.methods import UnknownMethod, call
 from ..api.service import Service, ServiceUnavailable
+from ..gc_pause import paused_gc
 from ..wire import RequestError
 from .limits import (
     BUSY_RETRY_AFTER_MS,
@@ -40,6 +41,8 @@ def _error(request_id: Any, code: int, message: str, data: dict | None = None) -
 
 
 def _encode(reply: dict) -> bytes:
+    """A result reply begins `{"jsonrpc": "2.0", "id": ID, "result": ` (its keys in that order):
+    a client that passes results on cuts them out there (daemon.client.call_json)."""
     return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
@@ -56,17 +59,19 @@ class _Handler(socketserver.StreamRequestHandler):
             if not line:
                 return
             if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
-                self._send(_error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
+                self._send(_encode(_error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes")))
                 return  # the rest of the oversized line cannot be framed: drop the client
             if not line.strip():
                 continue
-            reply = server.dispatch(line)
-            if reply is not None and not self._send(reply):
+            with paused_gc():  # a large answer is many small objects, made and written at once
+                reply = server.dispatch(line)
+                data = _encode(reply) if reply is not None else None
+            if data is not None and not self._send(data):
                 return
 
-    def _send(self, reply: dict) -> bool:
+    def _send(self, data: bytes) -> bool:
         try:
-            self.wfile.write(_encode(reply))
+            self.wfile.write(data)
             self.wfile.flush()
             return True
         except (OSError, ValueError):
@@ -127,7 +132,7 @@ class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
             return _error(request_id, INTERNAL_ERROR, f"internal error: {exc}")
         if "id" not in message:
             return None  # a notification gets no answer
-        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}  # in this order: see _encode
 
     def serve_in_thread(self) -> threading.Thread:
         thread = threading.Thread(target=self.serve_forever, name="rpc", daemon=True)

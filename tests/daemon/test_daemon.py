@@ -580,6 +580,22 @@ def test_cli_hybrid_query_through_the_daemon_matches_in_process(d):
     assert via_daemon[0][3] in ("compute_backoff", "Retry Policy"), via_daemon[:3]
 
 
+def test_cli_grep_json_through_the_daemon_is_the_daemons_answer_as_written(d):
+    """--json passes the daemon's result on as the daemon wrote it: the same answer as in process,
+    and grep's exit codes."""
+    def answer(*options: str) -> tuple[int, dict]:
+        done = cli("grep", "-w", "clamp", "--json", "--repo", str(d.root), *options)
+        data = json.loads(done.stdout)
+        data.pop("timing_ms")
+        return done.returncode, data
+    assert answer() == answer("--no-daemon") and answer()[1]["matches"][0]["path"] == "config.py"
+    nothing = cli("grep", "zzz_nothing_zzz", "--json", "--repo", str(d.root))
+    assert nothing.returncode == 1 and json.loads(nothing.stdout)["total"] == 0
+    from codesearch.daemon.client import RESULT_OPENING, _exchange, call_json
+    assert _exchange(d.sock, "grep", {"pattern": "clamp"}, 30).startswith(RESULT_OPENING)  # the text is cut out
+    assert json.loads(call_json(d.sock, "stats"))["files"] > 0
+
+
 def test_cli_query_no_daemon_honours_repo(d):
     """Regression: `query --repo PATH --no-daemon` once opened the index of the current directory
     (cli._open_index took query's --path GLOB option for the repository)."""

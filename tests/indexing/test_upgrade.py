@@ -36,3 +36,26 @@ def test_an_old_catalog_gains_name_positions_without_embedding_again(tmp_path):
     again = Indexer(index, progress=False).run()
     assert again.modified == 0 and again.unchanged == first.added
     index.close()
+
+
+def test_an_old_catalog_gets_the_covering_indexes_that_grep_reads(tmp_path):
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
+    index = Index(root, load_settings(root), create=True)
+    Indexer(index, progress=False).run(embed=False)
+    index.close()
+    catalog = root / ".codesearch" / CATALOG_NAME
+    with sqlite3.connect(catalog) as db:  # the indexes as the previous version made them
+        db.execute("DROP INDEX chunks_span")
+        db.execute("DROP INDEX edges_into")
+        db.execute("CREATE INDEX chunks_path ON chunks(path)")
+        db.execute("CREATE INDEX edges_dst ON edges(dst)")
+
+    Index(root, load_settings(root)).close()
+    with sqlite3.connect(catalog) as db:
+        names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        plan = " ".join(row[3] for row in db.execute(
+            "EXPLAIN QUERY PLAN SELECT path, start_line, end_line, rid FROM chunks WHERE path IN ('a', 'b') "
+            "ORDER BY path, start_line, end_line DESC"))
+    assert {"chunks_span", "edges_into"} <= names and not {"chunks_path", "edges_dst"} & names
+    assert "COVERING INDEX chunks_span" in plan and "TEMP B-TREE" not in plan
