@@ -88,12 +88,15 @@ class IndexRequest(Record):
 
     DOCS = {"paths": "Files or folders relative to the root (inside it); omit for everything.",
             "timeout": "Seconds to wait for the work to finish.",
-            "verify": "Also check the database's integrity and reconcile every vector id."}
+            "verify": "Also check the database's integrity and reconcile every vector id.",
+            "repo": "In a workspace: only this repository (by name); omit for all of them."}
     RANGES = {"timeout": (0.001, MAX_INDEX_WAIT_SECONDS)}
+    OMIT_WHEN_NONE = frozenset({"repo"})
 
     paths: tuple[str, ...] | None = None
     timeout: float = 300.0
     verify: bool = False
+    repo: str | None = None
 
 
 @dataclass(frozen=True)
@@ -194,13 +197,16 @@ class ReadRequest(Record):
     DOCS = {"path": "A file, relative to the root; it must lie inside the repository.",
             "start_line": "First line (1-based); default 1.",
             "end_line": "Last line, inclusive; default the end of the file (at most 2,000 lines per read).",
-            "id": "A chunk id from a search result, instead of path and lines."}
+            "id": "A chunk id from a search result, instead of path and lines.",
+            "repo": "In a workspace: the repository (by name) the path or id belongs to."}
     RANGES = {"start_line": (1, 1 << 31), "end_line": (1, 1 << 31)}
+    OMIT_WHEN_NONE = frozenset({"repo"})
 
     path: str | None = None
     start_line: int | None = None
     end_line: int | None = None
     id: str | None = None
+    repo: str | None = None
 
     def __post_init__(self) -> None:
         if (self.path is None) == (self.id is None):

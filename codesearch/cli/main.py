@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..indexing.index import Index
     from ..vocabulary import Filters
     from ..wire import Record
+    from ..workspace import Workspace
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_NO_MATCH = 1  # grep's "nothing matched"
@@ -84,10 +85,35 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 def _root_of(args: argparse.Namespace) -> Path:
     """The repository a command works on: `index PATH` and `daemon ... PATH`, else --repo."""
     attr = "path" if args.command in ("index", "daemon", "mcp") else "repo"
-    root = Path(getattr(args, attr, None) or ".").resolve()
+    chosen = getattr(args, attr, None)
+    if isinstance(chosen, list):  # --repo may be given more than once (a workspace)
+        chosen = chosen[0] if chosen else None
+    root = Path(chosen or ".").resolve()
     if not root.is_dir():
         raise UsageError(f"{root} is not a folder")
     return root
+
+
+def _workspace(args: argparse.Namespace) -> Workspace | None:
+    """The workspace the command covers (--workspace FILE, or --repo given more than once), or
+    None for one repository. Parsed once per command."""
+    if not hasattr(args, "_workspace"):
+        args._workspace = None
+        from ..workspace import WorkspaceError, load_workspace, workspace_of_paths
+        file = getattr(args, "workspace", None)
+        repos = getattr(args, "path" if args.command in ("daemon", "mcp") else "repo", None)
+        try:
+            if file and isinstance(repos, list) and repos:
+                raise UsageError("give --workspace FILE or the repositories' paths, not both")
+            if file:
+                args._workspace = load_workspace(file)
+            elif isinstance(repos, list) and len(repos) > 1:
+                args._workspace = workspace_of_paths(repos)
+        except WorkspaceError as exc:
+            raise UsageError(str(exc)) from None
+        if args._workspace is not None and getattr(args, "index_dir", None):
+            raise UsageError("--index-dir names one index; in a workspace each repository keeps its own")
+    return args._workspace
 
 
 def _open_index(args: argparse.Namespace, create: bool = False) -> Index:
@@ -100,9 +126,19 @@ def _open_index(args: argparse.Namespace, create: bool = False) -> Index:
 
 
 def _daemon(args: argparse.Namespace) -> DaemonClient | None:
-    """The daemon serving the repository, unless --no-daemon."""
-    from ..daemon.client import connect
-    return None if getattr(args, "no_daemon", False) else connect(_root_of(args), args.index_dir)
+    """The daemon serving the repository (or the workspace), unless --no-daemon."""
+    from ..daemon.client import connect, connect_workspace
+    if getattr(args, "no_daemon", False):
+        return None
+    workspace = _workspace(args)
+    if workspace is not None:
+        return connect_workspace(workspace)
+    return connect(_root_of(args), args.index_dir)
+
+
+def _served(args: argparse.Namespace) -> str:
+    workspace = _workspace(args)
+    return f"the workspace of {', '.join(r.name for r in workspace.repos)}" if workspace else str(_root_of(args))
 
 
 def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
@@ -122,7 +158,7 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
             except TimeoutError:
                 raise CommandError("the daemon did not answer in time; try again, or add --no-daemon") from None
             except OSError as exc:
-                print(f"codesearch: no daemon answered for {_root_of(args)} ({exc.strerror or exc}); "
+                print(f"codesearch: no daemon answered for {_served(args)} ({exc.strerror or exc}); "
                       "answering in this process", file=sys.stderr)
         return ask(_local_service(args))
     except RequestError as exc:
@@ -136,8 +172,15 @@ _LOCAL: dict[Path, Service] = {}
 
 def _local_service(args: argparse.Namespace) -> Service:
     """The service in this process (kept for the command's other queries: --batch)."""
-    from ..api.local import LocalService
+    from ..api.local import LocalService, open_workspace
     from ..indexing.index import IndexMissing
+    workspace = _workspace(args)
+    if workspace is not None:
+        key = Path("workspace:" + workspace.key())
+        if key not in _LOCAL:
+            _LOCAL[key] = open_workspace(workspace, lambda root: _settings_for(root, args),
+                                         use_daemons=not getattr(args, "no_daemon", False))
+        return _LOCAL[key]
     root = _root_of(args)
     if root not in _LOCAL:
         service = LocalService(_open_index(args))
@@ -251,8 +294,8 @@ def cmd_query(args: argparse.Namespace) -> int:
     from ..wire import RequestError
     from .render import print_human, print_vimgrep
     if args.batch:
-        if not args.repo:
-            raise UsageError("--batch needs --repo PATH")
+        if not args.repo and _workspace(args) is None:
+            raise UsageError("--batch needs --repo PATH (or --workspace FILE)")
         queries = Path(args.batch).read_text(encoding="utf-8").splitlines()
     else:
         if not args.text or not " ".join(args.text).strip():
@@ -275,6 +318,8 @@ def cmd_query(args: argparse.Namespace) -> int:
             print_vimgrep(answer)
         else:
             print_human(answer, color=sys.stdout.isatty(), explain=args.explain)
+            if answer.note and _workspace(args) is not None:
+                print(f"codesearch: {answer.note}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -299,7 +344,9 @@ def cmd_relations(args: argparse.Namespace) -> int:
         return EXIT_OK
     for r in answer.results:
         indent = "  " * (r.depth - 1)
-        print(f"{indent}{r.path}:{r.start_line}  {r.kind} {r.qualified_name}")
+        print(f"{indent}{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}  {r.kind} {r.qualified_name}")
+    if answer.note and _workspace(args) is not None:
+        print(f"codesearch: {answer.note}", file=sys.stderr)
     if not answer.results:
         print(f"no {direction} of {args.name!r} found", file=sys.stderr)
     return EXIT_OK
@@ -367,10 +414,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_daemon(args: argparse.Namespace) -> int:
     from ..daemon import lifecycle
-    from ..daemon.client import DaemonClient, socket_path
+    from ..daemon.client import DaemonClient
     from ..transports.http import TOKEN_ENV, HttpConfigError, check_exposure, parse_address
     from .render import format_status
-    root = _root_of(args)
+    workspace = _workspace(args)
+    root = _root_of(args) if workspace is None else Path.cwd()
+    target = (lifecycle.Target.workspace(workspace) if workspace is not None
+              else lifecycle.Target.repository(root, args.index_dir))
+    served = target.label
     token = args.http_token or os.environ.get(TOKEN_ENV)
     try:
         if args.http:
@@ -381,39 +432,69 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         if args.action == "run":
             if token:
                 os.environ[TOKEN_ENV] = token
-            lifecycle.serve(root, args.index_dir, args.polling, args.http)  # ends the process
+            lifecycle.serve(root, args.index_dir, args.polling, args.http, workspace)  # ends the process
         if args.action == "start":
-            health = lifecycle.start_detached(root, args.index_dir, args.timeout, args.polling, args.http, token)
+            health = lifecycle.start_target(target, args.timeout, args.polling, args.http, token)
             already = bool(health.get("already_running"))
             if already and args.http and not health.get("http"):
-                raise CommandError(f"a daemon already serves {root} without HTTP; "
+                raise CommandError(f"a daemon already serves {served} without HTTP; "
                                    "stop it first (codesearch daemon stop) to start one with --http")
             if args.json:
                 print(json.dumps({"started": not already, "already_running": already, "pid": health.get("pid"),
-                                  "root": str(root), **({"http": health["http"]} if health.get("http") else {})}))
+                                  "root": health.get("root", str(root)),
+                                  **({"http": health["http"]} if health.get("http") else {})}))
             else:
-                served = f", HTTP on http://{health['http']}" if health.get("http") else ""
-                print(f"codesearch daemon {'already running' if already else 'started'} for {root} "
-                      f"(pid {health.get('pid')}{served})")
+                http = f", HTTP on http://{health['http']}" if health.get("http") else ""
+                print(f"codesearch daemon {'already running' if already else 'started'} for {served} "
+                      f"(pid {health.get('pid')}{http})")
             return EXIT_OK
         if args.action == "stop":
-            stopped = lifecycle.stop_daemon(root, args.index_dir)
+            stopped = lifecycle.stop_target(target)
             if args.json:
-                print(json.dumps({"stopped": stopped, "root": str(root)}))
+                print(json.dumps({"stopped": stopped, "root": str(root) if workspace is None else served}))
             else:
-                print("codesearch daemon stopped" if stopped else f"no codesearch daemon serves {root}")
+                print("codesearch daemon stopped" if stopped else f"no codesearch daemon serves {served}")
             return EXIT_OK
-        if not lifecycle.running_daemon(root, args.index_dir):
+        if not lifecycle.running_at(target.files):
             if args.json:
                 print(json.dumps({"running": False}))
             else:
-                print(f"no codesearch daemon serves {root}")
+                print(f"no codesearch daemon serves {served}")
             return EXIT_OK
-        status = DaemonClient(socket_path(root, args.index_dir)).status()
+        status = DaemonClient(target.files.sock).status()
         print(json.dumps({"running": True, **status.to_dict()}) if args.json else format_status(status))
         return EXIT_OK
     except lifecycle.DaemonLifecycleError as exc:
         raise CommandError(str(exc)) from None
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Ranked lists on stdin, one fused list out (DESIGN: `merge`); any bad input exits 2."""
+    from ..search.merge import MergeInputError, merge, parse_boosts, parse_lists
+    try:
+        k, limit = _number(args.k, "--k", float), _number(args.limit, "--limit", int)
+        boosts = parse_boosts(args.boost_sources)
+        text = sys.stdin.read()
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise MergeInputError(f"the input is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+                                  if text.strip() else "the input is empty: give a JSON array on stdin") from None
+        answer = merge(parse_lists(data), boosts, k=k, limit=limit)
+    except MergeInputError as exc:
+        raise UsageError(str(exc)) from None
+    print(json.dumps(answer, ensure_ascii=False))
+    return EXIT_OK
+
+
+def _number(text: str | None, flag: str, kind: Callable[[str], Any]) -> Any:
+    """A flag's number, or one clear line (argparse's own error is two: usage and message)."""
+    if text is None:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise UsageError(f"{flag} takes a number, not {text!r}") from None
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
@@ -423,13 +504,22 @@ def cmd_lsp(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from ..transports.mcp import serve_stdio
-    return serve_stdio(_root_of(args), args.index_dir, start=not args.no_start)
+    workspace = _workspace(args)
+    root = _root_of(args) if workspace is None else Path.cwd()
+    return serve_stdio(root, args.index_dir, start=not args.no_start, workspace=workspace)
 
 
 def _add_index_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
     p.add_argument("--model", dest="model", help="sentence-transformers model name or path")
     p.add_argument("--chroma-url", dest="chroma_url", help="use a Chroma server, e.g. http://localhost:8000")
+
+
+def _add_repo_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", action="append", default=None, metavar="PATH",
+                   help="the indexed repository (default: .); more than once: search them all as one")
+    p.add_argument("--workspace", metavar="FILE",
+                   help="the repositories of a workspace file ([[repo]] tables: path, name, boost)")
 
 
 def _overrides(args: argparse.Namespace) -> None:
@@ -465,7 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("query", help="search the index")
     p.add_argument("text", nargs="*", metavar="TEXT")
-    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: .)")
+    _add_repo_options(p)
     _add_index_options(p)
     p.add_argument("--limit", "-n", type=int, default=10)
     p.add_argument("--json", action="store_true", help="one JSON object (JSON Lines with --batch)")
@@ -486,7 +576,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, what in (("callers", "who calls NAME"), ("callees", "what NAME calls")):
         p = sub.add_parser(name, help=what)
         p.add_argument("name", metavar="NAME")
-        p.add_argument("--repo", default=None, metavar="PATH")
+        _add_repo_options(p)
         _add_index_options(p)
         p.add_argument("--depth", type=int, default=1)
         p.add_argument("--json", action="store_true")
@@ -496,7 +586,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grep", help="exact text or a regex, ranked by structure (exit 0 match, 1 none, 2 error)")
     p.add_argument("pattern", metavar="PATTERN")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders inside the repository")
-    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: .)")
+    _add_repo_options(p)
     p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
     p.add_argument("-F", "--fixed-strings", action="store_true", help="the pattern is exact text")
     p.add_argument("-w", "--word-regexp", action="store_true", help="whole words only")
@@ -530,7 +620,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("daemon", help="background watcher and socket server")
     p.add_argument("action", choices=("start", "stop", "status", "run"))
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    p.add_argument("path", nargs="*", metavar="PATH", help="the repository (default: .); several: one daemon for all")
+    p.add_argument("--workspace", metavar="FILE", help="serve every repository of a workspace file")
     p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--polling", action="store_true", help="poll instead of native file events")
@@ -541,8 +632,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="require `Authorization: Bearer TOKEN` on HTTP (default: $CODESEARCH_HTTP_TOKEN)")
     p.set_defaults(func=cmd_daemon)
 
+    p = sub.add_parser("merge", help="fuse ranked lists from several sources (JSON on stdin) into one")
+    p.add_argument("--boost-sources", metavar="NAME:W,...",
+                   help="multiply the fused score of results first seen in NAME by W, e.g. docs:1.2,memory:0.8")
+    p.add_argument("--k", default="60", metavar="K", help="the RRF constant: each rank adds 1/(K + rank) (default 60)")
+    p.add_argument("--limit", default=None, metavar="N", help="at most N merged results")
+    p.set_defaults(func=cmd_merge)
+
     p = sub.add_parser("mcp", help="serve the MCP tools over stdio, through the repository's daemon")
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    p.add_argument("path", nargs="*", metavar="PATH", help="the repository (default: .); several: a workspace")
+    p.add_argument("--workspace", metavar="FILE", help="serve the repositories of a workspace file")
     p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
     p.add_argument("--no-start", action="store_true", help="do not start a daemon when none runs")
     p.set_defaults(func=cmd_mcp)
@@ -592,6 +691,7 @@ def main(argv: list[str] | None = None) -> int:
         from ..store.catalog import CatalogDamaged, CatalogError, is_damage  # only now: the CLI starts light
         if isinstance(exc, CatalogDamaged) or is_damage(exc):
             root = getattr(args, "path", None) or getattr(args, "repo", None) or "."
+            root = root[0] if isinstance(root, list) else root  # --repo and daemon PATH may repeat
             detail = str(exc) if isinstance(exc, CatalogError) else f"the index database is damaged ({exc})"
             print(f"codesearch: {detail}; rebuild it with: codesearch index --rebuild {root}", file=sys.stderr)
             return EXIT_ERROR

@@ -7,6 +7,7 @@ import sys
 import time
 
 from ..api.types import GrepAnswer, SearchAnswer, Stats, Status
+from ..search.types import GrepFile, GrepMatch
 
 BOLD, DIM, CYAN, YELLOW, RESET = "\033[1m", "\033[2m", "\033[36m", "\033[33m", "\033[0m"
 
@@ -26,7 +27,7 @@ def print_human(answer: SearchAnswer, color: bool, explain: bool = False) -> Non
     if not answer.results:
         print("no results")
     for i, r in enumerate(answer.results, start=1):
-        loc = f"{r.path}:{r.start_line}-{r.end_line}"
+        loc = f"{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}-{r.end_line}"
         what = f"{r.kind} {r.qualified_name or r.name}"
         if color:
             print(f"{BOLD}{i:>2}. {CYAN}{loc}{RESET}  {what}  {DIM}{r.score:.4f}{RESET}")
@@ -38,6 +39,9 @@ def print_human(answer: SearchAnswer, color: bool, explain: bool = False) -> Non
         if explain:
             ranks = ", ".join(f"{k} #{v}" if v else f"{k} -" for k, v in r.sources.items())
             print(f"        retrievers: {ranks}")
+            if r.repo is not None:
+                print(f"        repository: {r.repo} #{r.repo_rank} (0-based), fused {r.fused_score:.5f}, "
+                      f"boosted {r.score:.5f}")
             for note in r.explain or ():
                 print(f"        ranking: {note}")
     extra = []
@@ -56,7 +60,13 @@ def print_vimgrep(answer: SearchAnswer) -> None:
         line, column, shown = r.snippet_line, 1, lines[0]
         if r.name_line and r.snippet_line <= r.name_line < r.snippet_line + len(lines):  # on the name itself
             line, column, shown = r.name_line, r.name_column or 1, lines[r.name_line - r.snippet_line]
-        print(f"{r.path}:{line}:{column}:{r.kind} {r.qualified_name or r.name}: {shown.strip()}")
+        where = f"{r.repo}/{r.path}" if r.repo else r.path
+        print(f"{where}:{line}:{column}:{r.kind} {r.qualified_name or r.name}: {shown.strip()}")
+
+
+def _where(found: GrepMatch | GrepFile) -> str:
+    """A path as printed: after its repository's name, in a workspace."""
+    return f"{found.repo}/{found.path}" if found.repo else found.path
 
 
 def print_grep(answer: GrepAnswer, form: str, explain: bool = False) -> None:
@@ -65,22 +75,22 @@ def print_grep(answer: GrepAnswer, form: str, explain: bool = False) -> None:
     line cost a tenth of a second per 100,000 lines."""
     out: list[str] = []
     if form == "files":
-        out = [f.path for f in answer.files]
+        out = [_where(f) for f in answer.files]
     elif form == "count":
-        out = [f"{f.path}:{f.count}" for f in answer.files]
+        out = [f"{_where(f)}:{f.count}" for f in answer.files]
     elif form == "vimgrep":
-        out = [f"{m.path}:{m.line}:{m.column}:{m.text}" for m in answer.matches]
+        out = [f"{_where(m)}:{m.line}:{m.column}:{m.text}" for m in answer.matches]
     else:
         group = None
         for m in answer.matches:
-            key = (m.path, m.chunk.start_line if m.chunk else 0, m.chunk.qualified_name if m.chunk else "")
+            key = (m.repo, m.path, m.chunk.start_line if m.chunk else 0, m.chunk.qualified_name if m.chunk else "")
             if key != group:
                 if group is not None:
                     out.append("")
                 group = key
                 where = f"  {m.chunk.kind} {m.chunk.qualified_name}" if m.chunk and m.chunk.kind != "file" else ""
                 why = f"  ({'; '.join(m.explain)})" if explain and m.explain else ""
-                out.append(f"{m.path}{where}{why}")
+                out.append(f"{_where(m)}{where}{why}")
             out.extend(f"{m.line - len(m.before) + offset}-{text}" for offset, text in enumerate(m.before))
             out.append(f"{m.line}:{m.text}")
             out.extend(f"{m.line + offset}-{text}" for offset, text in enumerate(m.after, start=1))

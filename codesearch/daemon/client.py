@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         SymbolsAnswer,
         SymbolsRequest,
     )
+    from ..workspace import Workspace
 
 R = TypeVar("R", bound=Record)
 T = TypeVar("T")
@@ -222,4 +223,12 @@ def connect(root: Path, index_dir: str | None) -> DaemonClient | None:
     if os.environ.get("CODESEARCH_NO_DAEMON"):
         return None
     path = socket_path(root, index_dir)
+    return DaemonClient(path) if path.exists() else None
+
+
+def connect_workspace(workspace: Workspace) -> DaemonClient | None:
+    """A client of the daemon serving this workspace (found by its key), or None."""
+    if os.environ.get("CODESEARCH_NO_DAEMON"):
+        return None
+    path = workspace.state_dir() / SOCKET_NAME
     return DaemonClient(path) if path.exists() else None

@@ -7,6 +7,12 @@ process is signalled only if its command line is a codesearch daemon of this roo
 serialized by a second lock (`start.lock`), so two starts give one daemon. The pid and socket
 files are written only by the lock's holder and removed when it stops; what a killed daemon
 left is removed by whoever next finds the lock free.
+
+A workspace daemon serves several repositories from one process (one model): it keeps its own
+lock, pid, socket and log in the workspace's folder (`Workspace.state_dir`), and for each
+repository it serves, that repository's lock, pid and socket too, so that a command about one of
+them finds it as that repository's daemon. A repository whose own daemon already runs is served
+through that daemon's socket instead.
 """
 
 from __future__ import annotations
@@ -21,14 +27,21 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..config import load_settings
 from ..indexing.index import ensure_index_dir
 from ..paths import index_dir_for
-from .client import SOCKET_NAME, DaemonError, call
+from .client import SOCKET_NAME, DaemonClient, DaemonError, call
+
+if TYPE_CHECKING:
+    from ..api.service import Service
+    from ..embedding.base import Embedder
+    from ..workspace import Workspace
+    from .service import Daemon
 
 PID_NAME, LOG_NAME, LOCK_NAME, START_LOCK_NAME = "daemon.pid", "daemon.log", "daemon.lock", "start.lock"
 LOCK_RETRY_SECONDS = 2.0  # a status check holds the lock for microseconds: a starting daemon retries
@@ -50,7 +63,14 @@ class DaemonFiles:
 
     @classmethod
     def of(cls, root: Path, index_dir: str | None) -> DaemonFiles:
-        folder = index_dir_for(root, index_dir)
+        return cls.in_folder(index_dir_for(root, index_dir))
+
+    @classmethod
+    def of_workspace(cls, workspace: Workspace) -> DaemonFiles:
+        return cls.in_folder(workspace.state_dir())
+
+    @classmethod
+    def in_folder(cls, folder: Path) -> DaemonFiles:
         return cls(folder / SOCKET_NAME, folder / PID_NAME, folder / LOG_NAME, folder / LOCK_NAME,
                    folder / START_LOCK_NAME)
 
@@ -128,7 +148,11 @@ def is_daemon_of(pid: int, root: Path) -> bool:
 
 def running_daemon(root: Path, index_dir: str | None) -> dict | None:
     """Health of the daemon serving this index, or None; removes the leftovers of a dead one."""
-    files = DaemonFiles.of(root.resolve(), index_dir)
+    return running_at(DaemonFiles.of(root.resolve(), index_dir))
+
+
+def running_at(files: DaemonFiles) -> dict | None:
+    """Health of the daemon whose files these are (a repository's or a workspace's), or None."""
     if not lock_is_held(files.lock):
         _remove(files.sock, files.pid)  # nobody holds the lock: a killed daemon left these
         return None
@@ -138,52 +162,133 @@ def running_daemon(root: Path, index_dir: str | None) -> dict | None:
     return {"pid": _read_pid(files.pid), "ready": False, "starting": True}
 
 
+@dataclass
+class _Served:
+    """What one daemon process serves, closed in reverse: socket servers, then daemons, then the
+    files and locks of each repository it holds."""
+
+    daemons: list[Daemon] = field(default_factory=list)
+    servers: list = field(default_factory=list)  # RpcServer and HttpServer: each has close()
+    held: list[tuple[DaemonFiles, DaemonLock]] = field(default_factory=list)
+
+    def hold(self, files: DaemonFiles) -> bool:
+        """Take a repository's daemon lock (False: another daemon serves it), and its files."""
+        ensure_index_dir(files.lock.parent)
+        lock = DaemonLock(files.lock)
+        if not lock.acquire():
+            return False
+        self.held.append((files, lock))
+        files.pid.write_text(str(os.getpid()))
+        _remove(files.sock)  # we hold the lock: any socket here is a dead daemon's
+        return True
+
+    def close(self) -> None:
+        for server in reversed(self.servers):
+            server.close()
+        for daemon in self.daemons:
+            daemon.stop()
+        for files, lock in reversed(self.held):
+            _remove(files.sock, files.pid)
+            lock.release()
+
+
+def _root_daemon(root: Path, index_dir: str | None, force_polling: bool, stopping: threading.Event,
+                 served: _Served, embedder: Embedder | None = None) -> Daemon:
+    from .service import Daemon
+    settings = load_settings(root)
+    settings = replace(settings, embed_threads=settings.daemon_embed_threads)
+    daemon = Daemon(root, settings, index_dir, force_polling=force_polling, stopping=stopping, embedder=embedder)
+    served.daemons.append(daemon)
+    return daemon
+
+
 def run_foreground(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None) -> int:
     """Serve until asked to stop (the shutdown method, SIGTERM or Ctrl-C, at any moment).
     `http`: [HOST:]PORT of an HTTP front-end too (its token comes from CODESEARCH_HTTP_TOKEN)."""
+    root = root.resolve()
+    return _run(DaemonFiles.of(root, index_dir), str(root), http,
+                lambda stopping, served: _root_daemon(root, index_dir, force_polling, stopping, served))
+
+
+def run_workspace(workspace: Workspace, force_polling: bool = False, http: str | None = None) -> int:
+    """Serve every repository of the workspace from this process: a daemon per repository (its
+    watcher and writer), one embedding model for all, and the workspace's answers on its socket."""
+    from ..api.types import Ok
+    from ..api.workspace import Member, WorkspaceService
+    from ..embedding.registry import EmbedderPool
+    from ..transports.socket import RpcServer
+
+    def build(stopping: threading.Event, served: _Served) -> Service:
+        pool = EmbedderPool()
+        members = []
+        for spec in workspace.repos:
+            if not spec.root.is_dir():
+                members.append(Member(spec, problem=f"{spec.root} is missing"))
+                log.warning("%s: %s is missing; serving the others", spec.name, spec.root)
+                continue
+            files = DaemonFiles.of(spec.root, None)
+            if not served.hold(files):
+                log.info("%s: its own daemon serves %s; asking it through %s", spec.name, spec.root, files.sock)
+                members.append(Member(spec, DaemonClient(files.sock)))
+                continue
+            daemon = _root_daemon(spec.root, None, force_polling, stopping,
+                                  served, pool.get(load_settings(spec.root)))
+            server = RpcServer(files.sock, daemon)  # the repository's own socket, for commands about it alone
+            server.serve_in_thread()
+            served.servers.append(server)
+            members.append(Member(spec, daemon))
+
+        def shutdown() -> Ok:
+            stopping.set()
+            return Ok()
+
+        return WorkspaceService(workspace, members, on_shutdown=shutdown)
+
+    label = str(workspace.file) if workspace.file else ", ".join(str(r.root) for r in workspace.repos)
+    return _run(DaemonFiles.of_workspace(workspace), f"the workspace {label}", http, build)
+
+
+def _run(files: DaemonFiles, label: str, http: str | None,
+         build: Callable[[threading.Event, _Served], Service]) -> int:
+    """Hold the daemon lock of `files`, build the service, serve it on the socket (and HTTP)
+    until stopped, then close everything in reverse."""
     from ..transports.http import TOKEN_ENV, HttpServer, check_exposure, parse_address
     from ..transports.socket import RpcServer
-    from .service import Daemon
 
-    root = root.resolve()
     http_address = parse_address(http) if http else None
     if http_address:
         check_exposure(http_address, os.environ.get(TOKEN_ENV))
-    files = DaemonFiles.of(root, index_dir)
     ensure_index_dir(files.lock.parent)
     lock = DaemonLock(files.lock)
     if not lock.acquire():
-        log.info("a daemon already serves %s (pid %s)", root, _read_pid(files.pid))
+        log.info("a daemon already serves %s (pid %s)", label, _read_pid(files.pid))
         return 0
     stopping = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stopping.set())
-    server = daemon = web = None
+    served = _Served()
     try:
         files.pid.write_text(str(os.getpid()))
         _remove(files.sock)  # we hold the lock: any socket here is a dead daemon's
-        settings = load_settings(root)
-        settings = replace(settings, embed_threads=settings.daemon_embed_threads)
-        daemon = Daemon(root, settings, index_dir, force_polling=force_polling, stopping=stopping)
+        service = build(stopping, served)
         if http_address:  # before the socket: a client that sees the socket may ask for the address
-            web = HttpServer(http_address, daemon, os.environ.get(TOKEN_ENV))
-            daemon.http_address = str(web.address)
+            web = HttpServer(http_address, service, os.environ.get(TOKEN_ENV))
+            for daemon in served.daemons:
+                daemon.http_address = str(web.address)
             web.serve_in_thread()
+            served.servers.append(web)
             log.info("serving HTTP on http://%s", web.address)
-        server = RpcServer(files.sock, daemon)
+        server = RpcServer(files.sock, service)
         server.serve_in_thread()
-        daemon.start()
-        log.info("serving %s on %s (pid %d)", root, files.sock, os.getpid())
+        served.servers.append(server)
+        for daemon in served.daemons:
+            daemon.start()
+        log.info("serving %s on %s (pid %d)", label, files.sock, os.getpid())
         while not stopping.wait(0.5):
             pass
         log.info("shutting down")
     finally:
-        if web is not None:
-            web.close()
-        if server is not None:
-            server.close()
-        if daemon is not None:
-            daemon.stop()
+        served.close()
         _remove(files.sock, files.pid)
         lock.release()
     return 0
@@ -238,24 +343,54 @@ def wait_ready(files: DaemonFiles, deadline: float, process: subprocess.Popen | 
     return None
 
 
+@dataclass(frozen=True)
+class Target:
+    """What a daemon serves, one repository or a workspace: its files, the arguments of its
+    `run` command, and the argument of that command line that identifies it (for `is_daemon_of`)."""
+
+    files: DaemonFiles
+    run_args: tuple[str, ...]
+    anchor: Path
+    label: str
+
+    @classmethod
+    def repository(cls, root: Path, index_dir: str | None) -> Target:
+        root = root.resolve()
+        extra = ("--index-dir", str(index_dir)) if index_dir else ()
+        return cls(DaemonFiles.of(root, index_dir), (str(root), *extra), root, str(root))
+
+    @classmethod
+    def workspace(cls, workspace: Workspace) -> Target:
+        if workspace.file is not None:
+            args: tuple[str, ...] = ("--workspace", str(workspace.file))
+            anchor, label = workspace.file, f"the workspace {workspace.file}"
+        else:
+            args = tuple(str(r.root) for r in workspace.repos)
+            anchor, label = workspace.repos[0].root, "the workspace of " + ", ".join(args)
+        return cls(DaemonFiles.of_workspace(workspace), args, anchor, label)
+
+
 def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600, force_polling: bool = False,
                    http: str | None = None, http_token: str | None = None) -> dict:
+    """Start a background daemon for one repository (see `start_target`)."""
+    return start_target(Target.repository(root, index_dir), wait_seconds, force_polling, http, http_token)
+
+
+def start_target(target: Target, wait_seconds: float = 600, force_polling: bool = False,
+                 http: str | None = None, http_token: str | None = None) -> dict:
     """Start a background daemon and return its health once it is ready; a daemon already
     running (or starting) is waited for instead. A start that fails leaves nothing behind.
     The HTTP token travels in the child's environment, never on its command line."""
-    root = root.resolve()
-    files = DaemonFiles.of(root, index_dir)
+    files = target.files
     ensure_index_dir(files.lock.parent)
     deadline = time.monotonic() + wait_seconds
     with _start_lock(files.start_lock, wait_seconds):
-        if running_daemon(root, index_dir):
+        if running_at(files):
             health = wait_ready(files, deadline)
             if health is None:
                 raise DaemonLifecycleError(f"the running daemon did not become ready in {wait_seconds:.0f}s")
             return {**health, "already_running": True}
-        command = [sys.executable, "-m", "codesearch.daemon.lifecycle", "run", str(root)]
-        if index_dir:
-            command += ["--index-dir", str(index_dir)]
+        command = [sys.executable, "-m", "codesearch.daemon.lifecycle", "run", *target.run_args]
         if force_polling:
             command.append("--polling")
         env = dict(os.environ)
@@ -281,18 +416,22 @@ def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600,
 
 
 def stop_daemon(root: Path, index_dir: str | None, wait_seconds: float = 30) -> bool:
+    """Stop the daemon of one repository (see `stop_target`)."""
+    return stop_target(Target.repository(root, index_dir), wait_seconds)
+
+
+def stop_target(target: Target, wait_seconds: float = 30) -> bool:
     """Ask the daemon to shut down and wait until its lock is free; False when none was running.
-    Only a process that is this root's daemon is ever signalled."""
-    root = root.resolve()
-    health = running_daemon(root, index_dir)
+    Only a process that is this target's daemon is ever signalled."""
+    files = target.files
+    health = running_at(files)
     if not health:
         return False
-    files = DaemonFiles.of(root, index_dir)
     pid = health.get("pid")
     try:
         call(files.sock, "shutdown", timeout=5)
     except (OSError, ValueError, DaemonError):
-        if pid and is_daemon_of(pid, root):
+        if pid and is_daemon_of(pid, target.anchor):
             os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + wait_seconds
     while lock_is_held(files.lock) and time.monotonic() < deadline:
@@ -307,12 +446,17 @@ def configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
 
 
-def serve(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None) -> None:
-    """Run the daemon in this process and end the process with it (see `_exit`)."""
+def serve(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None,
+          workspace: Workspace | None = None) -> None:
+    """Run the daemon (of `root`, or of `workspace` when given) in this process and end the
+    process with it (see `_exit`)."""
     from ..transports.http import HttpConfigError
     configure_logging()
     try:
-        code = run_foreground(root, index_dir, force_polling, http)
+        if workspace is not None:
+            code = run_workspace(workspace, force_polling, http)
+        else:
+            code = run_foreground(root, index_dir, force_polling, http)
     except HttpConfigError as exc:
         log.error("the daemon cannot start: %s", exc)
         code = 2
@@ -323,14 +467,18 @@ def serve(root: Path, index_dir: str | None, force_polling: bool = False, http: 
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ..workspace import load_workspace, workspace_of_paths
     parser = argparse.ArgumentParser(prog="codesearch-daemon")
     parser.add_argument("action", choices=("run",))
-    parser.add_argument("path", nargs="?", default=".")
+    parser.add_argument("paths", nargs="*", default=["."])
+    parser.add_argument("--workspace")
     parser.add_argument("--index-dir")
     parser.add_argument("--polling", action="store_true")
     parser.add_argument("--http")
     args = parser.parse_args(argv)
-    serve(Path(args.path), args.index_dir, args.polling, args.http)
+    workspace = (load_workspace(args.workspace) if args.workspace
+                 else workspace_of_paths(args.paths) if len(args.paths) > 1 else None)
+    serve(Path(args.paths[0] if args.paths else "."), args.index_dir, args.polling, args.http, workspace)
     return 0  # not reached
 
 

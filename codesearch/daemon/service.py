@@ -54,6 +54,7 @@ from ..api.types import (
     SymbolsRequest,
 )
 from ..config import Settings
+from ..embedding.base import Embedder
 from ..faults import checkpoint
 from ..indexing.index import CATALOG_NAME, Index
 from ..indexing.indexer import Indexer, IndexInterrupted, IndexReport
@@ -82,8 +83,10 @@ class _Waiter:
 
 class Daemon:
     def __init__(self, root: Path, settings: Settings, index_dir: str | None = None, force_polling: bool = False,
-                 stopping: threading.Event | None = None):
+                 stopping: threading.Event | None = None, embedder: Embedder | None = None):
+        """`embedder`: a model shared with the other repositories a workspace daemon serves."""
         self.started = time.time()
+        self._shared_embedder = embedder
         self.settings = settings
         self.root = Path(root).resolve()
         self.dir = index_dir_for(self.root, index_dir)
@@ -113,11 +116,11 @@ class Daemon:
         connection per thread; the model and the vector store shared). A catalog that cannot
         even be opened is rebuilt at once."""
         try:
-            self.writer_index = Index(self.root, self.settings, self.dir, create=True)
+            self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self._shared_embedder)
         except CatalogError as exc:
             log.warning("%s; rebuilding the index from scratch", exc)
             self._remove_catalog()
-            self.writer_index = Index(self.root, self.settings, self.dir, create=True)
+            self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self._shared_embedder)
         self.embed_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
         self.reader_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
         self.indexer = Indexer(self.writer_index, progress=False, log=log.info)

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..api.service import ServiceUnavailable
-from .client import DaemonClient, socket_path
-from .lifecycle import DaemonFiles, DaemonLifecycleError, running_daemon, start_detached, wait_ready
+from .client import DaemonClient
+from .lifecycle import DaemonLifecycleError, Target, running_at, start_target, wait_ready
 
 log = logging.getLogger("codesearch.session")
 T = TypeVar("T")
@@ -22,15 +22,16 @@ START_TIMEOUT_SECONDS = 3600.0  # a start in the background gives up after this
 
 
 class DaemonSession:
-    """The daemon of `root`, started on demand unless `start` is False."""
+    """The daemon of `root` (or of `target`, a workspace), started on demand unless `start` is False."""
 
     def __init__(self, root: Path, index_dir: str | None = None, start: bool = True,
-                 wait_seconds: float = START_WAIT_SECONDS):
+                 wait_seconds: float = START_WAIT_SECONDS, target: Target | None = None):
         self.root = root.resolve()
         self.index_dir = index_dir
+        self.target = target or Target.repository(self.root, index_dir)
         self.start = start
         self.wait_seconds = wait_seconds
-        self.client = DaemonClient(socket_path(self.root, index_dir))
+        self.client = DaemonClient(self.target.files.sock)
         self._lock = threading.Lock()
         self._starting: threading.Thread | None = None
         self._ready = threading.Event()
@@ -42,13 +43,14 @@ class DaemonSession:
         with self._lock:
             if self._starting is not None and self._starting.is_alive():
                 return
-            health = running_daemon(self.root, self.index_dir)
+            health = running_at(self.target.files)
             if health and health.get("ready"):
                 self._ready.set()
                 return
             if not self.start:
                 self._failure = None if health else (
-                    f"no codesearch daemon serves {self.root}; start one with: codesearch daemon start {self.root}")
+                    f"no codesearch daemon serves {self.target.label}; start one with: codesearch daemon start "
+                    f"{' '.join(self.target.run_args)}")
                 if health:  # one is starting: wait for it as for our own
                     self._starting = threading.Thread(target=self._wait_for_start, daemon=True)
                     self._starting.start()
@@ -60,14 +62,14 @@ class DaemonSession:
 
     def _start(self) -> None:
         try:
-            start_detached(self.root, self.index_dir, START_TIMEOUT_SECONDS)
+            start_target(self.target, START_TIMEOUT_SECONDS)
             self._ready.set()
         except (DaemonLifecycleError, OSError) as exc:
-            self._failure = f"the codesearch daemon for {self.root} could not start: {exc}"
+            self._failure = f"the codesearch daemon for {self.target.label} could not start: {exc}"
             log.error("%s", self._failure)
 
     def _wait_for_start(self) -> None:
-        if wait_ready(DaemonFiles.of(self.root, self.index_dir), time.monotonic() + START_TIMEOUT_SECONDS):
+        if wait_ready(self.target.files, time.monotonic() + START_TIMEOUT_SECONDS):
             self._ready.set()
 
     def _await_ready(self) -> DaemonClient:
@@ -78,8 +80,8 @@ class DaemonSession:
             if not self._ready.wait(self.wait_seconds):
                 if self._failure:
                     raise ServiceUnavailable(self._failure)
-                raise ServiceUnavailable(f"the codesearch daemon for {self.root} is still indexing it for the first "
-                                         "time; try again in a minute")
+                raise ServiceUnavailable(f"the codesearch daemon for {self.target.label} is still indexing for the "
+                                         "first time; try again in a minute")
         return self.client
 
     def call(self, fn: Callable[[DaemonClient], T]) -> T:
@@ -88,9 +90,9 @@ class DaemonSession:
         try:
             return fn(client)
         except TimeoutError:
-            raise ServiceUnavailable(f"the codesearch daemon for {self.root} did not answer in time") from None
+            raise ServiceUnavailable(f"the codesearch daemon for {self.target.label} did not answer in time") from None
         except OSError:  # refused, reset, no socket, closed without an answer
-            if running_daemon(self.root, self.index_dir):
+            if running_at(self.target.files):
                 raise
             log.warning("the daemon for %s went away; starting it again", self.root)
             self._ready.clear()

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from ..config import ConfigError, Settings
 from .base import Embedder
+
+QUERY_MEMO_SIZE = 64  # recent query vectors kept by a shared embedder
 
 
 def _sentence_transformer(s: Settings) -> Embedder:
@@ -36,3 +42,59 @@ def create_embedder(settings: Settings) -> Embedder:
     if build is None:
         raise ConfigError(f"unknown embedder {settings.embedder!r}; choose from {', '.join(BACKENDS)}")
     return build(settings)
+
+
+class SharedEmbedder:
+    """One model shared by the repositories of a workspace: memory does not grow by a model per
+    repository, and a query asked of each repository is embedded once (the last few are kept).
+    The repositories' background embedding takes turns, so a workspace keeps one core's worth
+    of embedding like a one-repository daemon, whatever its size."""
+
+    def __init__(self, inner: Embedder, memo_size: int = QUERY_MEMO_SIZE):
+        self.inner = inner
+        self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._memo_size = memo_size
+        self._lock = threading.Lock()
+        self._documents = threading.Lock()
+
+    @property
+    def key(self) -> str:
+        return self.inner.key
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
+        with self._documents:
+            return self.inner.encode_documents(texts)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            found = self._memo.get(text)
+            if found is not None:
+                self._memo.move_to_end(text)
+                return found
+        vector = self.inner.encode_query(text)
+        vector.flags.writeable = False  # handed to every repository's search: nobody may change it
+        with self._lock:
+            self._memo[text] = vector
+            while len(self._memo) > self._memo_size:
+                self._memo.popitem(last=False)
+        return vector
+
+
+class EmbedderPool:
+    """Embedders shared by the indexes of one process, one per distinct embedding setting."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple, SharedEmbedder] = {}
+        self._lock = threading.Lock()
+
+    def get(self, settings: Settings) -> Embedder:
+        key = (settings.embedder, settings.model, settings.device, settings.embed_batch_size,
+               settings.embed_max_tokens, settings.embed_quantize, settings.embed_threads)
+        with self._lock:
+            if key not in self._made:
+                self._made[key] = SharedEmbedder(create_embedder(settings))
+            return self._made[key]

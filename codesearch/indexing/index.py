@@ -105,9 +105,10 @@ class Index:
     """Paths and lazily opened parts of one repository's index."""
 
     def __init__(self, root: Path, settings: Settings, index_dir: Path | str | None = None,
-                 create: bool = False, share_with: Index | None = None):
+                 create: bool = False, share_with: Index | None = None, embedder: Embedder | None = None):
         """`share_with`: another Index of the same folder whose model and Chroma client this
-        one uses (the daemon's readers and writer), while keeping its own catalog connection."""
+        one uses (the daemon's readers and writer), while keeping its own catalog connection.
+        `embedder`: a model shared with other repositories' indexes (a workspace)."""
         self.root = Path(root).resolve()
         self.settings = settings
         self.dir = index_dir_for(self.root, index_dir)
@@ -117,7 +118,7 @@ class Index:
                 raise IndexMissing(f"{self.root} has no index yet; run: codesearch index {self.root}")
             ensure_index_dir(self.dir)
         self.catalog = Catalog(self.catalog_path)
-        self._embedder: Embedder | None = None
+        self._embedder: Embedder | None = embedder
         self._shared = share_with
         # the vector store's state, kept by the Index that others share with
         self._vectors: VectorStore | None = None

@@ -1,30 +1,61 @@
-"""Weighted Reciprocal Rank Fusion, a pure function over ranked lists."""
+"""Reciprocal Rank Fusion, a pure function over ranked lists: the one piece of code that fuses the
+retrievers' lists in a search, the repositories' lists in a workspace search, and the sources of
+`codesearch merge`."""
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 T = TypeVar("T", bound=Hashable)
 
 
-def weighted_rrf(lists: Mapping[str, Sequence[T]], weights: Mapping[str, float] | None = None,
-                 k: float = 60.0) -> list[tuple[T, float]]:
-    """score(d) = sum over lists i of w_i / (k + rank_i(d)), ranks 1-based.
+@dataclass(slots=True)
+class Fused(Generic[T]):
+    """One item of the fused list: where it came from and how its score was made."""
 
-    A list that lacks d adds nothing; a missing weight counts as 1. Returns (item, score),
-    best first; ties keep the order in which items were first seen (list order, then rank).
+    item: T
+    source: str  # the first list that held it (lists in their given order)
+    fused: float = 0.0  # sum over the lists that hold it of 1 / (k + rank): no weights, no boost
+    score: float = 0.0  # what the output is sorted by: sum of w / (k + rank), times the boost of `source`
+    ranks: list[tuple[str, int, float]] = field(default_factory=list)  # (list, rank, 1 / (k + rank))
+
+
+def fuse(lists: Mapping[str, Sequence[T]], weights: Mapping[str, float] | None = None,
+         boosts: Mapping[str, float] | None = None, k: float = 60.0, first_rank: int = 1) -> list[Fused[T]]:
+    """score(d) = (sum over lists i holding d of w_i / (k + rank_i(d))) * boost[first list of d].
+
+    `first_rank` numbers the top of each list (1 for the searcher's lists, 0 for `merge`, as its
+    contract says). A list ranks an item once, at its best rank; a missing weight or boost counts
+    as 1. Best first; ties keep the order in which items were first seen (list order, then rank),
+    so the output does not depend on anything but the input.
     """
-    if k < 0:
-        raise ValueError("k must be >= 0")
-    scores: dict[T, float] = {}
+    if k < 0 or k + first_rank <= 0:
+        raise ValueError(f"k must be >= 0{' and above 0 when ranks start at 0' if first_rank <= 0 else ''}")
+    found: dict[T, Fused[T]] = {}
     for name, ranked in lists.items():
         weight = 1.0 if weights is None else float(weights.get(name, 1.0))
         seen: set[T] = set()
-        for rank, item in enumerate(ranked, start=1):
-            if item in seen:  # a list ranks an item once: its best rank
+        for rank, item in enumerate(ranked, start=first_rank):
+            if item in seen:
                 continue
             seen.add(item)
-            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
-    order = {item: i for i, item in enumerate(scores)}
-    return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))
+            share = 1.0 / (k + rank)
+            entry = found.get(item)
+            if entry is None:
+                entry = found[item] = Fused(item, name)
+            entry.fused += share
+            entry.score += weight * share if weights is not None else share
+            entry.ranks.append((name, rank, share))
+    if boosts:
+        for entry in found.values():
+            entry.score *= float(boosts.get(entry.source, 1.0))
+    return sorted(found.values(), key=lambda entry: -entry.score)  # stable: ties stay first-seen
+
+
+def weighted_rrf(lists: Mapping[str, Sequence[T]], weights: Mapping[str, float] | None = None,
+                 k: float = 60.0) -> list[tuple[T, float]]:
+    """The searcher's fusion: score(d) = sum over lists i of w_i / (k + rank_i(d)), ranks 1-based,
+    as (item, score) pairs, best first."""
+    return [(entry.item, entry.score) for entry in fuse(lists, weights, k=k)]

@@ -83,12 +83,15 @@ def definition_of(c: Chunk) -> Definition:
 
 
 def impact_of(answer: RelationsAnswer, depth: int) -> ImpactAnswer:
-    """Callers grouped by file: files holding the nearest (then the most) callers first."""
-    by_file: dict[str, list[RelatedResult]] = {}
+    """Callers grouped by file (by repository and file, in a workspace): files holding the
+    nearest (then the most) callers first."""
+    by_file: dict[tuple[str, str], list[RelatedResult]] = {}
     for r in answer.results:
-        by_file.setdefault(r.path, []).append(r)
-    order = sorted(by_file, key=lambda p: (min(r.depth for r in by_file[p]), -len(by_file[p]), p))
+        by_file.setdefault((r.repo or "", r.path), []).append(r)
+    order = sorted(by_file, key=lambda f: (min(r.depth for r in by_file[f]), -len(by_file[f]), f))
     return ImpactAnswer(name=answer.name, depth=depth, targets=answer.targets,
-                        files=tuple(ImpactFile(p, tuple(sorted(by_file[p], key=lambda r: (r.depth, r.start_line))))
-                                    for p in order),
+                        files=tuple(ImpactFile(path, tuple(sorted(by_file[(repo, path)],
+                                                                  key=lambda r: (r.depth, r.start_line))),
+                                               repo=repo or None)
+                                    for repo, path in order),
                         callers=len(answer.results), timing_ms=answer.timing_ms, note=answer.note)

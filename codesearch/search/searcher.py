@@ -47,6 +47,7 @@ SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search 
 SYMBOL_SEARCH_RESULTS = 20  # at most this many symbols come from it (more costs time on every keystroke)
 NEAR_NAMES = 5  # names suggested for a name that means nothing
 NEAR_CANDIDATES = 200  # names sharing its longest word, among which those are chosen
+MAX_CALL_SITES = 1000  # call sites read for the callers of a name defined in another repository
 # retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
@@ -194,19 +195,45 @@ class Searcher:
             targets = [request.id] if self.catalog.chunks_by_ids([request.id], with_text=False) else []
         else:
             targets = definitions_named(self.catalog, request.name)
-        found = neighbours(self.graphs.get(), targets, request.direction, request.depth)
+        graph = self.graphs.get()
+        external = bool(request.across and not targets and request.name and request.direction == "callers")
+        if external:  # defined in another repository: the callers are the call sites of its name
+            found = self._callers_by_name(request.name, graph, request.depth)
+        else:
+            found = neighbours(graph, targets, request.direction, request.depth)
         chunks = self.catalog.chunks_by_ids([r.id for r in found] + targets)
         label = request.name or (chunks[targets[0]].name if targets else request.id or "")
-        sites = self._call_sites(targets, [r for r in found if r.depth == 1 and r.id in chunks], chunks,
-                                 request.direction)
+        direct = [r for r in found if r.depth == 1 and r.id in chunks]
+        if external:
+            short = re.split(r"\.|::", label)[-1]
+            lines = self.catalog.call_lines([r.id for r in direct], [short])
+            sites = {r.id: tuple(lines.get((r.id, short), ())) for r in direct}
+        else:
+            sites = self._call_sites(targets, direct, chunks, request.direction)
         results = tuple(related_result(chunks[r.id], r.weight / r.depth, r.depth, label, sites.get(r.id))
                         for r in found if r.id in chunks)
         found_targets = tuple(RelationTarget(chunks[t].path, chunks[t].start_line, chunks[t].qualified_name)
                               for t in targets if t in chunks)
+        unresolved = None
+        if request.across and targets and request.direction == "callees":
+            unresolved = tuple(n for n in self.catalog.called_names(targets)
+                               if not self.catalog.definitions_with_name(n))
         return RelationsAnswer(
             name=label, direction=request.direction, targets=found_targets,
             results=results, timing_ms={"total": round(_ms(started), 2)},
-            note=self._name_note(label, found_targets))
+            note=None if external else self._name_note(label, found_targets), unresolved=unresolved or None)
+
+    def _callers_by_name(self, name: str, graph, depth: int) -> list[Related]:
+        """Callers of a name this index does not define (a workspace's other repository does):
+        the chunks whose calls name it, then their own callers here, `depth` hops in all."""
+        short = re.split(r"\.|::", name)[-1]
+        direct = list(dict.fromkeys(caller for caller, _, _ in self.catalog.call_sites(short, MAX_CALL_SITES)))
+        found = [Related(caller, 1.0, 1) for caller in direct]
+        if depth > 1:
+            seen = set(direct)
+            found += [replace(r, depth=r.depth + 1) for r in neighbours(graph, direct, "callers", depth - 1)
+                      if r.id not in seen]
+        return found
 
     def _call_sites(self, targets: list[str], direct: list[Related], chunks: dict[str, Chunk],
                     direction: str) -> dict[str, tuple[int, ...]]:

@@ -69,9 +69,9 @@ class SearchRequest(Record):
 class SearchResult(Record):
     """One chunk found: where it is, what it is, how it ranked, and a snippet."""
 
-    OMIT_WHEN_NONE = frozenset({"explain", "stale", "name_line", "name_column"})
+    OMIT_WHEN_NONE = frozenset({"explain", "stale", "name_line", "name_column", "repo", "repo_rank", "fused_score"})
 
-    path: str  # relative to the indexed root, '/'-separated
+    path: str  # relative to the indexed root (to its repository's, in a workspace), '/'-separated
     start_line: int  # 1-based, inclusive
     end_line: int
     kind: str
@@ -88,6 +88,11 @@ class SearchResult(Record):
     stale: bool | None = None  # the file changed and is waiting to be reindexed
     name_line: int | None = None  # where a definition's name stands (1-based line and column)
     name_column: int | None = None
+    # in a workspace: the repository, the result's 0-based rank in that repository's list, and
+    # 1 / (k + rank) before the repository's boost (`score` is after it), as `merge` defines them
+    repo: str | None = None
+    repo_rank: int | None = None
+    fused_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -111,13 +116,17 @@ class RelationsRequest(Record):
 
     DOCS = {"name": "A definition's name, bare (parse_config) or qualified (config.Loader.parse_config).",
             "depth": "Hops along the call graph: 1 for direct callers or callees, more for theirs too.",
-            "id": "Instead of a name: one definition's chunk id (from a search result)."}
+            "id": "Instead of a name: one definition's chunk id (from a search result).",
+            "across": "The name may be defined in another repository (a workspace): callers are also found "
+                      "by the called name, and the answer lists the names its targets call that nothing "
+                      "here defines."}
     RANGES = {"depth": (1, MAX_RELATION_DEPTH)}
-    OMIT_WHEN_NONE = frozenset({"id"})
+    OMIT_WHEN_NONE = frozenset({"id", "across"})
 
     name: str = ""
     depth: int = 1
     id: str | None = None
+    across: bool | None = None
     direction: Direction = field(default="callers", metadata={"wire": False})  # set by the method called
 
     def __post_init__(self) -> None:
@@ -128,14 +137,17 @@ class RelationsRequest(Record):
 
 @dataclass(frozen=True)
 class RelationTarget(Record):
+    OMIT_WHEN_NONE = frozenset({"repo"})
+
     path: str
     start_line: int
     qualified_name: str
+    repo: str | None = None  # in a workspace
 
 
 @dataclass(frozen=True)
 class RelatedResult(Record):
-    OMIT_WHEN_NONE = frozenset({"name_line", "name_column", "sites"})
+    OMIT_WHEN_NONE = frozenset({"name_line", "name_column", "sites", "repo"})
 
     path: str
     start_line: int
@@ -153,6 +165,7 @@ class RelatedResult(Record):
     name_column: int | None = None
     # direct relations: the lines of the calls (in the caller for callers, in the target for callees)
     sites: tuple[int, ...] | None = None
+    repo: str | None = None  # in a workspace
 
 
 @dataclass(frozen=True)
@@ -160,7 +173,7 @@ class RelationsAnswer(Record):
     """`targets`: every definition the name means (more than one when it is ambiguous: ask again
     with a qualified name to narrow); `note` says so, or that nothing has that name."""
 
-    OMIT_WHEN_NONE = frozenset({"note"})
+    OMIT_WHEN_NONE = frozenset({"note", "unresolved"})
 
     name: str
     direction: Direction
@@ -168,6 +181,8 @@ class RelationsAnswer(Record):
     results: tuple[RelatedResult, ...]
     timing_ms: dict[str, float]
     note: str | None = None
+    # asked `across`, callees: names the targets call that nothing in this index defines
+    unresolved: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -188,7 +203,7 @@ class DefinitionRequest(Record):
 
 @dataclass(frozen=True)
 class Definition(Record):
-    OMIT_WHEN_NONE = frozenset({"name_line", "name_column"})
+    OMIT_WHEN_NONE = frozenset({"name_line", "name_column", "repo"})
 
     path: str
     start_line: int
@@ -202,6 +217,7 @@ class Definition(Record):
     id: str
     name_line: int | None = None
     name_column: int | None = None
+    repo: str | None = None  # in a workspace
 
 
 @dataclass(frozen=True)
@@ -225,8 +241,11 @@ class ImpactRequest(RelationsRequest):
 
 @dataclass(frozen=True)
 class ImpactFile(Record):
+    OMIT_WHEN_NONE = frozenset({"repo"})
+
     path: str
     callers: tuple[RelatedResult, ...]  # nearest first
+    repo: str | None = None  # in a workspace
 
 
 @dataclass(frozen=True)
@@ -282,11 +301,14 @@ class ReferencesRequest(Record):
 
 @dataclass(frozen=True)
 class Reference(Record):
+    OMIT_WHEN_NONE = frozenset({"repo"})
+
     path: str
     line: int  # 1-based
     column: int  # 1-based, in characters: where the name stands on that line (1 when unknown)
     caller: str  # the qualified name of the definition (or the file) that makes the call
     caller_id: str
+    repo: str | None = None  # in a workspace
 
 
 @dataclass(frozen=True)
@@ -350,7 +372,7 @@ class ChunkRef(Record):
 
 @dataclass(frozen=True)
 class GrepMatch(Record):
-    OMIT_WHEN_NONE = frozenset({"explain"})
+    OMIT_WHEN_NONE = frozenset({"explain", "repo"})
 
     path: str
     line: int  # 1-based
@@ -360,12 +382,16 @@ class GrepMatch(Record):
     before: tuple[str, ...]
     after: tuple[str, ...]
     explain: tuple[str, ...] | None = None
+    repo: str | None = None  # in a workspace
 
 
 @dataclass(frozen=True)
 class GrepFile(Record):
+    OMIT_WHEN_NONE = frozenset({"repo"})
+
     path: str
     count: int  # matching lines in it
+    repo: str | None = None  # in a workspace
 
 
 @dataclass(frozen=True)

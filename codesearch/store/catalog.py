@@ -539,6 +539,11 @@ class Catalog:
                                (name, limit)).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
 
+    def called_names(self, caller_ids: list[str]) -> list[str]:
+        """The names these chunks call, sorted."""
+        rows = select_in(self.db, "SELECT DISTINCT name FROM calls WHERE caller_id IN ({})", caller_ids)
+        return sorted({r[0] for r in rows})
+
     def call_lines(self, caller_ids: list[str], names: list[str]) -> dict[tuple[str, str], list[int]]:
         """(caller id, called name) -> the lines where that caller calls that name."""
         out: dict[tuple[str, str], list[int]] = {}

@@ -10,6 +10,7 @@ other requests, and `$/cancelRequest` drops an answer nobody waits for.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import sys
@@ -31,9 +32,11 @@ from ..api.types import (
     SymbolsRequest,
 )
 from ..daemon.client import DaemonBusy, DaemonError
+from ..daemon.lifecycle import Target
 from ..daemon.session import DaemonSession
 from ..paths import OutsideRoot, confine, on_disk
 from ..wire import RequestError
+from ..workspace import WorkspaceError, workspace_of_paths
 
 log = logging.getLogger("codesearch.lsp")
 SEARCH_METHOD = "codesearch/search"
@@ -69,10 +72,13 @@ class CodeSearchServer(LanguageServer):
         self.index_dir = index_dir
         self.session: DaemonSession | None = None
         self.root: Path | None = None
+        self.roots: dict[str, Path] = {}  # several workspace folders: each repository's root by name
         self.warned_partial = False
 
     # --- plumbing ----------------------------------------------------------------------------
     def open_root(self, params: lsp.InitializeParams) -> None:
+        """One folder: its daemon. Several workspace folders: one workspace daemon for them all
+        (each folder a repository named after it), answers fused across them."""
         uri = None
         if params.workspace_folders:
             uri = params.workspace_folders[0].uri
@@ -83,7 +89,17 @@ class CodeSearchServer(LanguageServer):
             log.warning("no workspace folder in initialize; requests will fail")
             return
         self.root = path.resolve()
-        self.session = DaemonSession(self.root, self.index_dir, start=self.start_daemon)
+        folders = [p for p in (uri_to_path(f.uri) for f in params.workspace_folders or ()) if p and p.is_dir()]
+        target = None
+        if len(folders) > 1:
+            try:
+                workspace = workspace_of_paths(folders)
+            except WorkspaceError as exc:
+                log.warning("%s; serving %s alone", exc, self.root)
+            else:
+                self.roots = {r.name: r.root for r in workspace.repos}
+                target = Target.workspace(workspace)
+        self.session = DaemonSession(self.root, self.index_dir, start=self.start_daemon, target=target)
         self.session.begin()
 
     def call(self, method: str, request: Any) -> Any:
@@ -104,20 +120,26 @@ class CodeSearchServer(LanguageServer):
 
     def relative(self, uri: str) -> str:
         """The index's path of a document URI inside the root, or an LSP error."""
+        return self.placed(uri)[1]
+
+    def placed(self, uri: str) -> tuple[str | None, str]:
+        """(repository name in a workspace, else None; the index's path) of a document URI, or
+        an LSP error when it lies outside every root."""
         assert self.root is not None
         path = uri_to_path(uri)
         if path is None:
             raise RequestFailed(f"codesearch serves file: URIs only, not {uri}")
-        try:
-            return confine(self.root, str(path))
-        except OutsideRoot:
-            raise RequestFailed(f"{path} is outside the workspace {self.root}") from None
+        roots: dict[str | None, Path] = dict(self.roots.items()) or {None: self.root}
+        for name, root in roots.items():
+            with contextlib.suppress(OutsideRoot):
+                return name, confine(root, str(path))
+        raise RequestFailed(f"{path} is outside the workspace {self.root}")
 
-    def location(self, path: str, line: int, column: int, length: int, end_line: int | None = None) -> lsp.Location:
-        assert self.root is not None
+    def location(self, path: str, line: int, column: int, length: int, end_line: int | None = None,
+                 repo: str | None = None) -> lsp.Location:
         start = lsp.Position(max(line - 1, 0), max(column - 1, 0))
         end = lsp.Position(max((end_line or line) - 1, 0), max(column - 1 + length, 0) if end_line is None else 0)
-        return lsp.Location(uri=on_disk(self.root, path).as_uri(), range=lsp.Range(start, end))
+        return lsp.Location(uri=selection_uri(self, path, repo), range=lsp.Range(start, end))
 
     def note_freshness(self, answer: Any) -> None:
         if getattr(answer, "partial", None) and not self.warned_partial:
@@ -145,16 +167,19 @@ class CodeSearchServer(LanguageServer):
     def hierarchy_item(self, d: Any) -> lsp.CallHierarchyItem:
         name_line = d.name_line or d.start_line
         name_column = d.name_column or 1
-        selection = self.location(d.path, name_line, name_column, len(d.name)).range
+        selection = self.location(d.path, name_line, name_column, len(d.name), repo=d.repo).range
         full = lsp.Range(lsp.Position(d.start_line - 1, 0), lsp.Position(d.end_line, 0))
         return lsp.CallHierarchyItem(
-            name=d.name, kind=SYMBOL_KINDS.get(d.kind, lsp.SymbolKind.Function), uri=selection_uri(self, d.path),
-            range=full, selection_range=selection, detail=d.qualified_name, data={"id": d.id})
+            name=d.name, kind=SYMBOL_KINDS.get(d.kind, lsp.SymbolKind.Function),
+            uri=selection_uri(self, d.path, d.repo), range=full, selection_range=selection, detail=d.qualified_name,
+            data={"id": d.id})
 
 
-def selection_uri(server: CodeSearchServer, path: str) -> str:
-    assert server.root is not None
-    return on_disk(server.root, path).as_uri()
+def selection_uri(server: CodeSearchServer, path: str, repo: str | None = None) -> str:
+    """A result's file URI: under its repository's root in a workspace."""
+    root = server.roots.get(repo, server.root) if repo else server.root
+    assert root is not None
+    return on_disk(root, path).as_uri()
 
 
 def uri_to_path(uri: str) -> Path | None:
@@ -188,7 +213,7 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
         answer = ls.call("symbols", SymbolsRequest(query=params.query, limit=SYMBOL_LIMIT))
         return [lsp.SymbolInformation(
             name=d.name, kind=SYMBOL_KINDS.get(d.kind, lsp.SymbolKind.Variable),
-            location=ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name)),
+            location=ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name), repo=d.repo),
             container_name=d.qualified_name.rsplit(".", 1)[0] if "." in d.qualified_name else None)
             for d in answer.symbols]
 
@@ -204,7 +229,8 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
     @server.thread()
     def definition(ls: CodeSearchServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
         _, found = definitions_at(ls, params.text_document.uri, params.position)
-        return [ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name)) for d in found]
+        return [ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name), repo=d.repo)
+                for d in found]
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
     @server.thread()
@@ -214,10 +240,10 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
         if not word:
             return []
         answer = ls.call("references", ReferencesRequest(name=word, limit=REFERENCE_LIMIT))
-        out = [ls.location(r.path, r.line, r.column, len(word)) for r in answer.references]
+        out = [ls.location(r.path, r.line, r.column, len(word), repo=r.repo) for r in answer.references]
         if params.context.include_declaration:
             found = ls.call("definition", DefinitionRequest(name=word)).definitions
-            out = [ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name))
+            out = [ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name), repo=d.repo)
                    for d in found] + out
         return out
 
@@ -243,7 +269,7 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
                  params: lsp.CallHierarchyIncomingCallsParams) -> list[lsp.CallHierarchyIncomingCall]:
         out = []
         for r in calls(ls, params.item, "callers"):
-            ranges = [ls.location(r.path, line, 1, 0).range for line in (r.sites or (r.start_line,))]
+            ranges = [ls.location(r.path, line, 1, 0, repo=r.repo).range for line in (r.sites or (r.start_line,))]
             out.append(lsp.CallHierarchyIncomingCall(from_=ls.hierarchy_item(r), from_ranges=ranges))
         return out
 
@@ -252,9 +278,9 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
     def outgoing(ls: CodeSearchServer,
                  params: lsp.CallHierarchyOutgoingCallsParams) -> list[lsp.CallHierarchyOutgoingCall]:
         out = []
-        item_path = ls.relative(params.item.uri)
+        item_repo, item_path = ls.placed(params.item.uri)
         for r in calls(ls, params.item, "callees"):
-            ranges = [ls.location(item_path, line, 1, 0).range for line in (r.sites or ())]
+            ranges = [ls.location(item_path, line, 1, 0, repo=item_repo).range for line in (r.sites or ())]
             out.append(lsp.CallHierarchyOutgoingCall(to=ls.hierarchy_item(r), from_ranges=ranges))
         return out
 

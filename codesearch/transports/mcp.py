@@ -22,9 +22,11 @@ from ..api.methods import METHODS
 from ..api.service import ServiceUnavailable
 from ..api.types import GrepRequest, SearchRequest
 from ..daemon.client import DaemonBusy, DaemonError
+from ..daemon.lifecycle import Target
 from ..daemon.session import DaemonSession
 from ..vocabulary import Filters
 from ..wire import Record, RequestError, json_schema
+from ..workspace import Workspace
 
 log = logging.getLogger("codesearch.mcp")
 
@@ -192,13 +194,16 @@ def build_server(tools: CodeSearchTools):
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def serve_stdio(root: Path, index_dir: str | None = None, start: bool = True) -> int:
-    """Serve MCP on stdin/stdout until the client closes them. Logs go to stderr only."""
+def serve_stdio(root: Path, index_dir: str | None = None, start: bool = True,
+                workspace: Workspace | None = None) -> int:
+    """Serve MCP on stdin/stdout until the client closes them (through the daemon of `root`, or
+    of `workspace` when given). Logs go to stderr only."""
     import anyio
     from mcp.server.stdio import stdio_server
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="codesearch mcp: %(message)s")
-    session = DaemonSession(root, index_dir, start=start)
+    target = Target.workspace(workspace) if workspace is not None else None
+    session = DaemonSession(root, index_dir, start=start, target=target)
     session.begin()  # warm while the client initializes
     server = build_server(CodeSearchTools(session))
 

@@ -1,0 +1,110 @@
+"""`codesearch merge`: ranked lists from several sources fused into one answer (DESIGN, "Many
+repositories"), by the same fusion as the searcher's. Input is checked here, field by field, so
+that every front-end gives the same one-line error."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .fusion import fuse
+
+DEFAULT_K = 60.0
+FIRST_RANK = 0  # the contract's ranks are 0-based positions in each list
+
+
+class MergeInputError(ValueError):
+    """The input or an option cannot be merged; the message names what and where."""
+
+
+@dataclass(frozen=True)
+class SourceList:
+    source: str
+    results: tuple[dict[str, Any], ...]
+
+
+def parse_boosts(text: str | None) -> dict[str, float]:
+    """`NAME:W,NAME:W` -> {NAME: W}; a weight is a finite number >= 0."""
+    boosts: dict[str, float] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        name, colon, weight = part.rpartition(":")
+        name = name.strip()
+        if not colon or not name:
+            raise MergeInputError(f"bad boost {part.strip()!r}: write NAME:WEIGHT, e.g. docs:1.2")
+        try:
+            value = float(weight)
+        except ValueError:
+            raise MergeInputError(f"bad boost {part.strip()!r}: {weight.strip()!r} is not a number") from None
+        if not math.isfinite(value) or value < 0:
+            raise MergeInputError(f"bad boost {part.strip()!r}: a boost is a number of at least 0")
+        boosts[name] = value
+    return boosts
+
+
+def parse_lists(data: Any) -> list[SourceList]:
+    """The decoded JSON input -> the source lists; MergeInputError names the first problem."""
+    if not isinstance(data, list):
+        raise MergeInputError(f"the input must be a JSON array of {{\"source\", \"results\"}} objects, "
+                              f"not {_json_type(data)}")
+    lists: list[SourceList] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(data):
+        where = f"list {i}"
+        if not isinstance(entry, dict):
+            raise MergeInputError(f"{where} must be an object with \"source\" and \"results\", not {_json_type(entry)}")
+        source = entry.get("source")
+        if not isinstance(source, str) or not source.strip():
+            raise MergeInputError(f"{where} needs a \"source\" name (a non-empty string)")
+        if source in seen:
+            raise MergeInputError(f"{where}: source {source!r} appears twice; give each source one list")
+        seen.add(source)
+        results = entry.get("results")
+        if not isinstance(results, list):
+            raise MergeInputError(f"{where} ({source}) needs \"results\": an array, best first")
+        for j, result in enumerate(results):
+            if not isinstance(result, dict):
+                raise MergeInputError(f"{where} ({source}), result {j} must be an object, not {_json_type(result)}")
+            rid = result.get("id")
+            if isinstance(rid, bool) or not isinstance(rid, (str, int)):
+                problem = "has no \"id\"" if rid is None else f"has an id that is {_json_type(rid)}"
+                raise MergeInputError(f"{where} ({source}), result {j} {problem}; an id is a string or an integer")
+        lists.append(SourceList(source, tuple(results)))
+    return lists
+
+
+def merge(lists: list[SourceList], boosts: Mapping[str, float] | None = None, k: float = DEFAULT_K,
+          limit: int | None = None) -> dict[str, Any]:
+    """The `merge` answer: each result's fields from its first occurrence, plus `source`,
+    `fused_score`, `boosted_score` and its rank in every source, best first."""
+    started = time.perf_counter()
+    if not math.isfinite(k) or k <= 0:
+        raise MergeInputError(f"--k must be a number above 0, not {k}")
+    if limit is not None and limit < 1:
+        raise MergeInputError(f"--limit must be at least 1, not {limit}")
+    first: dict[str | int, dict[str, Any]] = {}  # 1 and "1" stay apart: they are not equal in Python
+    ids: dict[str, list[str | int]] = {}
+    for source_list in lists:
+        keys = ids[source_list.source] = []
+        for result in source_list.results:
+            keys.append(result["id"])
+            first.setdefault(result["id"], result)
+    fused = fuse(ids, boosts=boosts, k=k, first_rank=FIRST_RANK)
+    if limit is not None:
+        fused = fused[:limit]
+    merged = [{**first[entry.item], "source": entry.source, "fused_score": entry.fused,
+               "boosted_score": entry.score,
+               "sources": [{"source": name, "rank": rank, "rrfScore": share} for name, rank, share in entry.ranks]}
+              for entry in fused]
+    return {"merged_results": merged, "count": len(merged), "boosts": dict(boosts or {}),
+            "timing_ms": round((time.perf_counter() - started) * 1000, 3)}
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
