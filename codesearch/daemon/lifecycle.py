@@ -28,6 +28,7 @@ from pathlib import Path
 from ..config import load_settings
 from ..indexing.index import ensure_index_dir
 from ..paths import index_dir_for
+from . import registry
 from .client import SOCKET_NAME, DaemonError, call
 
 PID_NAME, LOG_NAME, LOCK_NAME, START_LOCK_NAME = "daemon.pid", "daemon.log", "daemon.lock", "start.lock"
@@ -138,8 +139,22 @@ def running_daemon(root: Path, index_dir: str | None) -> dict | None:
     return {"pid": _read_pid(files.pid), "ready": False, "starting": True}
 
 
-def run_foreground(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None) -> int:
-    """Serve until asked to stop (the shutdown method, SIGTERM or Ctrl-C, at any moment).
+def list_daemons() -> list[registry.DaemonEntry]:
+    """The daemons that run now, by their registry entries; entries of dead daemons (their lock
+    is free) and unreadable ones are removed on the way."""
+    alive = []
+    for path, entry in registry.entries():
+        if entry is None or not lock_is_held(entry.lock):
+            registry.remove(path)
+        else:
+            alive.append(entry)
+    return alive
+
+
+def run_foreground(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None,
+                   idle_minutes: float | None = None) -> int:
+    """Serve until asked to stop (the shutdown method, SIGTERM or Ctrl-C, at any moment), or
+    until nothing was asked or done for `idle_minutes` (an auto-started daemon).
     `http`: [HOST:]PORT of an HTTP front-end too (its token comes from CODESEARCH_HTTP_TOKEN)."""
     from ..transports.http import TOKEN_ENV, HttpServer, check_exposure, parse_address
     from ..transports.socket import RpcServer
@@ -165,6 +180,7 @@ def run_foreground(root: Path, index_dir: str | None, force_polling: bool = Fals
         settings = load_settings(root)
         settings = replace(settings, embed_threads=settings.daemon_embed_threads)
         daemon = Daemon(root, settings, index_dir, force_polling=force_polling, stopping=stopping)
+        daemon.idle_stop_minutes = idle_minutes
         if http_address:  # before the socket: a client that sees the socket may ask for the address
             web = HttpServer(http_address, daemon, os.environ.get(TOKEN_ENV))
             daemon.http_address = str(web.address)
@@ -173,9 +189,12 @@ def run_foreground(root: Path, index_dir: str | None, force_polling: bool = Fals
         server = RpcServer(files.sock, daemon)
         server.serve_in_thread()
         daemon.start()
+        registry.register(root, files.lock.parent, auto=idle_minutes is not None, idle_minutes=idle_minutes)
         log.info("serving %s on %s (pid %d)", root, files.sock, os.getpid())
         while not stopping.wait(0.5):
-            pass
+            if idle_minutes is not None and daemon.idle_seconds() > idle_minutes * 60:
+                log.info("idle for %.0f minutes: stopping", idle_minutes)
+                break
         log.info("shutting down")
     finally:
         if web is not None:
@@ -185,6 +204,7 @@ def run_foreground(root: Path, index_dir: str | None, force_polling: bool = Fals
         if daemon is not None:
             daemon.stop()
         _remove(files.sock, files.pid)
+        registry.unregister(files.lock.parent)
         lock.release()
     return 0
 
@@ -239,16 +259,22 @@ def wait_ready(files: DaemonFiles, deadline: float, process: subprocess.Popen | 
 
 
 def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600, force_polling: bool = False,
-                   http: str | None = None, http_token: str | None = None) -> dict:
+                   http: str | None = None, http_token: str | None = None, idle_minutes: float | None = None,
+                   wait: bool = True) -> dict:
     """Start a background daemon and return its health once it is ready; a daemon already
     running (or starting) is waited for instead. A start that fails leaves nothing behind.
-    The HTTP token travels in the child's environment, never on its command line."""
+    The HTTP token travels in the child's environment, never on its command line.
+    `idle_minutes`: the daemon stops itself after that long idle (auto-started daemons).
+    `wait=False` returns as soon as the process is started (`{"pid", "starting": True}`)."""
     root = root.resolve()
     files = DaemonFiles.of(root, index_dir)
     ensure_index_dir(files.lock.parent)
     deadline = time.monotonic() + wait_seconds
     with _start_lock(files.start_lock, wait_seconds):
-        if running_daemon(root, index_dir):
+        running = running_daemon(root, index_dir)
+        if running and not wait:
+            return {**running, "already_running": True}
+        if running:
             health = wait_ready(files, deadline)
             if health is None:
                 raise DaemonLifecycleError(f"the running daemon did not become ready in {wait_seconds:.0f}s")
@@ -258,6 +284,8 @@ def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600,
             command += ["--index-dir", str(index_dir)]
         if force_polling:
             command.append("--polling")
+        if idle_minutes is not None:
+            command += ["--idle-minutes", str(idle_minutes)]
         env = dict(os.environ)
         if http:
             from ..transports.http import TOKEN_ENV, check_exposure, parse_address
@@ -268,6 +296,8 @@ def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600,
         with open(files.log, "ab") as out:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                                        start_new_session=True, close_fds=True, env=env)
+        if not wait:
+            return {"pid": process.pid, "ready": False, "starting": True}
         health = wait_ready(files, deadline, process)
         if health is None:
             process.terminate()
@@ -307,12 +337,13 @@ def configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
 
 
-def serve(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None) -> None:
+def serve(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None,
+          idle_minutes: float | None = None) -> None:
     """Run the daemon in this process and end the process with it (see `_exit`)."""
     from ..transports.http import HttpConfigError
     configure_logging()
     try:
-        code = run_foreground(root, index_dir, force_polling, http)
+        code = run_foreground(root, index_dir, force_polling, http, idle_minutes)
     except HttpConfigError as exc:
         log.error("the daemon cannot start: %s", exc)
         code = 2
@@ -329,8 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--index-dir")
     parser.add_argument("--polling", action="store_true")
     parser.add_argument("--http")
+    parser.add_argument("--idle-minutes", type=float)
     args = parser.parse_args(argv)
-    serve(Path(args.path), args.index_dir, args.polling, args.http)
+    serve(Path(args.path), args.index_dir, args.polling, args.http, args.idle_minutes)
     return 0  # not reached
 
 

@@ -195,6 +195,11 @@ class Searcher:
         else:
             targets = definitions_named(self.catalog, request.name)
         found = neighbours(self.graphs.get(), targets, request.direction, request.depth)
+        if request.filters.active:
+            allowed = self.catalog.ids_matching([r.id for r in found], request.filters)
+            found = [r for r in found if r.id in allowed]
+        if request.limit is not None:
+            found = found[:request.limit]
         chunks = self.catalog.chunks_by_ids([r.id for r in found] + targets)
         label = request.name or (chunks[targets[0]].name if targets else request.id or "")
         sites = self._call_sites(targets, [r for r in found if r.depth == 1 and r.id in chunks], chunks,

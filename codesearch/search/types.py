@@ -111,13 +111,17 @@ class RelationsRequest(Record):
 
     DOCS = {"name": "A definition's name, bare (parse_config) or qualified (config.Loader.parse_config).",
             "depth": "Hops along the call graph: 1 for direct callers or callees, more for theirs too.",
-            "id": "Instead of a name: one definition's chunk id (from a search result)."}
-    RANGES = {"depth": (1, MAX_RELATION_DEPTH)}
-    OMIT_WHEN_NONE = frozenset({"id"})
+            "id": "Instead of a name: one definition's chunk id (from a search result).",
+            "limit": "At most this many results, nearest first.",
+            "filters": "Only results of this language, of this kind, or whose path matches this glob."}
+    RANGES = {"depth": (1, MAX_RELATION_DEPTH), "limit": (1, MAX_LIMIT)}
+    OMIT_WHEN_NONE = frozenset({"id", "limit"})
 
     name: str = ""
     depth: int = 1
     id: str | None = None
+    limit: int | None = None
+    filters: Filters = field(default_factory=Filters)
     direction: Direction = field(default="callers", metadata={"wire": False})  # set by the method called
 
     def __post_init__(self) -> None:

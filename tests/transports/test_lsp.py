@@ -13,11 +13,11 @@ import time
 
 import pytest
 import pytest_lsp
-from daemon_helpers import REPO_ROOT, pid_gone, seed_repo, seeded_daemon, wait_for, write  # noqa: F401
+from daemon_helpers import REPO_ROOT, SUITE_SETTINGS, pid_gone, seed_repo, seeded_daemon, wait_for, write  # noqa: F401
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")},
+ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_") or k in SUITE_SETTINGS},
        "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
