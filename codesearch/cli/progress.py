@@ -13,6 +13,7 @@ from ..indexing.events import STAGE_TITLES, ProgressEvent, ProgressSink, no_prog
 BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]"
 COUNT_FORMAT = "{desc}: {n_fmt} [{elapsed}, {rate_fmt}]"
 REFRESH_SECONDS = 0.1
+MIN_COLUMNS, MIN_ROWS = 60, 4
 
 
 class TerminalProgress:
@@ -28,8 +29,9 @@ class TerminalProgress:
         if event.phase == "begin" or bar is None:
             if bar is not None:
                 bar.close()
+            columns, rows = _screen()
             bar = tqdm(total=event.total, desc=STAGE_TITLES[event.stage], unit=f" {event.unit}",
-                       file=self.stream, leave=True, dynamic_ncols=True, mininterval=REFRESH_SECONDS,
+                       file=self.stream, leave=True, ncols=columns, nrows=rows, mininterval=REFRESH_SECONDS,
                        bar_format=BAR_FORMAT if event.total is not None else COUNT_FORMAT)
             self.bars[event.stage] = bar
         if event.done > bar.n:
@@ -37,6 +39,14 @@ class TerminalProgress:
         if event.phase == "end":
             bar.close()
             del self.bars[event.stage]
+
+
+def _screen() -> tuple[int, int]:
+    """The terminal's size ($COLUMNS and $LINES first). One that reports 0 x 0 (a fresh pty)
+    gets 100 x 24: tqdm draws nothing at all on a screen of no rows."""
+    import shutil
+    size = shutil.get_terminal_size((100, 24))
+    return max(MIN_COLUMNS, size.columns), max(MIN_ROWS, size.lines)
 
 
 class JsonProgress:

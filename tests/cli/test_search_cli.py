@@ -286,23 +286,6 @@ def test_empty_query_is_usage_error(env, text):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_folder_without_index_is_indexed_whole_without_a_daemon(env):
-    """--no-daemon: the first query builds the whole index here (vectors included), answers,
-    and leaves no daemon behind."""
-    fresh = env.base / "no_index"
-    fresh.mkdir()
-    (fresh / "a.py").write_text("def f():\n    return 1\n")
-    done = cli("query", "f", "--repo", fresh, "--no-daemon", "--mode", "keyword", "--json", cwd=fresh)
-    assert done.returncode == 0, done.stderr
-    answer = json.loads(done.stdout)
-    assert [r["name"] for r in answer["results"]] == ["f"] and not answer.get("partial")
-    assert "has no index yet" in done.stderr and "Traceback" not in done.stderr
-    assert not (fresh / ".codesearch" / "daemon.sock").exists()
-    assert not (fresh / ".codesearch" / "daemon.pid").exists()
-    stats = json.loads(cli("stats", "--repo", fresh, "--json", cwd=fresh).stdout)
-    assert stats["files"] == 1 and stats["vectors"] == stats["chunks"]
-
-
 # --- output shapes ---------------------------------------------------------------------------
 
 def test_files_one_result_per_path(env):
