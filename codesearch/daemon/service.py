@@ -98,6 +98,7 @@ class Daemon:
         self.ready = threading.Event()
         self.stopping = stopping or threading.Event()  # set by the shutdown method or a signal
         self.model_ready = threading.Event()
+        self.model_error: str | None = None
         self._full_rescan = threading.Event()
         self._stop = threading.Event()
         self._vectors_wanted = threading.Event()
@@ -301,8 +302,9 @@ class Daemon:
             log.exception("checking the vector store failed")
         try:
             self.embed_index.embedder.encode_query("warm up")
-        except Exception:  # queries will report the problem; keep serving keywords
+        except Exception as exc:  # queries will report the problem; keep serving keywords
             log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
+            self.model_error = str(exc)
             return
         self.model_ready.set()
         embedded_since_prune = False
@@ -463,4 +465,4 @@ class Daemon:
             embedded_share=round(stats.vectors / stats.chunks, 4) if stats.chunks else 1.0,
             stale=bool(pending),
             indexing=[event.to_dict() for event in list(self.indexing.values())] or None,
-            idle_stop_minutes=self.idle_stop_minutes)
+            idle_stop_minutes=self.idle_stop_minutes, model_error=self.model_error)
