@@ -99,7 +99,11 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 def _root_of(args: argparse.Namespace) -> Path:
     """The repository a command works on: `index PATH` and `daemon ... PATH`, else --repo."""
     attr = "path" if args.command in ("index", "daemon", "mcp", "doctor") else "repo"
-    root = Path(getattr(args, attr, None) or ".").resolve()
+    given = getattr(args, attr, None)
+    if given is None and not getattr(args, "index_dir", None) and not os.environ.get("CODESEARCH_INDEX_DIR"):
+        from ..paths import project_root
+        return project_root(Path.cwd())
+    root = Path(given or ".").resolve()
     if not root.is_dir():
         raise UsageError(f"{root} is not a folder")
     return root
@@ -553,7 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("query", help="search the index")
     p.add_argument("text", nargs="*", metavar="TEXT")
-    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: .)")
+    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: the enclosing one)")
     _add_index_options(p)
     p.add_argument("--limit", "-n", type=int, default=10)
     p.add_argument("--json", action="store_true", help="one JSON object (JSON Lines with --batch)")
@@ -588,7 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grep", help="exact text or a regex, ranked by structure (exit 0 match, 1 none, 2 error)")
     p.add_argument("pattern", metavar="PATTERN")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders inside the repository")
-    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: .)")
+    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: the enclosing one)")
     p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
     p.add_argument("-F", "--fixed-strings", action="store_true", help="the pattern is exact text")
     p.add_argument("-w", "--word-regexp", action="store_true", help="whole words only")
@@ -646,7 +650,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_lsp)
 
     p = sub.add_parser("stats", help="what the index holds")
-    p.add_argument("--repo", default=".", metavar="PATH")
+    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: the enclosing one)")
     _add_index_options(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("--fast", action="store_true", help="do not open Chroma to count vectors")
