@@ -18,10 +18,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .config import Settings
 from .paths import index_dir_for
+
+if TYPE_CHECKING:
+    from .indexing.index import Index
 
 Level = Literal["ok", "note", "fail"]
 PACKAGES = ("tree-sitter", "tree-sitter-language-pack", "chromadb", "sentence-transformers", "torch", "networkx",
@@ -147,7 +150,7 @@ def _index(root: Path, settings: Settings, index_dir: str | None, status: dict |
         index.close()
 
 
-def _index_checks(index, status: dict | None) -> Iterator[Check]:
+def _index_checks(index: Index, status: dict | None) -> Iterator[Check]:
     catalog = index.catalog
     damage = catalog.integrity_problem()
     if damage:

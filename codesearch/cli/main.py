@@ -188,15 +188,21 @@ def _first_index(args: argparse.Namespace, root: Path, settings: Any, auto: bool
     from ..indexing.index import Index, IndexBusy
     from ..indexing.indexer import Indexer, print_log
     from .progress import progress_sink
+    if root in (Path.home().resolve(), Path(root.anchor)):
+        raise CommandError(f"{root} has no index, and a whole home or root folder is not indexed unasked; "
+                           "run this in a repository, or: codesearch index PATH")
     what = "its keyword index and graph now; vectors follow in the background" if auto else \
         "it now, vectors included"
     print(f"codesearch: {root} has no index yet; building {what}", file=sys.stderr)
     index = Index(root, settings, args.index_dir, create=True)
     try:
-        Indexer(index, log=print_log, on_progress=progress_sink()).run(embed=not auto, wait_for_lock=60)
+        report = Indexer(index, log=print_log, on_progress=progress_sink()).run(embed=not auto, wait_for_lock=60)
     except IndexBusy as exc:
         index.close()
         raise CommandError(str(exc)) from None
+    if not report.added + report.unchanged + report.modified:
+        index.close()
+        raise CommandError(f"{root} holds no files codesearch can index")
     note = None
     if auto:
         try:
@@ -477,11 +483,12 @@ def cmd_daemon(args: argparse.Namespace) -> int:
                 print("codesearch daemon stopped" if stopped else f"no codesearch daemon serves {root}")
             return EXIT_OK
         if not lifecycle.running_daemon(root, args.index_dir):
-            others = [asdict(entry) for entry in lifecycle.list_daemons()]
             if args.json:
-                print(json.dumps({"running": False, "daemons": others}))
+                print(json.dumps({"running": False}))  # the others: `daemon list --json`
             else:
-                print(f"no codesearch daemon serves {root}" + (f"\n{format_daemons(others)}" if others else ""))
+                others = [asdict(entry) for entry in lifecycle.list_daemons()]
+                listed = f"; running:\n{format_daemons(others)}" if others else ""
+                print(f"no codesearch daemon serves {root}{listed}")
             return EXIT_OK
         status = DaemonClient(socket_path(root, args.index_dir)).status()
         print(json.dumps({"running": True, **status.to_dict()}) if args.json else format_status(status))
