@@ -185,6 +185,7 @@ def _first_index(args: argparse.Namespace, root: Path, settings: Any, auto: bool
     from ..api.local import LocalService
     from ..daemon import autostart
     from ..daemon.lifecycle import DaemonLifecycleError
+    from ..indexing.events import ProgressEvent
     from ..indexing.index import Index, IndexBusy
     from ..indexing.indexer import Indexer, print_log
     from .progress import progress_sink
@@ -195,23 +196,42 @@ def _first_index(args: argparse.Namespace, root: Path, settings: Any, auto: bool
         "it now, vectors included"
     print(f"codesearch: {root} has no index yet; building {what}", file=sys.stderr)
     index = Index(root, settings, args.index_dir, create=True)
+    started: dict[str, str] = {}
+
+    def start_daemon() -> None:
+        """Once the files are parsed: its imports then overlap the last writes and this answer,
+        not the parsing, which keeps both cores busy (scripts/bench_first_query.py, README)."""
+        if not auto or started:
+            return
+        try:
+            health = autostart.start(root, args.index_dir, settings, wait_seconds=None)
+            started["note"] = (f"first answer from keyword and graph only: a daemon (pid {health.get('pid')}) now "
+                               "embeds in the background, and later queries go through it")
+        except (DaemonLifecycleError, OSError) as exc:
+            started["note"] = (f"keyword and graph only: no daemon could start to embed ({exc}); "
+                               f"run: codesearch index {root}")
+
+    show = progress_sink()
+
+    def on_progress(event: ProgressEvent) -> None:
+        show(event)
+        if event.stage == "parse" and event.phase == "end":
+            start_daemon()
+
     try:
-        report = Indexer(index, log=print_log, on_progress=progress_sink()).run(embed=not auto, wait_for_lock=60)
+        report = Indexer(index, log=print_log, on_progress=on_progress).run(embed=not auto, wait_for_lock=60)
     except IndexBusy as exc:
         index.close()
         raise CommandError(str(exc)) from None
     if not report.added + report.unchanged + report.modified:
         index.close()
+        if started:  # files were parsed, and none could be indexed
+            from ..daemon.lifecycle import stop_daemon
+            with contextlib.suppress(DaemonLifecycleError, OSError):
+                stop_daemon(root, args.index_dir)
         raise CommandError(f"{root} holds no files codesearch can index")
-    note = None
-    if auto:
-        try:
-            health = autostart.start(root, args.index_dir, settings, wait_seconds=None)
-            note = (f"first answer from keyword and graph only: a daemon (pid {health.get('pid')}) now embeds "
-                    "in the background, and later queries go through it")
-        except (DaemonLifecycleError, OSError) as exc:
-            note = f"keyword and graph only: no daemon could start to embed ({exc}); run: codesearch index {root}"
-    _LOCAL[root] = LocalService(index, vectors_elsewhere=note)
+    start_daemon()  # when nothing was parsed here (another process indexed the files meanwhile)
+    _LOCAL[root] = LocalService(index, vectors_elsewhere=started.get("note"))
 
 
 def _local_service(args: argparse.Namespace) -> Service:

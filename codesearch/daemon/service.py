@@ -71,6 +71,9 @@ EMBED_SLICE = 64  # chunks embedded between looks at the clock and the stop flag
 # More at once only queue on the GIL: on 2 cores, 8 clients got 1.04x the throughput of one with
 # 8 slots and 1.63x with 2 (keyword; hybrid 1.01x and 1.47x; scripts/bench_concurrency.py, README)
 READ_SLOTS, READ_WAITING, READ_WAIT_MS = max(2, os.cpu_count() or 2), 256, 10_000
+# a first query starts its daemon beside its own keyword indexing: the daemon's first reconcile
+# waits for that run to finish (however long a big repository takes) rather than serve half an index
+FIRST_RECONCILE_LOCK_WAIT_SECONDS = 3600.0
 EMBEDDING_ACTIVE_SECONDS = 10.0  # the embedder counts as busy this long after its last slice
 
 
@@ -187,22 +190,26 @@ class Daemon:
         """Catch up with what changed while no daemon watched; then serve. False when stopped."""
         try:
             self._rebuild_if_damaged()
-            self._apply(None)
+            self._apply(None, wait_for_lock=FIRST_RECONCILE_LOCK_WAIT_SECONDS)
         except IndexInterrupted:
             return False
         except Exception:  # serve the index as it is rather than not at all
             log.exception("reconciling with the disk failed; serving the index as it was")
         self.ready.set()
-        self._embedder.start()
         threading.Thread(target=self._warm_graph, name="warm-graph", daemon=True).start()
         return True
 
     def _warm_graph(self) -> None:
-        """Load the graph now rather than in the first query."""
+        """Load the graph now rather than in the first query; then start the embedder, whose
+        model loading (importing torch) holds the GIL for seconds: the first queries, a moment
+        after a first query started this daemon, come sooner with the graph loaded first."""
         try:
             neighbour_table(self.searcher.graphs.get())
         except Exception:  # a query will load it again and report any problem
             log.exception("loading the graph failed")
+        finally:
+            if not self._stop.is_set():
+                self._embedder.start()
 
     def stop(self) -> None:
         self._stop.set()
@@ -271,13 +278,13 @@ class Daemon:
                         w.report = report
                         w.done.set()
 
-    def _apply(self, paths: set[str] | None) -> IndexReport:
+    def _apply(self, paths: set[str] | None, wait_for_lock: float = 60) -> IndexReport:
         checkpoint("daemon.applying")
         self.in_progress = set(paths or ())
         started = time.monotonic()
         try:
-            report = self.indexer.run(None if paths is None else sorted(paths), embed=False, wait_for_lock=60,
-                                      should_stop=self._stop.is_set)
+            report = self.indexer.run(None if paths is None else sorted(paths), embed=False,
+                                      wait_for_lock=wait_for_lock, should_stop=self._stop.is_set)
         finally:
             self.in_progress = set()
             self.indexing = {}
