@@ -173,9 +173,13 @@ def _on_demand(args: argparse.Namespace) -> DaemonClient | None:
     from ..daemon.client import DaemonClient, socket_path
     from ..daemon.lifecycle import DaemonLifecycleError
     try:
-        autostart.start(root, args.index_dir, settings, AUTO_START_WAIT_SECONDS)
+        health = autostart.start(root, args.index_dir, settings, AUTO_START_WAIT_SECONDS)
     except (DaemonLifecycleError, OSError) as exc:
         print(f"codesearch: no daemon could start for {root} ({exc}); answering in this process", file=sys.stderr)
+        return None
+    if health is None:
+        print(f"codesearch: the daemon for {root} is still catching up with the files; answering in this process",
+              file=sys.stderr)
         return None
     return DaemonClient(socket_path(root, args.index_dir))
 
@@ -204,7 +208,7 @@ def _first_index(args: argparse.Namespace, root: Path, settings: Any, auto: bool
         if not auto or started:
             return
         try:
-            health = autostart.start(root, args.index_dir, settings, wait_seconds=None)
+            health = autostart.start(root, args.index_dir, settings, wait_seconds=None) or {}
             started["note"] = (f"first answer from keyword and graph only: a daemon (pid {health.get('pid')}) now "
                                "embeds in the background, and later queries go through it")
         except (DaemonLifecycleError, OSError) as exc:

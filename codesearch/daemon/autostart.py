@@ -35,9 +35,14 @@ def has_index(root: Path, index_dir: str | None) -> bool:
         return True  # there, but unreadable: the usual path reports the damage and its fix
 
 
-def start(root: Path, index_dir: str | None, settings: Settings, wait_seconds: float | None) -> dict:
+def start(root: Path, index_dir: str | None, settings: Settings, wait_seconds: float | None) -> dict | None:
     """Start the repository's daemon, which stops itself after `daemon_idle_minutes` idle.
-    `wait_seconds` None: return once the process runs; else wait that long for it to serve."""
-    from .lifecycle import start_detached
-    return start_detached(root, index_dir, wait_seconds or 600, idle_minutes=settings.daemon_idle_minutes,
-                          wait=wait_seconds is not None)
+    `wait_seconds` None: return once the process runs; else wait that long for it to serve, and
+    return None if it is still starting then (it goes on: it may have much to catch up with)."""
+    import time
+
+    from .lifecycle import DaemonFiles, start_detached, wait_ready
+    health = start_detached(root, index_dir, idle_minutes=settings.daemon_idle_minutes, wait=False)
+    if wait_seconds is None or health.get("ready"):
+        return health
+    return wait_ready(DaemonFiles.of(root.resolve(), index_dir), time.monotonic() + wait_seconds)
