@@ -158,6 +158,12 @@ def test_zsh_and_fish_completion_are_valid_scripts(tmp_path, shell):
     script.write_text(text)
     done = subprocess.run([shell, "-n", str(script)], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
+    if shell == "fish":  # fish completes a command line on request
+        probe = f"source {script}; complete -C 'codesearch callers --li'; complete -C 'codesearch query x --mode '"
+        done = subprocess.run(["fish", "-c", probe], capture_output=True, text=True, timeout=30)
+        lines = done.stdout.splitlines()
+        assert lines[0].split("\t")[0] == "--limit"
+        assert sorted(lines[1:]) == ["graph", "hybrid", "keyword", "vector"]
 
 
 # --- progress ----------------------------------------------------------------------------------------
