@@ -63,6 +63,10 @@ class Settings:
     # which then run side by side (scripts/bench_concurrency.py); a foreground index uses all cores
     daemon_embed_threads: int = 1
     embed_threads: int = 0  # the model's threads in this process (0: the library's default)
+    # a query that finds no daemon starts one (the first query of a repository indexes keyword and
+    # graph at once and lets that daemon embed); false: everything in the foreground, as --no-daemon
+    auto_daemon: bool = True
+    daemon_idle_minutes: float = 60.0  # an auto-started daemon stops after this long with nothing to do
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -25,6 +25,19 @@ def index_dir_for(root: Path, explicit: str | os.PathLike | None = None) -> Path
     return Path(chosen).resolve() if chosen else Path(root).resolve() / INDEX_DIR_NAME
 
 
+def project_root(start: Path) -> Path:
+    """The repository a command run in `start` means: the nearest folder up that has an index,
+    else the nearest that is a git work tree, else `start` itself (so that a query from a
+    subfolder neither misses the index nor builds a second one)."""
+    start = start.resolve()
+    folders = [start, *start.parents]
+    for marker in (Path(INDEX_DIR_NAME) / "catalog.sqlite3", Path(".git")):
+        for folder in folders:
+            if (folder / marker).exists():
+                return folder
+    return start
+
+
 class OutsideRoot(RequestError):
     """A path that leaves the repository (by `..`, an absolute path or a symlink): every
     front-end refuses it as a bad request."""

@@ -70,7 +70,7 @@ def main() -> int:
     repo = Path(__file__).resolve().parents[1]
     try:
         index = Index(work, load_settings(work), create=True)
-        indexer = Indexer(index, progress=False)
+        indexer = Indexer(index)
         t = time.perf_counter()
         indexer.run()
         print(f"{args.root}: indexed in {time.perf_counter() - t:.1f} s")

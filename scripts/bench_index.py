@@ -29,7 +29,7 @@ from codesearch.indexing.indexer import Indexer
 root, index_dir, embed = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "1"
 t = time.perf_counter()
 index = Index(root, load_settings(None), index_dir, create=True)
-report = Indexer(index, progress=False).run(embed=embed)
+report = Indexer(index).run(embed=embed)
 seconds = time.perf_counter() - t
 print(json.dumps({"seconds": seconds, "files": report.added + report.modified + report.unchanged,
                   "chunks": report.chunks_written, "embedded": report.vectors_embedded,

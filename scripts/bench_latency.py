@@ -58,7 +58,7 @@ def main() -> int:
     queries = [q["query"] for q in json.loads(args.queries.read_text())] if args.queries else GENERIC
     root = args.root.resolve()
     index = Index(root, load_settings(root), args.index_dir, create=True)
-    report = Indexer(index, progress=False).run()
+    report = Indexer(index).run()
     print(f"{root}: {report.summary()}")
     searcher = Searcher(index)
     searcher.search(SearchRequest(query="warm up"))  # model, graph

@@ -76,7 +76,7 @@ def main() -> int:
         settings = load_settings(None, overrides)
         index = Index(root, settings, args.index_root / name, create=True)
         t = time.monotonic()
-        report = Indexer(index, progress=False).run()
+        report = Indexer(index).run()
         print(f"[{name}] {report.summary()}", file=sys.stderr)
         searcher = Searcher(index)
         for config_name, retrievers, ranking, files in configs:

@@ -85,7 +85,7 @@ def main() -> int:
     for name, root in roots:
         queries = json.loads((SHARED_BENCH / "annotations" / f"{name}.json").read_text())
         index = Index(root, load_settings(None), args.index_root / name, create=True)
-        Indexer(index, progress=False).run()
+        Indexer(index).run()
         files = {}
         for path, record in index.catalog.files().items():
             if record.skip_reason:

@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from functools import cache
 from pathlib import Path
 
 import pytest
+from daemon_helpers import SUITE_SETTINGS
 
 from codesearch.config import Settings
 from codesearch.ingest.extract import Extracted, extract
 from codesearch.ingest.languages import language_for_path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# no daemon starts on its own in the suite (tests that want one set CODESEARCH_AUTO_DAEMON=1), and
+# the daemons tests start register in a folder of their own (removed with the process)
+os.environ["CODESEARCH_AUTO_DAEMON"] = "0"
+os.environ["CODESEARCH_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="codesearch-runtime-")
+atexit.register(shutil.rmtree, os.environ["CODESEARCH_RUNTIME_DIR"], True)
 SAMPLES = REPO_ROOT / "sample_repos"
 
 
@@ -38,7 +47,7 @@ def qualified(parsed, index: int | None) -> str | None:
 
 def run_cli(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess:
     """Run `python -m codesearch.cli ARGS` in a clean environment."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_") or k in SUITE_SETTINGS}
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-m", "codesearch.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=60)

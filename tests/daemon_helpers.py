@@ -22,6 +22,10 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+# settings of the whole suite, kept when a test strips CODESEARCH_* from a child's environment: a
+# query never starts a daemon that nobody asked for (tests that want one turn it on), and daemons
+# register in the suite's own runtime folder, not the user's (both set in conftest.py)
+SUITE_SETTINGS = ("CODESEARCH_AUTO_DAEMON", "CODESEARCH_RUNTIME_DIR")
 SAMPLE = REPO_ROOT / "sample_repos" / "python"
 
 FRESH_TIMEOUT = float(os.environ.get("CODESEARCH_TEST_FRESH_TIMEOUT", "10"))  # seconds per freshness check
@@ -42,7 +46,7 @@ THREAD_SLACK = 4
 # --------------------------------------------------------------------------------------------
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_") or k in SUITE_SETTINGS}
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,11 +63,19 @@ def index_answer(report: IndexReport, ok: bool = True, note: str | None = None) 
                        verified=report.verified, note=note)
 
 
-class LocalService:
-    """Answers from the index on disk in this process; loads the model itself when it needs it."""
+WITHOUT_VECTORS = ("keyword", "graph")
 
-    def __init__(self, index: Index):
+
+class LocalService:
+    """Answers from the index on disk in this process; loads the model itself when it needs it.
+
+    `vectors_elsewhere`: the vectors are being made by someone else (the daemon a first query
+    started): searches answer at once from keyword and graph, marked partial, with this note,
+    rather than loading the model for an index that has no vectors yet."""
+
+    def __init__(self, index: Index, vectors_elsewhere: str | None = None):
         self.repository = index
+        self.vectors_elsewhere = vectors_elsewhere
         self._searcher: Searcher | None = None
 
     @property
@@ -81,7 +90,11 @@ class LocalService:
         return self._searcher
 
     def search(self, request: SearchRequest) -> SearchAnswer:
-        return self.searcher.search(request)
+        if self.vectors_elsewhere is None:
+            return self.searcher.search(request)
+        answer = self.searcher.search(replace(request, retrievers=WITHOUT_VECTORS))
+        return replace(answer, partial=True, embedded_share=answer.embedded_share or 0.0,
+                       note=self.vectors_elsewhere)
 
     def relations(self, request: RelationsRequest) -> RelationsAnswer:
         return self.searcher.relations(request)
@@ -106,7 +119,7 @@ class LocalService:
 
     def index(self, request: IndexRequest) -> IndexAnswer:
         paths = confined_paths(self.repository.root, request)
-        report = Indexer(self.repository, progress=False).run(paths, wait_for_lock=request.timeout)
+        report = Indexer(self.repository).run(paths, wait_for_lock=request.timeout)
         return index_answer(report)
 
     def stats(self) -> Stats:

@@ -151,13 +151,16 @@ class Stats(Record):
 @dataclass(frozen=True)
 class EmbeddingProgress(Record):
     chunks_without_vectors: int
-    rate_per_second: float
-    eta_seconds: float | None  # None while the rate is unknown
+    rate_per_second: float  # 0 while nothing is being embedded
+    eta_seconds: float | None  # None unless embedding now at a known rate
+    active: bool = False  # a slice was embedded in the last few seconds
 
 
 @dataclass(frozen=True)
 class Status(Record):
     """A running daemon: what it serves and what it is doing."""
+
+    OMIT_WHEN_NONE = frozenset({"indexing", "idle_stop_minutes", "model_error"})
 
     pid: int
     root: str
@@ -177,6 +180,10 @@ class Status(Record):
     watcher_note: str
     embedded_share: float  # vectors / chunks: below 1, vector search does not see everything yet
     stale: bool  # changes are waiting to be indexed: answers may not reflect them yet
+    # the writer's run now, one progress event per stage (`index --progress-json`'s objects)
+    indexing: list[dict[str, Any]] | None = None
+    idle_stop_minutes: float | None = None  # an auto-started daemon stops after this long idle
+    model_error: str | None = None  # why the embedding model could not be loaded (keyword and graph only)
 
 
 @dataclass(frozen=True)

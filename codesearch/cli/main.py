@@ -8,9 +8,10 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import __version__
 from ..vocabulary import MODES
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_NO_MATCH = 1  # grep's "nothing matched"
+AUTO_START_WAIT_SECONDS = 30.0  # a query waits this long for the daemon it starts over an existing index
 
 
 class UsageError(Exception):
@@ -34,6 +36,20 @@ class UsageError(Exception):
 
 class CommandError(Exception):
     """A runtime failure with a one-sentence explanation: exit code 1."""
+
+
+class BadArguments(Exception):
+    """argparse refused the command line (exit code 2); raised instead of exiting, so that a
+    `--json` command still answers in JSON."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str):
+        super().__init__(message)
+        self.parser = parser
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise BadArguments(self, message)
 
 
 def _settings_for(root: Path, args: argparse.Namespace):
@@ -84,11 +100,14 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 
 def _root_of(args: argparse.Namespace) -> Path:
     """The repository a command works on: `index PATH` and `daemon ... PATH`, else --repo."""
-    attr = "path" if args.command in ("index", "daemon", "mcp") else "repo"
-    chosen = getattr(args, attr, None)
-    if isinstance(chosen, list):  # --repo may be given more than once (a workspace)
-        chosen = chosen[0] if chosen else None
-    root = Path(chosen or ".").resolve()
+    attr = "path" if args.command in ("index", "daemon", "mcp", "doctor") else "repo"
+    given = getattr(args, attr, None)
+    if isinstance(given, list):  # --repo may be given more than once (a workspace), daemon PATH too
+        given = given[0] if given else None
+    if given is None and not getattr(args, "index_dir", None) and not os.environ.get("CODESEARCH_INDEX_DIR"):
+        from ..paths import project_root
+        return project_root(Path.cwd())
+    root = Path(given or ".").resolve()
     if not root.is_dir():
         raise UsageError(f"{root} is not a folder")
     return root
@@ -149,6 +168,8 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
     from ..daemon.client import DaemonBusy, DaemonError
     from ..wire import RequestError
     client = _daemon(args)
+    if client is None and _root_of(args) not in _LOCAL:
+        client = _on_demand(args)
     try:
         if client is not None:
             try:
@@ -168,6 +189,89 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
 
 
 _LOCAL: dict[Path, Service] = {}
+
+
+def _on_demand(args: argparse.Namespace) -> DaemonClient | None:
+    """No daemon serves the repository. With `auto_daemon` (the default), one is started: over
+    an existing index this command waits for it and asks it; a repository without an index gets
+    its keyword index and graph here first (the daemon then embeds), and this first answer comes
+    from this process. Without (--no-daemon, `auto_daemon = false`), a missing index is built
+    here whole, vectors included, and nothing is left running."""
+    from ..daemon import autostart
+    root = _root_of(args)
+    settings = _settings_for(root, args)
+    auto = autostart.may_start(settings, refused=getattr(args, "no_daemon", False))
+    if not autostart.has_index(root, args.index_dir):
+        _first_index(args, root, settings, auto)
+        return None
+    if not auto:
+        return None
+    from ..daemon.client import DaemonClient, socket_path
+    from ..daemon.lifecycle import DaemonLifecycleError
+    try:
+        health = autostart.start(root, args.index_dir, settings, AUTO_START_WAIT_SECONDS)
+    except (DaemonLifecycleError, OSError) as exc:
+        print(f"codesearch: no daemon could start for {root} ({exc}); answering in this process", file=sys.stderr)
+        return None
+    if health is None:
+        print(f"codesearch: the daemon for {root} is still catching up with the files; answering in this process",
+              file=sys.stderr)
+        return None
+    return DaemonClient(socket_path(root, args.index_dir))
+
+
+def _first_index(args: argparse.Namespace, root: Path, settings: Any, auto: bool) -> None:
+    """Index a repository that has none, progress on stderr, and keep its service for the answer."""
+    from ..api.local import LocalService
+    from ..daemon import autostart
+    from ..daemon.lifecycle import DaemonLifecycleError
+    from ..indexing.events import ProgressEvent
+    from ..indexing.index import Index, IndexBusy
+    from ..indexing.indexer import Indexer, print_log
+    from .progress import progress_sink
+    if root in (Path.home().resolve(), Path(root.anchor)):
+        raise CommandError(f"{root} has no index, and a whole home or root folder is not indexed unasked; "
+                           "run this in a repository, or: codesearch index PATH")
+    what = "its keyword index and graph now; vectors follow in the background" if auto else \
+        "it now, vectors included"
+    print(f"codesearch: {root} has no index yet; building {what}", file=sys.stderr)
+    index = Index(root, settings, args.index_dir, create=True)
+    started: dict[str, str] = {}
+
+    def start_daemon() -> None:
+        """Once the files are parsed: its imports then overlap the last writes and this answer,
+        not the parsing, which keeps both cores busy (scripts/bench_first_query.py, README)."""
+        if not auto or started:
+            return
+        try:
+            health = autostart.start(root, args.index_dir, settings, wait_seconds=None) or {}
+            started["note"] = (f"first answer from keyword and graph only: a daemon (pid {health.get('pid')}) now "
+                               "embeds in the background, and later queries go through it")
+        except (DaemonLifecycleError, OSError) as exc:
+            started["note"] = (f"keyword and graph only: no daemon could start to embed ({exc}); "
+                               f"run: codesearch index {root}")
+
+    show = progress_sink()
+
+    def on_progress(event: ProgressEvent) -> None:
+        show(event)
+        if event.stage == "parse" and event.phase == "end":
+            start_daemon()
+
+    try:
+        report = Indexer(index, log=print_log, on_progress=on_progress).run(embed=not auto, wait_for_lock=60)
+    except IndexBusy as exc:
+        index.close()
+        raise CommandError(str(exc)) from None
+    if not report.added + report.unchanged + report.modified:
+        index.close()
+        if started:  # files were parsed, and none could be indexed
+            from ..daemon.lifecycle import stop_daemon
+            with contextlib.suppress(DaemonLifecycleError, OSError):
+                stop_daemon(root, args.index_dir)
+        raise CommandError(f"{root} holds no files codesearch can index")
+    start_daemon()  # when nothing was parsed here (another process indexed the files meanwhile)
+    _LOCAL[root] = LocalService(index, vectors_elsewhere=started.get("note"))
 
 
 def _local_service(args: argparse.Namespace) -> Service:
@@ -217,10 +321,11 @@ def _index_here(args: argparse.Namespace) -> IndexAnswer:
     from ..api.local import index_answer
     from ..indexing.index import IndexBusy
     from ..indexing.indexer import Indexer, print_log
+    from .progress import progress_sink
     index = _open_index(args, create=True)
     try:
-        indexer = Indexer(index, progress=None if not args.quiet else False,
-                          log=print_log if not args.quiet else None)
+        indexer = Indexer(index, log=print_log if not args.quiet else None,
+                          on_progress=progress_sink(json_events=args.progress_json, quiet=args.quiet))
         report = indexer.run(embed=not args.no_vectors, wait_for_lock=args.wait, verify=args.verify)
     except IndexBusy as exc:  # a damaged catalog goes on to main(), which names the fix
         raise CommandError(str(exc)) from None
@@ -318,8 +423,8 @@ def cmd_query(args: argparse.Namespace) -> int:
             print_vimgrep(answer)
         else:
             print_human(answer, color=sys.stdout.isatty(), explain=args.explain)
-            if answer.note and _workspace(args) is not None:
-                print(f"codesearch: {answer.note}", file=sys.stderr)
+        if answer.note and not (args.json or args.batch):
+            print(f"codesearch: {answer.note}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -331,8 +436,10 @@ def cmd_relations(args: argparse.Namespace) -> int:
     from ..search.types import RelationsRequest
     from ..wire import RequestError
     direction: Direction = "callers" if args.command == "callers" else "callees"
+    filters = _filters(args)
     try:
-        request = RelationsRequest(name=args.name, depth=args.depth, direction=direction)
+        request = RelationsRequest(name=args.name, depth=args.depth, direction=direction, limit=args.limit,
+                                   filters=filters)
     except RequestError as exc:
         raise UsageError(str(exc)) from None
     answer = _ask(args, lambda service: service.relations(request))
@@ -416,7 +523,11 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     from ..daemon import lifecycle
     from ..daemon.client import DaemonClient
     from ..transports.http import TOKEN_ENV, HttpConfigError, check_exposure, parse_address
-    from .render import format_status
+    from .render import format_daemons, format_status
+    if args.action == "list":
+        running = [asdict(entry) for entry in lifecycle.list_daemons()]
+        print(json.dumps({"daemons": running}) if args.json else format_daemons(running))
+        return EXIT_OK
     workspace = _workspace(args)
     root = _root_of(args) if workspace is None else Path.cwd()
     target = (lifecycle.Target.workspace(workspace) if workspace is not None
@@ -457,9 +568,11 @@ def cmd_daemon(args: argparse.Namespace) -> int:
             return EXIT_OK
         if not lifecycle.running_at(target.files):
             if args.json:
-                print(json.dumps({"running": False}))
+                print(json.dumps({"running": False}))  # the others: `daemon list --json`
             else:
-                print(f"no codesearch daemon serves {served}")
+                others = [asdict(entry) for entry in lifecycle.list_daemons()]
+                listed = f"; running:\n{format_daemons(others)}" if others else ""
+                print(f"no codesearch daemon serves {served}{listed}")
             return EXIT_OK
         status = DaemonClient(target.files.sock).status()
         print(json.dumps({"running": True, **status.to_dict()}) if args.json else format_status(status))
@@ -497,6 +610,22 @@ def _number(text: str | None, flag: str, kind: Callable[[str], Any]) -> Any:
         raise UsageError(f"{flag} takes a number, not {text!r}") from None
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Exit 0 when healthy (notes are advice), 1 when a check needs action."""
+    from ..doctor import diagnose
+    from .render import format_doctor
+    root = _root_of(args)
+    report = diagnose(root, _settings_for(root, args), args.index_dir, load_model=not args.fast)
+    print(json.dumps(report.to_dict()) if args.json else format_doctor(report, color=sys.stdout.isatty()))
+    return EXIT_OK if report.healthy else EXIT_ERROR
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .completion import script
+    sys.stdout.write(script(build_parser(), args.shell))
+    return EXIT_OK
+
+
 def cmd_lsp(args: argparse.Namespace) -> int:
     from ..transports.lsp import serve_stdio
     return serve_stdio(start=not args.no_start, index_dir=args.index_dir)
@@ -517,7 +646,7 @@ def _add_index_options(p: argparse.ArgumentParser) -> None:
 
 def _add_repo_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", action="append", default=None, metavar="PATH",
-                   help="the indexed repository (default: .); more than once: search them all as one")
+                   help="the indexed repository (default: the enclosing one); more than once: search them all as one")
     p.add_argument("--workspace", metavar="FILE",
                    help="the repositories of a workspace file ([[repo]] tables: path, name, boost)")
 
@@ -527,7 +656,7 @@ def _overrides(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="codesearch", description="Local code search.")
+    parser = Parser(prog="codesearch", description="Local code search.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("--version", action="version", version=f"codesearch {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -550,6 +679,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how long to wait for another indexer to finish (default 60)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
+    p.add_argument("--progress-json", action="store_true",
+                   help="progress as JSON lines on stderr, for editors: {\"event\": \"progress\", \"stage\", ...}")
     p.add_argument("--no-daemon", action="store_true", help="index in this process even if a daemon runs")
     p.set_defaults(func=cmd_index)
 
@@ -578,9 +709,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("name", metavar="NAME")
         _add_repo_options(p)
         _add_index_options(p)
-        p.add_argument("--depth", type=int, default=1)
-        p.add_argument("--json", action="store_true")
-        p.add_argument("--no-daemon", action="store_true")
+        p.add_argument("--depth", type=int, default=1, help="hops along the call graph (default 1)")
+        p.add_argument("--limit", "-n", type=int, default=None, help="at most N results, nearest first")
+        p.add_argument("--json", action="store_true", help="one JSON object")
+        p.add_argument("--lang", help="only this language")
+        p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
+        p.add_argument("--kind", help="only this kind of chunk (function, method, ...)")
+        p.add_argument("--no-daemon", action="store_true", help="answer in this process even if a daemon runs")
         p.set_defaults(func=cmd_relations)
 
     p = sub.add_parser("grep", help="exact text or a regex, ranked by structure (exit 0 match, 1 none, 2 error)")
@@ -619,8 +754,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("daemon", help="background watcher and socket server")
-    p.add_argument("action", choices=("start", "stop", "status", "run"))
-    p.add_argument("path", nargs="*", metavar="PATH", help="the repository (default: .); several: one daemon for all")
+    p.add_argument("action", choices=("start", "stop", "status", "list", "run"))
+    p.add_argument("path", nargs="*", metavar="PATH",
+                   help="the repository (default: the enclosing one); several: one daemon for all")
     p.add_argument("--workspace", metavar="FILE", help="serve every repository of a workspace file")
     p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
     p.add_argument("--json", action="store_true")
@@ -653,36 +789,68 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_lsp)
 
     p = sub.add_parser("stats", help="what the index holds")
-    p.add_argument("--repo", default=".", metavar="PATH")
+    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: the enclosing one)")
     _add_index_options(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("--fast", action="store_true", help="do not open Chroma to count vectors")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("doctor", help="check the install, index, daemon and watcher; say what to do (exit 1: action)")
+    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    _add_index_options(p)
+    p.add_argument("--json", action="store_true", help="{\"root\", \"healthy\", \"checks\": [...]}")
+    p.add_argument("--fast", action="store_true", help="do not load the embedding model to time it")
+    p.set_defaults(func=cmd_doctor)
+
+    from .completion import SHELLS
+    p = sub.add_parser("completion", help="print shell completion: eval \"$(codesearch completion bash)\"")
+    p.add_argument("shell", choices=SHELLS)
+    p.set_defaults(func=cmd_completion)
     return parser
 
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = parser.parse_args(argv)
+    except BadArguments as exc:
+        if "--json" in argv:
+            _print_json_error(str(exc), EXIT_USAGE)
+        exc.parser.print_usage(sys.stderr)
+        print(f"{exc.parser.prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    code, message = _run(args)
+    if message is not None:
+        if getattr(args, "json", False):
+            _print_json_error(message, code)
+        print(f"codesearch: {message}", file=sys.stderr)
+    return code
+
+
+def _print_json_error(message: str, code: int) -> None:
+    """A `--json` command's failure: `{"error", "exit_code"}` on stdout as well (scripts parse it)."""
+    print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False), flush=True)
+
+
+def _run(args: argparse.Namespace) -> tuple[int, str | None]:
+    """The command's exit code, and the one sentence that explains a failure."""
     handler: Callable[[argparse.Namespace], int] = args.func
     _overrides(args)
     try:
-        return handler(args)
+        return handler(args), None
     except UsageError as exc:
-        print(f"codesearch: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_USAGE, str(exc)
     except (CommandError, OSError) as exc:
         if args.debug:
             raise
-        print(f"codesearch: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_ERROR, str(exc)
     except KeyboardInterrupt:
-        print("codesearch: interrupted", file=sys.stderr)
-        return 130
+        return 130, "interrupted"
     except Exception as exc:  # the contract: one sentence, no traceback
         if args.debug:
             raise
@@ -693,14 +861,10 @@ def main(argv: list[str] | None = None) -> int:
             root = getattr(args, "path", None) or getattr(args, "repo", None) or "."
             root = root[0] if isinstance(root, list) else root  # --repo and daemon PATH may repeat
             detail = str(exc) if isinstance(exc, CatalogError) else f"the index database is damaged ({exc})"
-            print(f"codesearch: {detail}; rebuild it with: codesearch index --rebuild {root}", file=sys.stderr)
-            return EXIT_ERROR
+            return EXIT_ERROR, f"{detail}; rebuild it with: codesearch index --rebuild {root}"
         if isinstance(exc, (CatalogError, sqlite3.DatabaseError)):
-            print(f"codesearch: {exc}", file=sys.stderr)
-            return EXIT_ERROR
-        print(f"codesearch: unexpected error: {exc.__class__.__name__}: {exc} (rerun with --debug)",
-              file=sys.stderr)
-        return EXIT_ERROR
+            return EXIT_ERROR, str(exc)
+        return EXIT_ERROR, f"unexpected error: {exc.__class__.__name__}: {exc} (rerun with --debug)"
 
 
 if __name__ == "__main__":

@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 import sys
 import time
+from typing import TYPE_CHECKING, Any
 
 from ..api.types import GrepAnswer, SearchAnswer, Stats, Status
 from ..search.types import GrepFile, GrepMatch
+
+if TYPE_CHECKING:
+    from ..doctor import Report
 
 BOLD, DIM, CYAN, YELLOW, RESET = "\033[1m", "\033[2m", "\033[36m", "\033[33m", "\033[0m"
 
@@ -114,6 +118,22 @@ def format_stats(stats: Stats) -> str:
     return "\n".join(lines)
 
 
+def _embedding_pace(s: Status) -> str:
+    """Rate and ETA only while vectors are being made: a stale rate would promise a false ETA."""
+    emb = s.embedding
+    if not s.model_ready:
+        return "waiting for the embedding model to load"
+    if not emb.active or not emb.rate_per_second:
+        return "not embedding right now"
+    eta = emb.eta_seconds or 0.0
+    return f"{emb.rate_per_second:g}/s, ETA {'<1s' if eta < 1 else _duration(eta)}"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
 def format_status(s: Status) -> str:
     last = s.last_reindex or {}
     emb = s.embedding
@@ -124,8 +144,41 @@ def format_status(s: Status) -> str:
         lines.append(f"last reindex {time.strftime('%H:%M:%S', time.localtime(last['at']))} "
                      f"in {last['seconds'] * 1000:.0f} ms")
     if emb.chunks_without_vectors:
-        eta = f"ETA {emb.eta_seconds:.0f}s" if emb.eta_seconds is not None else "ETA unknown yet"
-        lines.append(f"embedding: {emb.chunks_without_vectors} chunks left, {emb.rate_per_second}/s, {eta}")
+        lines.append(f"embedding: {emb.chunks_without_vectors} chunks left, {_embedding_pace(s)}")
+    for event in s.indexing or ():
+        total = f"/{event['total']}" if event.get("total") is not None else ""
+        lines.append(f"indexing: {event['done']}{total} {event['unit']} ({event['stage']})")
+    if s.idle_stop_minutes is not None:
+        lines.append(f"started on demand: stops after {s.idle_stop_minutes:g} idle minutes")
     if s.watcher_note:
         lines.append(s.watcher_note)
+    return "\n".join(lines)
+
+
+def format_daemons(daemons: list[dict[str, Any]]) -> str:
+    if not daemons:
+        return "no codesearch daemon is running"
+    lines = []
+    for d in daemons:
+        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(d["started"]))
+        how = f"on demand, stops after {d['idle_minutes']:g} idle minutes" if d.get("auto") else "started by hand"
+        lines.append(f"pid {d['pid']}  {d['root']}  (since {started}; {how})")
+    return "\n".join(lines)
+
+
+DOCTOR_MARKS = {"ok": ("ok  ", "\033[32m"), "note": ("note", YELLOW), "fail": ("FAIL", "\033[31m")}
+
+
+def format_doctor(report: Report, color: bool) -> str:
+    """One line a check, its fix indented below it; the verdict last."""
+    lines = []
+    for check in report.checks:
+        mark, tint = DOCTOR_MARKS[check.status]
+        shown = f"{tint}{mark}{RESET}" if color else mark
+        lines.append(f"{shown}  {check.area:<10} {check.detail}")
+        if check.fix and check.status != "ok":
+            lines.append(f"      {'':<10} -> {check.fix}")
+    failed = sum(c.status == "fail" for c in report.checks)
+    verdict = "1 problem needs action" if failed == 1 else f"{failed} problems need action"
+    lines.append(verdict if failed else "healthy")
     return "\n".join(lines)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from ..config import load_settings
 from ..indexing.index import ensure_index_dir
 from ..paths import index_dir_for
+from . import registry
 from .client import SOCKET_NAME, DaemonClient, DaemonError, call
 
 if TYPE_CHECKING:
@@ -202,15 +203,31 @@ def _root_daemon(root: Path, index_dir: str | None, force_polling: bool, stoppin
     return daemon
 
 
-def run_foreground(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None) -> int:
-    """Serve until asked to stop (the shutdown method, SIGTERM or Ctrl-C, at any moment).
+def list_daemons() -> list[registry.DaemonEntry]:
+    """The daemons that run now, by their registry entries; entries of dead daemons (their lock
+    is free) and unreadable ones are removed on the way."""
+    alive = []
+    for path, entry in registry.entries():
+        if entry is None or not lock_is_held(entry.lock):
+            registry.remove(path)
+        else:
+            alive.append(entry)
+    return alive
+
+
+def run_foreground(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None,
+                   idle_minutes: float | None = None) -> int:
+    """Serve until asked to stop (the shutdown method, SIGTERM or Ctrl-C, at any moment), or
+    until nothing was asked or done for `idle_minutes` (an auto-started daemon).
     `http`: [HOST:]PORT of an HTTP front-end too (its token comes from CODESEARCH_HTTP_TOKEN)."""
     root = root.resolve()
     return _run(DaemonFiles.of(root, index_dir), str(root), http,
-                lambda stopping, served: _root_daemon(root, index_dir, force_polling, stopping, served))
+                lambda stopping, served: _root_daemon(root, index_dir, force_polling, stopping, served),
+                idle_minutes, registered=root)
 
 
-def run_workspace(workspace: Workspace, force_polling: bool = False, http: str | None = None) -> int:
+def run_workspace(workspace: Workspace, force_polling: bool = False, http: str | None = None,
+                  idle_minutes: float | None = None) -> int:
     """Serve every repository of the workspace from this process: a daemon per repository (its
     watcher and writer), one embedding model for all, and the workspace's answers on its socket."""
     from ..api.types import Ok
@@ -245,13 +262,14 @@ def run_workspace(workspace: Workspace, force_polling: bool = False, http: str |
         return WorkspaceService(workspace, members, on_shutdown=shutdown)
 
     label = str(workspace.file) if workspace.file else ", ".join(str(r.root) for r in workspace.repos)
-    return _run(DaemonFiles.of_workspace(workspace), f"the workspace {label}", http, build)
+    return _run(DaemonFiles.of_workspace(workspace), f"the workspace {label}", http, build, idle_minutes)
 
 
-def _run(files: DaemonFiles, label: str, http: str | None,
-         build: Callable[[threading.Event, _Served], Service]) -> int:
+def _run(files: DaemonFiles, label: str, http: str | None, build: Callable[[threading.Event, _Served], Service],
+         idle_minutes: float | None = None, registered: Path | None = None) -> int:
     """Hold the daemon lock of `files`, build the service, serve it on the socket (and HTTP)
-    until stopped, then close everything in reverse."""
+    until stopped, or until every daemon was idle for `idle_minutes`, then close everything in
+    reverse. `registered`: the repository listed in the daemon registry (`daemon list`)."""
     from ..transports.http import TOKEN_ENV, HttpServer, check_exposure, parse_address
     from ..transports.socket import RpcServer
 
@@ -282,14 +300,22 @@ def _run(files: DaemonFiles, label: str, http: str | None,
         server.serve_in_thread()
         served.servers.append(server)
         for daemon in served.daemons:
+            daemon.idle_stop_minutes = idle_minutes
             daemon.start()
+        if registered is not None:
+            registry.register(registered, files.lock.parent, auto=idle_minutes is not None, idle_minutes=idle_minutes)
         log.info("serving %s on %s (pid %d)", label, files.sock, os.getpid())
         while not stopping.wait(0.5):
-            pass
+            if idle_minutes is not None and served.daemons and \
+                    min(d.idle_seconds() for d in served.daemons) > idle_minutes * 60:
+                log.info("idle for %.0f minutes: stopping", idle_minutes)
+                break
         log.info("shutting down")
     finally:
         served.close()
         _remove(files.sock, files.pid)
+        if registered is not None:
+            registry.unregister(files.lock.parent)
         lock.release()
     return 0
 
@@ -371,21 +397,29 @@ class Target:
 
 
 def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600, force_polling: bool = False,
-                   http: str | None = None, http_token: str | None = None) -> dict:
+                   http: str | None = None, http_token: str | None = None, idle_minutes: float | None = None,
+                   wait: bool = True) -> dict:
     """Start a background daemon for one repository (see `start_target`)."""
-    return start_target(Target.repository(root, index_dir), wait_seconds, force_polling, http, http_token)
+    return start_target(Target.repository(root, index_dir), wait_seconds, force_polling, http, http_token,
+                        idle_minutes, wait)
 
 
 def start_target(target: Target, wait_seconds: float = 600, force_polling: bool = False,
-                 http: str | None = None, http_token: str | None = None) -> dict:
+                 http: str | None = None, http_token: str | None = None, idle_minutes: float | None = None,
+                 wait: bool = True) -> dict:
     """Start a background daemon and return its health once it is ready; a daemon already
     running (or starting) is waited for instead. A start that fails leaves nothing behind.
-    The HTTP token travels in the child's environment, never on its command line."""
+    The HTTP token travels in the child's environment, never on its command line.
+    `idle_minutes`: the daemon stops itself after that long idle (auto-started daemons).
+    `wait=False` returns as soon as the process is started (`{"pid", "starting": True}`)."""
     files = target.files
     ensure_index_dir(files.lock.parent)
     deadline = time.monotonic() + wait_seconds
     with _start_lock(files.start_lock, wait_seconds):
-        if running_at(files):
+        running = running_at(files)
+        if running and not wait:
+            return {**running, "already_running": True}
+        if running:
             health = wait_ready(files, deadline)
             if health is None:
                 raise DaemonLifecycleError(f"the running daemon did not become ready in {wait_seconds:.0f}s")
@@ -393,6 +427,8 @@ def start_target(target: Target, wait_seconds: float = 600, force_polling: bool 
         command = [sys.executable, "-m", "codesearch.daemon.lifecycle", "run", *target.run_args]
         if force_polling:
             command.append("--polling")
+        if idle_minutes is not None:
+            command += ["--idle-minutes", str(idle_minutes)]
         env = dict(os.environ)
         if http:
             from ..transports.http import TOKEN_ENV, check_exposure, parse_address
@@ -403,6 +439,8 @@ def start_target(target: Target, wait_seconds: float = 600, force_polling: bool 
         with open(files.log, "ab") as out:
             process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                                        start_new_session=True, close_fds=True, env=env)
+        if not wait:
+            return {"pid": process.pid, "ready": False, "starting": True}
         health = wait_ready(files, deadline, process)
         if health is None:
             process.terminate()
@@ -447,16 +485,16 @@ def configure_logging() -> None:
 
 
 def serve(root: Path, index_dir: str | None, force_polling: bool = False, http: str | None = None,
-          workspace: Workspace | None = None) -> None:
+          workspace: Workspace | None = None, idle_minutes: float | None = None) -> None:
     """Run the daemon (of `root`, or of `workspace` when given) in this process and end the
     process with it (see `_exit`)."""
     from ..transports.http import HttpConfigError
     configure_logging()
     try:
         if workspace is not None:
-            code = run_workspace(workspace, force_polling, http)
+            code = run_workspace(workspace, force_polling, http, idle_minutes)
         else:
-            code = run_foreground(root, index_dir, force_polling, http)
+            code = run_foreground(root, index_dir, force_polling, http, idle_minutes)
     except HttpConfigError as exc:
         log.error("the daemon cannot start: %s", exc)
         code = 2
@@ -475,10 +513,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--index-dir")
     parser.add_argument("--polling", action="store_true")
     parser.add_argument("--http")
+    parser.add_argument("--idle-minutes", type=float)
     args = parser.parse_args(argv)
     workspace = (load_workspace(args.workspace) if args.workspace
                  else workspace_of_paths(args.paths) if len(args.paths) > 1 else None)
-    serve(Path(args.paths[0] if args.paths else "."), args.index_dir, args.polling, args.http, workspace)
+    serve(Path(args.paths[0] if args.paths else "."), args.index_dir, args.polling, args.http, workspace,
+          args.idle_minutes)
     return 0  # not reached
 
 

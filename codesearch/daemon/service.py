@@ -56,6 +56,7 @@ from ..api.types import (
 from ..config import Settings
 from ..embedding.base import Embedder
 from ..faults import checkpoint
+from ..indexing.events import ProgressEvent
 from ..indexing.index import CATALOG_NAME, Index
 from ..indexing.indexer import Indexer, IndexInterrupted, IndexReport
 from ..indexing.rebuild import remove_index_files, salvage_cache
@@ -71,6 +72,10 @@ EMBED_SLICE = 64  # chunks embedded between looks at the clock and the stop flag
 # More at once only queue on the GIL: on 2 cores, 8 clients got 1.04x the throughput of one with
 # 8 slots and 1.63x with 2 (keyword; hybrid 1.01x and 1.47x; scripts/bench_concurrency.py, README)
 READ_SLOTS, READ_WAITING, READ_WAIT_MS = max(2, os.cpu_count() or 2), 256, 10_000
+# a first query starts its daemon beside its own keyword indexing: the daemon's first reconcile
+# waits for that run to finish (however long a big repository takes) rather than serve half an index
+FIRST_RECONCILE_LOCK_WAIT_SECONDS = 3600.0
+EMBEDDING_ACTIVE_SECONDS = 10.0  # the embedder counts as busy this long after its last slice
 
 
 @dataclass
@@ -99,14 +104,18 @@ class Daemon:
         self.ready = threading.Event()
         self.stopping = stopping or threading.Event()  # set by the shutdown method or a signal
         self.model_ready = threading.Event()
+        self.model_error: str | None = None
         self._full_rescan = threading.Event()
         self._stop = threading.Event()
         self._vectors_wanted = threading.Event()
         self.in_progress: set[str] = set()
         self.last_reindex: dict | None = None
         self.reindex_count = 0  # batches applied since start (the initial reconcile included)
-        self.embedding = {"rate": 0.0, "done": 0}
+        self.embedding = {"rate": 0.0, "done": 0, "at": 0.0}
+        self.last_activity = time.monotonic()  # a request answered, a change applied, a slice embedded
+        self.indexing: dict[str, ProgressEvent] = {}  # the writer's run now, by stage
         self.force_polling = force_polling
+        self.idle_stop_minutes: float | None = None  # set by the lifecycle for an auto-started daemon
         self.watcher: RepoWatcher | None = None
         self._writer = threading.Thread(target=self._write_loop, name="writer", daemon=True)
         self._embedder = threading.Thread(target=self._embed_loop, name="embedder", daemon=True)
@@ -123,9 +132,25 @@ class Daemon:
             self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self._shared_embedder)
         self.embed_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
         self.reader_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
-        self.indexer = Indexer(self.writer_index, progress=False, log=log.info)
-        self.embed_indexer = Indexer(self.embed_index, progress=False, log=log.info)
+        self.indexer = Indexer(self.writer_index, log=log.info, on_progress=self._note_progress)
+        self.embed_indexer = Indexer(self.embed_index, log=log.info)
         self.searcher = Searcher(self.reader_index)
+
+    def _note_progress(self, event: ProgressEvent) -> None:
+        """The writer's progress, for `status` (the LSP's `$/progress`); gone when the run ends."""
+        if event.phase == "end":
+            self.indexing.pop(event.stage, None)
+        else:
+            self.indexing[event.stage] = event
+
+    def touch(self) -> None:
+        self.last_activity = time.monotonic()
+
+    def idle_seconds(self) -> float:
+        """How long nothing was asked of the daemon or done by it (0 while work is queued)."""
+        if self.in_progress or not self._queue.empty() or self.pending_paths():
+            return 0.0
+        return time.monotonic() - self.last_activity
 
     def _remove_catalog(self) -> None:
         cache = salvage_cache(self.dir / CATALOG_NAME)
@@ -168,22 +193,26 @@ class Daemon:
         """Catch up with what changed while no daemon watched; then serve. False when stopped."""
         try:
             self._rebuild_if_damaged()
-            self._apply(None)
+            self._apply(None, wait_for_lock=FIRST_RECONCILE_LOCK_WAIT_SECONDS)
         except IndexInterrupted:
             return False
         except Exception:  # serve the index as it is rather than not at all
             log.exception("reconciling with the disk failed; serving the index as it was")
         self.ready.set()
-        self._embedder.start()
         threading.Thread(target=self._warm_graph, name="warm-graph", daemon=True).start()
         return True
 
     def _warm_graph(self) -> None:
-        """Load the graph now rather than in the first query."""
+        """Load the graph now rather than in the first query; then start the embedder, whose
+        model loading (importing torch) holds the GIL for seconds: the first queries, a moment
+        after a first query started this daemon, come sooner with the graph loaded first."""
         try:
             neighbour_table(self.searcher.graphs.get())
         except Exception:  # a query will load it again and report any problem
             log.exception("loading the graph failed")
+        finally:
+            if not self._stop.is_set():
+                self._embedder.start()
 
     def stop(self) -> None:
         self._stop.set()
@@ -252,15 +281,17 @@ class Daemon:
                         w.report = report
                         w.done.set()
 
-    def _apply(self, paths: set[str] | None) -> IndexReport:
+    def _apply(self, paths: set[str] | None, wait_for_lock: float = 60) -> IndexReport:
         checkpoint("daemon.applying")
         self.in_progress = set(paths or ())
         started = time.monotonic()
         try:
-            report = self.indexer.run(None if paths is None else sorted(paths), embed=False, wait_for_lock=60,
-                                      should_stop=self._stop.is_set)
+            report = self.indexer.run(None if paths is None else sorted(paths), embed=False,
+                                      wait_for_lock=wait_for_lock, should_stop=self._stop.is_set)
         finally:
             self.in_progress = set()
+            self.indexing = {}
+            self.touch()
         self.reindex_count += 1
         checkpoint("daemon.applied")  # written, its vectors not yet made
         self.last_reindex = {"at": time.time(), "seconds": round(time.monotonic() - started, 4),
@@ -281,8 +312,9 @@ class Daemon:
             log.exception("checking the vector store failed")
         try:
             self.embed_index.embedder.encode_query("warm up")
-        except Exception:  # queries will report the problem; keep serving keywords
+        except Exception as exc:  # queries will report the problem; keep serving keywords
             log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
+            self.model_error = str(exc)
             return
         self.model_ready.set()
         embedded_since_prune = False
@@ -315,13 +347,16 @@ class Daemon:
             return
         done = report.vectors_embedded + report.vectors_from_cache
         elapsed = time.monotonic() - started
+        self.touch()
         self.embedding["done"] += done
+        self.embedding["at"] = time.monotonic()
         if done and elapsed > 0:
             rate = done / elapsed
             self.embedding["rate"] = rate if not self.embedding["rate"] else 0.7 * self.embedding["rate"] + 0.3 * rate
 
     # --- the API's service ------------------------------------------------------------------
     def _serving(self) -> None:
+        self.touch()
         if self.rebuilding.is_set():
             raise ServiceUnavailable("the index database was damaged and is being rebuilt; try again shortly")
 
@@ -424,8 +459,9 @@ class Daemon:
         stats = self.stats()
         pending = len(self.pending_paths()) + self._queue.qsize()
         left = stats.chunks - stats.vectors
-        rate = self.embedding["rate"]
-        eta = round(left / rate, 1) if rate and left else (None if left else 0.0)  # no rate yet: unknown
+        active = bool(left) and time.monotonic() - self.embedding["at"] < EMBEDDING_ACTIVE_SECONDS
+        rate = self.embedding["rate"] if active else 0.0  # a rate from a finished run says nothing now
+        eta = round(left / rate, 1) if active and rate else None  # honest: none without a current rate
         return Status(
             pid=os.getpid(), root=str(self.root), uptime_seconds=round(time.time() - self.started, 1),
             ready=self.ready.is_set(), model_ready=self.model_ready.is_set(), files=stats.files, chunks=stats.chunks,
@@ -433,8 +469,10 @@ class Daemon:
             pending_changes=pending, last_reindex=self.last_reindex,
             reindex_count=self.reindex_count,
             embedding=EmbeddingProgress(chunks_without_vectors=left, rate_per_second=round(rate, 1),
-                                        eta_seconds=eta),
+                                        eta_seconds=eta, active=active),
             watcher=self.watcher.mode if self.watcher else None,
             watcher_note=self.watcher.fallback_reason if self.watcher else "",
             embedded_share=round(stats.vectors / stats.chunks, 4) if stats.chunks else 1.0,
-            stale=bool(pending))
+            stale=bool(pending),
+            indexing=[event.to_dict() for event in list(self.indexing.values())] or None,
+            idle_stop_minutes=self.idle_stop_minutes, model_error=self.model_error)

@@ -62,9 +62,11 @@ class DaemonSession:
 
     def _start(self) -> None:
         try:
-            start_target(self.target, START_TIMEOUT_SECONDS)
+            from ..config import load_settings  # an editor's daemon stops when idle, as a query's does
+            idle = load_settings(self.root).daemon_idle_minutes
+            start_target(self.target, START_TIMEOUT_SECONDS, idle_minutes=idle)
             self._ready.set()
-        except (DaemonLifecycleError, OSError) as exc:
+        except (DaemonLifecycleError, OSError, ValueError) as exc:  # ValueError: a bad .codesearch.toml
             self._failure = f"the codesearch daemon for {self.target.label} could not start: {exc}"
             log.error("%s", self._failure)
 

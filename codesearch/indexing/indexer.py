@@ -31,8 +31,8 @@ from ..store.catalog import CatalogError, FileRecord
 from ..store.graph import rebuild_import_edges, resolve_call_edges
 from ..store.vectors import VectorStoreError
 from ..vocabulary import NON_DEFINITION_KINDS
+from .events import ProgressSink, StageCounter, no_progress
 from .index import Index, IndexLock
-from .progress import Progress
 
 
 class IndexInterrupted(RuntimeError):
@@ -97,11 +97,12 @@ class _RunState:
 class Indexer:
     """Brings an Index up to date with the files on disk."""
 
-    def __init__(self, index: Index, progress: bool | None = None, log: Callable[[str], None] | None = None):
+    def __init__(self, index: Index, log: Callable[[str], None] | None = None,
+                 on_progress: ProgressSink = no_progress):
         self.index = index
         self.catalog = index.catalog
         self.settings = index.settings
-        self.progress = progress
+        self.on_progress = on_progress
         self.log = log or (lambda message: None)
 
     # --- public ---------------------------------------------------------------------------
@@ -222,23 +223,25 @@ class Indexer:
                     self.catalog.upsert_file(db, FileRecord(rel, 0, 0, "", "", skip.reason), skip.detail)
                 report.skipped[skip.reason] += 1
 
-        bar = Progress("indexing", len(candidates), enabled=self.progress) if candidates else None
+        parsed = StageCounter(self.on_progress, "parse", len(candidates)) if candidates else None
+        written = StageCounter(self.on_progress, "write") if candidates else None
         batch: list[tuple[SourceFile, Extracted | SkipFile]] = []
         jobs = [(e.rel, e.path, e.language) for e in candidates]
         finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines)
         for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):
             batch.append((entry, result))
-            if bar:
-                bar.advance()
+            if parsed:
+                parsed.advance()
             if len(batch) >= WRITE_BATCH_FILES:
-                self._write_batch(batch, report, state)
+                self._write_batch(batch, report, state, written)
                 batch = []
                 if should_stop():
                     raise IndexInterrupted("indexing stopped between two write batches")
         if batch:
-            self._write_batch(batch, report, state)
-        if bar:
-            bar.close()
+            self._write_batch(batch, report, state, written)
+        for counter in (parsed, written):
+            if counter:
+                counter.end()
 
         with self.catalog.transaction() as db:
             for rel in gone:
@@ -259,7 +262,7 @@ class Indexer:
         state.dirty_names |= self.catalog.names_defined_in(rel)
 
     def _write_batch(self, batch: list[tuple[SourceFile, Extracted | SkipFile]], report: IndexReport,
-                     state: _RunState) -> None:
+                     state: _RunState, written: StageCounter | None = None) -> None:
         """One transaction for the batch, a savepoint per file: a file whose data cannot be
         written is skipped with the reason `failed`, and the rest of the batch is indexed. Trouble
         that is not the file's (a full disk, a locked or broken database) fails the whole run,
@@ -280,6 +283,8 @@ class Indexer:
                                                             "failed"), detail)
                     report.skipped["failed"] += 1
         checkpoint("index.batch.written")
+        if written:
+            written.advance(report.chunks_written - written.done)
 
     def _write_file(self, db: sqlite3.Connection, entry: SourceFile, result: Extracted | SkipFile,
                     report: IndexReport, state: _RunState) -> None:
@@ -378,7 +383,7 @@ class Indexer:
         rows.sort(key=lambda r: (r["kind"] in NON_DEFINITION_KINDS, r["path"]))
         model = self.index.vector_key
         body_lines = self.settings.embed_body_lines
-        bar = Progress("embedding", len(rows), unit="chunks", enabled=self.progress)
+        bar = StageCounter(self.on_progress, "embed", len(rows))
         try:
             for start in range(0, len(rows), EMBED_BATCH):
                 if should_stop():
@@ -412,7 +417,7 @@ class Indexer:
                     vectors.delete(gone)
                 bar.advance(len(part))
         finally:
-            bar.close()
+            bar.end()
         if self.catalog.get_meta("dimension") is None:
             with catalog.transaction():
                 catalog.set_meta("dimension", str(self.index.vector_dimension()))

@@ -201,6 +201,11 @@ class Searcher:
             found = self._callers_by_name(request.name, graph, request.depth)
         else:
             found = neighbours(graph, targets, request.direction, request.depth)
+        if request.filters.active:
+            allowed = self.catalog.ids_matching([r.id for r in found], request.filters)
+            found = [r for r in found if r.id in allowed]
+        if request.limit is not None:
+            found = found[:request.limit]
         chunks = self.catalog.chunks_by_ids([r.id for r in found] + targets)
         label = request.name or (chunks[targets[0]].name if targets else request.id or "")
         direct = [r for r in found if r.depth == 1 and r.id in chunks]

@@ -119,14 +119,18 @@ class RelationsRequest(Record):
             "id": "Instead of a name: one definition's chunk id (from a search result).",
             "across": "The name may be defined in another repository (a workspace): callers are also found "
                       "by the called name, and the answer lists the names its targets call that nothing "
-                      "here defines."}
-    RANGES = {"depth": (1, MAX_RELATION_DEPTH)}
-    OMIT_WHEN_NONE = frozenset({"id", "across"})
+                      "here defines.",
+            "limit": "At most this many results, nearest first.",
+            "filters": "Only results of this language, of this kind, or whose path matches this glob."}
+    RANGES = {"depth": (1, MAX_RELATION_DEPTH), "limit": (1, MAX_LIMIT)}
+    OMIT_WHEN_NONE = frozenset({"id", "across", "limit"})
 
     name: str = ""
     depth: int = 1
     id: str | None = None
     across: bool | None = None
+    limit: int | None = None
+    filters: Filters = field(default_factory=Filters)
     direction: Direction = field(default="callers", metadata={"wire": False})  # set by the method called
 
     def __post_init__(self) -> None:

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import re
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -37,6 +38,7 @@ from ..daemon.session import DaemonSession
 from ..paths import OutsideRoot, confine, on_disk
 from ..wire import RequestError
 from ..workspace import WorkspaceError, workspace_of_paths
+from .lsp_progress import TITLE, ProgressReporter
 
 log = logging.getLogger("codesearch.lsp")
 SEARCH_METHOD = "codesearch/search"
@@ -45,6 +47,7 @@ GREP_METHOD = "codesearch/grep"
 WORD = re.compile(r"[A-Za-z_$][\w$]*")
 SYMBOL_LIMIT = 100
 REFERENCE_LIMIT = 1000
+PROGRESS_CREATE_SECONDS = 5.0  # the client's answer to window/workDoneProgress/create
 
 SYMBOL_KINDS = {
     "class": lsp.SymbolKind.Class, "struct": lsp.SymbolKind.Struct, "interface": lsp.SymbolKind.Interface,
@@ -74,6 +77,9 @@ class CodeSearchServer(LanguageServer):
         self.root: Path | None = None
         self.roots: dict[str, Path] = {}  # several workspace folders: each repository's root by name
         self.warned_partial = False
+        self.progress_reporter: ProgressReporter | None = None
+        self.progress_token = 0
+        self.client_capabilities_seen = lsp.ClientCapabilities()
 
     # --- plumbing ----------------------------------------------------------------------------
     def open_root(self, params: lsp.InitializeParams) -> None:
@@ -101,6 +107,34 @@ class CodeSearchServer(LanguageServer):
                 target = Target.workspace(workspace)
         self.session = DaemonSession(self.root, self.index_dir, start=self.start_daemon, target=target)
         self.session.begin()
+
+    # --- the daemon's work as $/progress ---------------------------------------------------------
+    def report_progress(self, capabilities: lsp.ClientCapabilities) -> None:
+        """Show the daemon's indexing and embedding, when the client takes server-made progress."""
+        if self.session is None or not (capabilities.window and capabilities.window.work_done_progress):
+            return
+        session = self.session
+        self.progress_reporter = ProgressReporter(lambda: session.client.status().to_dict(), self._progress_begin,
+                                         self._progress_report, self._progress_end)
+        self.progress_reporter.start()
+
+    def _progress_begin(self, message: str, percentage: int | None) -> bool:
+        self.progress_token += 1
+        token = f"codesearch-{self.progress_token}"
+        created = threading.Event()
+        self.work_done_progress.create(token, lambda *_: created.set())
+        if not created.wait(PROGRESS_CREATE_SECONDS):
+            return False
+        self.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
+            title=TITLE, message=message, percentage=percentage, cancellable=False))
+        return True
+
+    def _progress_report(self, message: str, percentage: int | None) -> None:
+        self.work_done_progress.report(f"codesearch-{self.progress_token}",
+                                       lsp.WorkDoneProgressReport(message=message, percentage=percentage))
+
+    def _progress_end(self, message: str) -> None:
+        self.work_done_progress.end(f"codesearch-{self.progress_token}", lsp.WorkDoneProgressEnd(message=message))
 
     def call(self, method: str, request: Any) -> Any:
         """The API method through the daemon; failures become LSP errors (never a hang: the
@@ -204,6 +238,11 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: CodeSearchServer, params: lsp.InitializeParams) -> None:
         ls.open_root(params)  # starts the daemon in the background when none runs
+        ls.client_capabilities_seen = params.capabilities
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(ls: CodeSearchServer, params: lsp.InitializedParams) -> None:
+        ls.report_progress(ls.client_capabilities_seen)
 
     @server.feature(lsp.WORKSPACE_SYMBOL)
     @server.thread()

@@ -30,7 +30,7 @@ def service(tmp_path_factory):
     (root / ".git" / "config").write_text("[core]\n")
     (root / "leak.py").symlink_to("/etc/passwd")
     index = Index(root, load_settings(root), create=True)
-    Indexer(index, progress=False).run(embed=False)
+    Indexer(index).run(embed=False)
     yield LocalService(index)
     index.close()
 

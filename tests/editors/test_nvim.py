@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from daemon_helpers import REPO_ROOT, Daemon, copy_sample, new_base, seed_repo, seeded_daemon  # noqa: F401
+from daemon_helpers import REPO_ROOT, SUITE_SETTINGS, Daemon, copy_sample, new_base, seed_repo, seeded_daemon  # noqa: F401
 
 PLUGIN = REPO_ROOT / "editors" / "nvim"
 CODESEARCH = str(Path(sys.executable).parent / "codesearch")
@@ -49,7 +49,7 @@ def run_nvim(tmp_path: Path, cwd: Path, body: str, timeout: float = 300) -> dict
     out = tmp_path / "out.json"
     script = tmp_path / "script.lua"
     script.write_text(PRELUDE.format(out=str(out), cmd=CODESEARCH) + textwrap.dedent(body))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_") or k in SUITE_SETTINGS}
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run(
         [NVIM, "--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd", f"set rtp^={PLUGIN}",

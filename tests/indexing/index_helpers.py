@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from daemon_helpers import SUITE_SETTINGS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_repos"
@@ -32,7 +33,7 @@ CLI_TIMEOUT = 300
 # --- running the CLI --------------------------------------------------------------------------
 def cli_env() -> dict[str, str]:
     """The environment of a CLI subprocess: no CODESEARCH_* settings leak in from outside."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_") or k in SUITE_SETTINGS}
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
@@ -229,7 +230,7 @@ def run_indexer(root: Path, index_dir: Path | None = None, embed: bool = True):
     from codesearch.indexing.indexer import Indexer
     index = open_index(root, index_dir, create=True)
     try:
-        return Indexer(index, progress=False).run(embed=embed)
+        return Indexer(index).run(embed=embed)
     finally:
         index.close()
 
@@ -250,7 +251,7 @@ def shared_embedders():
     patch = pytest.MonkeyPatch()
     patch.setattr(index_module, "create_embedder", embedder)
     for key in list(os.environ):
-        if key.startswith("CODESEARCH_"):
+        if key.startswith("CODESEARCH_") and key not in SUITE_SETTINGS:
             patch.delenv(key)
     try:
         yield loaded

@@ -17,7 +17,7 @@ from codesearch.store.graph import MAX_CANDIDATES
 def index(root: Path) -> None:
     idx = Index(root, load_settings(root), create=True)
     try:
-        Indexer(idx, progress=False).run(embed=False)
+        Indexer(idx).run(embed=False)
     finally:
         idx.close()
 

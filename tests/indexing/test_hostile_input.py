@@ -59,8 +59,8 @@ def test_explicit_paths_outside_the_root_are_never_indexed(repo_with_outside, pa
     path = str(outside / "secret.py") if path == "ABSOLUTE" else path
     index = Index(repo, load_settings(repo), create=True)
     try:
-        Indexer(index, progress=False).run(embed=False)
-        Indexer(index, progress=False).run([path], embed=False)  # as the watcher or the daemon would
+        Indexer(index).run(embed=False)
+        Indexer(index).run([path], embed=False)  # as the watcher or the daemon would
         if refused:
             with pytest.raises(OutsideRoot, match="outside the repository"):
                 LocalService(index).index(IndexRequest(paths=(path,)))
@@ -114,7 +114,7 @@ def test_an_edited_file_with_an_odd_name_is_reindexed(odd_names):
     target.write_text("def renamed_inside_cafe():\n    return 9\n")
     index = Index(odd_names, load_settings(odd_names))
     try:
-        report = Indexer(index, progress=False).run([escape_name(target.name)], embed=False)
+        report = Indexer(index).run([escape_name(target.name)], embed=False)
     finally:
         index.close()
     assert report.modified == 1

@@ -104,6 +104,19 @@ def test_a_damaged_vector_store_is_answered_around_and_rebuilt_by_index(repo, da
     assert verified["verified"] is True and verified["vectors_reconciled"] == 0 and not verified["vectors_repaired"]
 
 
+def test_doctor_names_a_damaged_vector_store_and_its_fix(repo):
+    garbage_in_hnsw(repo)
+    done = run_cli("doctor", repo, "--json", "--fast", timeout=300)
+    assert done.returncode == 1, done.stderr  # something needs action
+    report = json.loads(done.stdout)
+    vectors = [c for c in report["checks"] if c["area"] == "vectors"]
+    assert report["healthy"] is False and vectors[0]["status"] == "fail"
+    assert "damaged" in vectors[0]["detail"] and f"codesearch index {repo}" in vectors[0]["fix"]
+    index(repo)  # the fix it names
+    done = run_cli("doctor", repo, "--json", "--fast", timeout=300)
+    assert done.returncode == 0 and json.loads(done.stdout)["healthy"]
+
+
 def test_a_deleted_vector_folder_is_restored_from_the_cache(repo):
     deleted_vector_folder(repo)
     answer = hybrid(repo)

@@ -20,7 +20,7 @@ def test_an_old_catalog_gains_name_positions_without_embedding_again(tmp_path):
     root = tmp_path / "repo"
     shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
     index = Index(root, load_settings(root), create=True)
-    first = Indexer(index, progress=False).run()
+    first = Indexer(index).run()
     assert first.vectors_embedded > 0
     index.close()
     with sqlite3.connect(root / ".codesearch" / CATALOG_NAME) as db:  # as the previous version left it
@@ -28,12 +28,12 @@ def test_an_old_catalog_gains_name_positions_without_embedding_again(tmp_path):
         db.execute("ALTER TABLE chunks DROP COLUMN name_column")
 
     index = Index(root, load_settings(root))
-    report = Indexer(index, progress=False).run()
+    report = Indexer(index).run()
     assert report.modified == first.added and report.added == 0
     assert report.vectors_embedded == 0 and report.chunks_written > 0
     found = Searcher(index).definitions(DefinitionRequest(name="parse_config")).definitions[0]
     assert (found.name_line, found.name_column) == (8, 5)
-    again = Indexer(index, progress=False).run()
+    again = Indexer(index).run()
     assert again.modified == 0 and again.unchanged == first.added
     index.close()
 

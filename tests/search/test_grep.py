@@ -28,7 +28,7 @@ def repo(tmp_path_factory):
     (root / "secret" / "hidden.py").write_text("clamp = 1\n")
     (root / ".codesearchignore").write_text("secret/\n")
     index = Index(root, load_settings(root), create=True)
-    Indexer(index, progress=False).run(embed=False)
+    Indexer(index).run(embed=False)
     index.close()
     return root
 

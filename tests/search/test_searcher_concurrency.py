@@ -25,7 +25,7 @@ def searcher(tmp_path_factory):
     for language in ("python", "go", "rust"):
         shutil.copytree(SAMPLES / language, root / language, ignore=shutil.ignore_patterns(".codesearch"))
     index = Index(root, load_settings(root), create=True)
-    Indexer(index, progress=False).run(embed=False)  # keyword and graph: no model needed
+    Indexer(index).run(embed=False)  # keyword and graph: no model needed
     yield Searcher(index)
     index.close()
 

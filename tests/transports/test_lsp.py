@@ -13,11 +13,11 @@ import time
 
 import pytest
 import pytest_lsp
-from daemon_helpers import REPO_ROOT, pid_gone, seed_repo, seeded_daemon, wait_for, write  # noqa: F401
+from daemon_helpers import REPO_ROOT, SUITE_SETTINGS, pid_gone, seed_repo, seeded_daemon, wait_for, write  # noqa: F401
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")},
+ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_") or k in SUITE_SETTINGS},
        "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
@@ -169,3 +169,41 @@ async def test_a_daemon_that_dies_is_started_again(client: LanguageClient, lsp_d
     new_pid = lsp_daemon.read_pid()
     assert new_pid and new_pid != pid
     lsp_daemon.pids.add(new_pid)
+
+
+# --- a repository without an index: the daemon's work as $/progress -----------------------------
+
+@pytest.fixture
+def fresh_root(request):
+    from daemon_helpers import Daemon, copy_sample, new_base
+    root = copy_sample(new_base() / "repo")
+    request.addfinalizer(Daemon(root).cleanup)  # the daemon the server starts
+    return root
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "codesearch.cli", "lsp"],
+                                              server_env=ENV))
+async def fresh_client(lsp_client: LanguageClient, request):
+    root = request.getfixturevalue("fresh_root")
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=client_capabilities("neovim"), root_uri=root.as_uri(),
+        workspace_folders=[lsp.WorkspaceFolder(uri=root.as_uri(), name="repo")]))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_indexing_and_embedding_show_as_work_done_progress(fresh_client: LanguageClient, fresh_root):
+    deadline = time.monotonic() + 180
+    ended = []
+    while time.monotonic() < deadline and not ended:
+        await asyncio.sleep(0.2)
+        ended = [token for token, values in fresh_client.progress_reports.items()
+                 if values and isinstance(values[-1], lsp.WorkDoneProgressEnd)]
+    assert ended, fresh_client.progress_reports
+    values = fresh_client.progress_reports[ended[0]]
+    assert isinstance(values[0], lsp.WorkDoneProgressBegin) and values[0].title == "codesearch"
+    messages = [v.message for v in values if not isinstance(v, lsp.WorkDoneProgressEnd)]
+    assert any(m and ("embedding" in m or "index" in m) for m in messages), messages
+    found = await fresh_client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="parse_config"))
+    assert found and found[0].name == "parse_config"

@@ -15,6 +15,7 @@ import anyio
 import pytest
 from daemon_helpers import (  # noqa: F401 - fixtures by name
     REPO_ROOT,
+    SUITE_SETTINGS,
     Daemon,
     new_base,
     pid_gone,
@@ -29,7 +30,7 @@ TOOLS = {"search", "grep", "callers", "callees", "impact", "definition", "read",
 
 
 def _server(root: Path, *extra: str) -> StdioServerParameters:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_") or k in SUITE_SETTINGS}
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return StdioServerParameters(command=sys.executable, args=["-m", "codesearch.cli", "mcp", str(root), *extra],
                                  env=env)
