@@ -42,7 +42,7 @@ QUERY = "retry delay backoff attempt"
 def _index(root: Path) -> None:
     index = Index(root, load_settings(root), create=True)
     try:
-        Indexer(index, progress=False).run(embed=False)
+        Indexer(index).run(embed=False)
     finally:
         index.close()
 

@@ -42,7 +42,7 @@ def test_an_old_catalog_gets_the_covering_indexes_that_grep_reads(tmp_path):
     root = tmp_path / "repo"
     shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
     index = Index(root, load_settings(root), create=True)
-    Indexer(index, progress=False).run(embed=False)
+    Indexer(index).run(embed=False)
     index.close()
     catalog = root / ".codesearch" / CATALOG_NAME
     with sqlite3.connect(catalog) as db:  # the indexes as the previous version made them
