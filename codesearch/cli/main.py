@@ -168,8 +168,8 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
     from ..daemon.client import DaemonBusy, DaemonError
     from ..wire import RequestError
     client = _daemon(args)
-    if client is None and _root_of(args) not in _LOCAL:
-        client = _on_demand(args)
+    if client is None and _workspace(args) is None and _root_of(args) not in _LOCAL:
+        client = _on_demand(args)  # one repository: index it or start its daemon (a workspace's members are not)
     try:
         if client is not None:
             try:

@@ -180,8 +180,11 @@ def test_the_cli_answers_a_workspace_file(repos, tmp_path):
     file = tmp_path / "codesearch-workspace.toml"
     file.write_text(f'[[repo]]\npath = "{repos / "python"}"\nname = "svc"\n\n'
                     f'[[repo]]\npath = "{repos / "go"}"\nboost = 1.5\n\n[[repo]]\npath = "{repos / "gone"}"\n')
-    done = run_cli("query", QUERY, "--workspace", str(file), "--mode", "keyword", "--json", "--limit", "4")
+    # from a folder with no index: a workspace query is not a first query of the folder it runs in
+    done = run_cli("query", QUERY, "--workspace", str(file), "--mode", "keyword", "--json", "--limit", "4",
+                   cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    assert "no index yet" not in done.stderr and not (tmp_path / ".codesearch").exists(), done.stderr
     answer = json.loads(done.stdout)
     assert [r["repo"] for r in answer["results"]][:2] == ["go", "go"]  # 1.5/61 > 1/60
     assert {"svc", "go"} >= {r["repo"] for r in answer["results"]}
