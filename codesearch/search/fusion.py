@@ -46,7 +46,7 @@ def fuse(lists: Mapping[str, Sequence[T]], weights: Mapping[str, float] | None =
             if entry is None:
                 entry = found[item] = Fused(item, name)
             entry.fused += share
-            entry.score += weight * share if weights is not None else share
+            entry.score += weight * share
             entry.ranks.append((name, rank, share))
     if boosts:
         for entry in found.values():
