@@ -75,8 +75,8 @@ def _where(found: GrepMatch | GrepFile) -> str:
 
 def print_grep(answer: GrepAnswer, form: str, explain: bool = False) -> None:
     """`form`: files (-l), count (-c), vimgrep, or grouped: each chunk's matches under a line
-    naming it, context lines as `N-text`, as grep prints them. Written at once: a print per
-    line cost a tenth of a second per 100,000 lines."""
+    naming it, context lines as `N-text`, as grep prints them. Written at once, not a print
+    per line: an answer may hold 100,000 lines."""
     out: list[str] = []
     if form == "files":
         out = [_where(f) for f in answer.files]

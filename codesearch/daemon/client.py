@@ -142,8 +142,8 @@ class DaemonClient:
 
     def call_json(self, name: str, request: Record, timeout: float | None = None) -> str:
         """The answer of method `name` as the daemon wrote it, JSON text: for a front-end that only
-        passes it on (building the records and writing them again took 0.75 s for the 79,000
-        matches of a common word)."""
+        passes it on (reading the 79,000 matches of a common word into records took 0.36 s, and
+        writing them out again 0.33 s more)."""
         seconds = timeout or REPLY_SECONDS.get(name, self.timeout)
         return self._retrying(lambda: call_json(self.sock, name, request.to_dict(), seconds))
 
