@@ -491,8 +491,8 @@ def cmd_grep(args: argparse.Namespace) -> int:
 
 
 def _answer_json(service: Service, method: str, request: Record, ask: Callable[[Any], Record]) -> str:
-    """The JSON text of `ask(request)`: a daemon's passed on as it came (reading it into records
-    and writing them again took 0.75 s for a common word's 79,000 matches), this process's written."""
+    """The JSON text of `ask(request)`: a daemon's passed on as it came (reading a common word's
+    79,000 matches into records took 0.36 s, writing them again 0.33 s more), this process's written."""
     from ..daemon.client import DaemonClient
     if isinstance(service, DaemonClient):
         return service.call_json(method, request)
