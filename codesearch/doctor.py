@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from .indexing.index import Index
 
 Level = Literal["ok", "note", "fail"]
-PACKAGES = ("tree-sitter", "tree-sitter-language-pack", "chromadb", "sentence-transformers", "torch", "networkx",
-            "watchdog", "tqdm")
+PACKAGES = ("tree-sitter", "tree-sitter-language-pack", "chromadb", "sentence-transformers", "torch", "watchdog",
+            "tqdm")
 BIGGEST_FOLDERS = 10
 # folders that are almost never the user's own code: indexed, they slow indexing and crowd answers
 VENDORED_NAMES = frozenset({"node_modules", "vendor", "third_party", "site-packages", ".venv", "venv", "dist",
@@ -104,6 +104,10 @@ def _packages() -> Iterator[Check]:
         yield Check("packages", "fail", f"missing: {', '.join(missing)}",
                     f"reinstall: bash scripts/setup.sh (or pip install {' '.join(missing)})")
     yield Check("packages", "ok", ", ".join(found))
+    from .store.sqlite import CONTENTLESS_DELETE, sqlite3
+    if not CONTENTLESS_DELETE:
+        yield Check("packages", "note", f"SQLite {sqlite3.sqlite_version} is older than 3.43: the keyword index "
+                    "keeps a copy of the text it indexes (a larger catalog)", "pip install pysqlite3-binary")
 
 
 def _model(settings: Settings, status: dict | None, load: bool) -> Iterator[Check]:

@@ -79,6 +79,15 @@ def on_disk(root: Path, rel: str) -> Path:
     return root / unescape_name(rel)
 
 
+def inside(root: Path, rel: str) -> Path | None:
+    """Where the indexed path `rel` is on disk, if it still leads to a place inside `root` (an
+    indexed file may have been replaced by a link that leaves it since); else None."""
+    path = on_disk(root, rel)
+    real = Path(os.path.realpath(path))
+    root = root.resolve()
+    return path if root in real.parents else None
+
+
 def confine(root: Path, path: str, follow_last: bool = True) -> str:
     """The indexed form of `path` (relative to `root`, or absolute) after resolving `..` and
     symlinks; raises OutsideRoot when it is not inside `root`. "" stands for the root itself.

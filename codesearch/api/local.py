@@ -83,6 +83,9 @@ class LocalService:
         if self._searcher is None:
             if self.repository.catalog.is_empty():
                 root = self.repository.root
+                if self.repository.catalog.outdated:
+                    raise IndexMissing(f"the index of {root} was made by an older codesearch; run: codesearch "
+                                       f"index {root} (its vectors are kept)")
                 raise IndexMissing(f"the index of {root} is empty; run: codesearch index {root}")
             self._searcher = Searcher(self.repository)
             if self.repository.catalog.expected_vector_count():

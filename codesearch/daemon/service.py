@@ -61,7 +61,6 @@ from ..indexing.index import CATALOG_NAME, Index
 from ..indexing.indexer import Indexer, IndexInterrupted, IndexReport
 from ..indexing.rebuild import remove_index_files, salvage_cache
 from ..paths import index_dir_for
-from ..search.pagerank import neighbour_table
 from ..search.searcher import Searcher
 from ..store.catalog import CatalogError
 from .watcher import RepoWatcher
@@ -199,20 +198,9 @@ class Daemon:
         except Exception:  # serve the index as it is rather than not at all
             log.exception("reconciling with the disk failed; serving the index as it was")
         self.ready.set()
-        threading.Thread(target=self._warm_graph, name="warm-graph", daemon=True).start()
+        if not self._stop.is_set():
+            self._embedder.start()
         return True
-
-    def _warm_graph(self) -> None:
-        """Load the graph now rather than in the first query; then start the embedder, whose
-        model loading (importing torch) holds the GIL for seconds: the first queries, a moment
-        after a first query started this daemon, come sooner with the graph loaded first."""
-        try:
-            neighbour_table(self.searcher.graphs.get())
-        except Exception:  # a query will load it again and report any problem
-            log.exception("loading the graph failed")
-        finally:
-            if not self._stop.is_set():
-                self._embedder.start()
 
     def stop(self) -> None:
         self._stop.set()
@@ -322,7 +310,7 @@ class Daemon:
             if not self._needs_vectors():
                 if embedded_since_prune:  # caught up: a good moment to trim the embedding cache
                     cat = self.embed_index.catalog
-                    cat.prune_cache(self.embed_index.vector_key, keep=max(50_000, 2 * cat.counts()["chunks"]))
+                    cat.prune_cache(keep=max(50_000, 2 * cat.counts()["chunks"]))
                     embedded_since_prune = False
                 self._vectors_wanted.wait(timeout=5)
                 self._vectors_wanted.clear()
@@ -345,7 +333,11 @@ class Daemon:
             log.exception("embedding failed; will retry")
             self._stop.wait(2)
             return
+        if report.stale_paths:  # files changed under the embedder: the writer indexes them again first
+            self.enqueue(report.stale_paths)
         done = report.vectors_embedded + report.vectors_from_cache
+        if not done:  # nothing could be embedded yet (what is left waits for the writer): no busy loop
+            self._stop.wait(1)
         elapsed = time.monotonic() - started
         self.touch()
         self.embedding["done"] += done

@@ -279,6 +279,8 @@ class Index:
     def compatibility_problem(self) -> str | None:
         """Why the stored index does not fit this code and these settings, or None."""
         cat = self.catalog
+        if cat.outdated:
+            return "the index was written by an older codesearch (format 1, now 2): its tables change"
         if cat.is_empty():
             return None
         version = cat.get_meta("schema_version")

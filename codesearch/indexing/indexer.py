@@ -10,7 +10,6 @@ completes.
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 import time
 from collections import Counter
@@ -21,16 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.embed_text import embed_text_of
 from ..analysis.rows import prepare_rows
 from ..faults import checkpoint
 from ..ingest.extract import Extracted, SkipFile, extract_files
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..paths import OutsideRoot, confine, on_disk
-from ..store.catalog import CatalogError, FileRecord
+from ..store.catalog import CatalogError, FileRecord, VectorRow
 from ..store.graph import rebuild_import_edges, resolve_call_edges
+from ..store.sqlite import sqlite3
 from ..store.vectors import VectorStoreError
-from ..vocabulary import NON_DEFINITION_KINDS
+from .embed_source import embed_texts
 from .events import ProgressSink, StageCounter, no_progress
 from .index import Index, IndexLock
 
@@ -63,6 +62,7 @@ class IndexReport:
     vectors_repaired: str = ""  # why the vector store was rebuilt from the catalog, if it was
     vectors_reconciled: int = 0  # vectors the store had lost (or kept astray), put right
     verified: bool = False  # the catalog's integrity and every vector id were checked
+    stale_paths: set[str] = field(default_factory=set)  # files that changed under the embedder: to reindex
     seconds: float = 0.0
 
     @property
@@ -91,6 +91,7 @@ class _RunState:
     known: dict[str, FileRecord]
     changed_paths: set[str] = field(default_factory=set)
     dirty_names: set[str] = field(default_factory=set)  # names (un)defined by changed files
+    arrived_or_gone: set[str] = field(default_factory=set)  # files new to the index, or gone from it
     added_hashes: set[str] = field(default_factory=set)
 
 
@@ -126,7 +127,10 @@ class Indexer:
             problem = self.index.compatibility_problem()
             if problem:
                 self.log(f"rebuilding the index: {problem}")
+                outdated = self.catalog.outdated
                 self.catalog.reset()
+                if outdated and not self.settings.chroma_url:
+                    self.index.drop_vectors()  # filed under the old catalog's rows: made again from the cache
                 report.rebuilt = problem
                 paths = None
             if self.catalog.get_meta("schema_version") is None:
@@ -140,6 +144,10 @@ class Indexer:
                     report.vectors_reconciled += removed + missing
                     self.log(f"verified vectors: {removed} stray removed, {missing} missing re-added")
                 self.sync_vectors(report)
+                if report.stale_paths:  # changed while being embedded: index them again, then their vectors
+                    stale, report.stale_paths = sorted(report.stale_paths), set()
+                    self.update_catalog(report, stale, should_stop)
+                    self.sync_vectors(report)
             report.verified = verify
             checkpoint("index.finishing")
             with self.catalog.transaction():
@@ -247,18 +255,20 @@ class Indexer:
             for rel in gone:
                 self._forget(rel, state)
                 self.catalog.delete_file(db, rel)
+                state.arrived_or_gone.add(rel)
                 report.deleted += 1
             report.renamed = sum(1 for rel in gone if known[rel].content_hash in state.added_hashes)
             if state.changed_paths or edges_stale:
-                rebuild_import_edges(db)  # cheap, and files that come and go change what resolves
+                everything = not known or edges_stale
+                rebuild_import_edges(db, state.changed_paths, state.arrived_or_gone, everything=everything)
                 checkpoint("index.edges.midway")
-                resolve_call_edges(db, state.changed_paths, state.dirty_names,
-                                   everything=not known or edges_stale)
+                resolve_call_edges(db, state.changed_paths, state.dirty_names, everything=everything)
                 self.catalog.set_meta("edges_stale", "0")
 
     def _forget(self, rel: str, state: _RunState) -> None:
         """Note a file whose definitions are about to go: callers of them need re-resolving."""
         state.changed_paths.add(rel)
+        state.arrived_or_gone.add(rel)
         state.dirty_names |= self.catalog.names_defined_in(rel)
 
     def _write_batch(self, batch: list[tuple[SourceFile, Extracted | SkipFile]], report: IndexReport,
@@ -326,6 +336,7 @@ class Indexer:
         else:
             report.added += 1
             state.added_hashes.add(digest)
+            state.arrived_or_gone.add(rel)
         report.chunks_written += len(result.chunks)
 
     # --- vectors --------------------------------------------------------------------------
@@ -364,10 +375,14 @@ class Indexer:
             self._sync_vectors(report, limit, should_stop)
 
     def _sync_vectors(self, report: IndexReport, limit: int | None, should_stop: Callable[[], bool]) -> None:
+        """Deletions first, then vectors for chunks that lack them: definitions before file and
+        block chunks (the most useful vectors arrive first), each in rid order, a batch at a
+        time: nothing of the whole repository is held at once. `limit`: at most this many rows
+        (the daemon's slices)."""
         catalog = self.catalog
         pending = catalog.pending_vector_deletions()
-        rows = catalog.chunks_needing_vectors(limit)
-        if not pending and not rows:
+        left = catalog.count_needing_vectors()
+        if not pending and not left:
             return  # nothing to do: do not even open Chroma
         vectors = self.index.vectors
         if pending:
@@ -377,52 +392,61 @@ class Indexer:
             checkpoint("vectors.deleted")  # gone from Chroma, still listed in the catalog
             catalog.clear_vector_deletions(pending)
             report.vectors_deleted += len(doomed)
-        if not rows:
+        if not left:
             return
-        # definitions before file and block chunks: the most useful vectors arrive first
-        rows.sort(key=lambda r: (r["kind"] in NON_DEFINITION_KINDS, r["path"]))
-        model = self.index.vector_key
-        body_lines = self.settings.embed_body_lines
-        bar = StageCounter(self.on_progress, "embed", len(rows))
+        bar = StageCounter(self.on_progress, "embed", left if limit is None else min(left, limit))
+        done = 0
         try:
-            for start in range(0, len(rows), EMBED_BATCH):
-                if should_stop():
-                    break
-                part = rows[start:start + EMBED_BATCH]
-                hashes = [r["embed_hash"] for r in part]
-                cached = catalog.cached_vectors(model, list(set(hashes)))
-                missing: dict[str, int] = {}  # text hash -> first row that needs it: encode once
-                for i, h in enumerate(hashes):
-                    if h not in cached and h not in missing:
-                        missing[h] = i
-                if missing:
-                    rows_to_embed = list(missing.values())
-                    texts = [embed_text_of(part[i], body_lines) for i in rows_to_embed]
-                    fresh = self.index.embedder.encode_documents(texts)
-                    new_items = {hashes[i]: fresh[j].astype(np.float32).tobytes()
-                                 for j, i in enumerate(rows_to_embed)}
-                    catalog.cache_vectors(model, list(new_items.items()))
-                    cached.update(new_items)
-                    report.embedded_ids.extend(part[i]["id"] for i in rows_to_embed)
-                report.vectors_embedded += len(missing)
-                report.vectors_from_cache += len(part) - len(missing)
-                matrix = np.stack([np.frombuffer(cached[h], dtype=np.float32) for h in hashes])
-                checkpoint("vectors.upserting")  # with @MS: killed inside Chroma's write
-                vectors.upsert([r["id"] for r in part], matrix,
-                               [{"path": r["path"], "language": r["language"], "kind": r["kind"]} for r in part])
-                checkpoint("vectors.upserted")  # in Chroma, not yet recorded in the catalog
-                gone = catalog.mark_vectors([(r["id"], r["embed_hash"]) for r in part])
-                checkpoint("vectors.marked")
-                if gone:  # deleted while being embedded (the daemon writes meanwhile)
-                    vectors.delete(gone)
-                bar.advance(len(part))
+            for definitions in (True, False):
+                after = 0
+                while (limit is None or done < limit) and not should_stop():
+                    size = EMBED_BATCH if limit is None else min(EMBED_BATCH, limit - done)
+                    rows = catalog.chunks_needing_vectors(size, after, definitions)
+                    if not rows:
+                        break
+                    after = rows[-1].rid
+                    self._embed_rows(rows, report)
+                    done += len(rows)
+                    bar.advance(len(rows))
         finally:
             bar.end()
-        if self.catalog.get_meta("dimension") is None:
+        if self.catalog.get_meta("dimension") is None and report.vectors_embedded + report.vectors_from_cache:
             with catalog.transaction():
                 catalog.set_meta("dimension", str(self.index.vector_dimension()))
         if limit is None:  # a complete sync; the daemon's small slices leave pruning to it
-            catalog.prune_cache(model, keep=max(50_000, 2 * len(rows)))
+            catalog.prune_cache(keep=max(50_000, 2 * done))
+
+    def _embed_rows(self, rows: list[VectorRow], report: IndexReport) -> None:
+        """Vectors for these rows into Chroma and the catalog: from the cache where it has them,
+        else embedded (each distinct text once) from their files as they are now."""
+        catalog = self.catalog
+        cached = catalog.cached_vectors(list({r.embed_hash for r in rows}))
+        missing = list({r.embed_hash: r for r in rows if r.embed_hash not in cached}.values())
+        todo: list[VectorRow] = []
+        if missing:
+            made = embed_texts(self.index.root, self.settings, self.index.vector_key, missing)
+            report.stale_paths |= made.stale
+            todo = [r for r in missing if r.id in made.texts]
+            if todo:
+                fresh = self.index.embedder.encode_documents([made.texts[r.id] for r in todo])
+                new_items = [(r.embed_hash, fresh[j].astype(np.float32)) for j, r in enumerate(todo)]
+                catalog.cache_vectors(new_items)
+                cached.update(catalog.cached_vectors([h for h, _ in new_items]))  # as stored: what a rebuild gives
+                report.embedded_ids.extend(r.id for r in todo)
+                report.vectors_embedded += len(todo)
+        ready = [r for r in rows if r.embed_hash in cached]
+        report.vectors_from_cache += len(ready) - len(todo) if missing else len(ready)
+        if not ready:
+            return
+        matrix = np.stack([cached[r.embed_hash] for r in ready])
+        checkpoint("vectors.upserting")  # with @MS: killed inside Chroma's write
+        self.index.vectors.upsert([r.id for r in ready], matrix,
+                                  [{"path": r.path, "language": r.language, "kind": r.kind} for r in ready])
+        checkpoint("vectors.upserted")  # in Chroma, not yet recorded in the catalog
+        gone = catalog.mark_vectors([(r.id, r.embed_hash) for r in ready])
+        checkpoint("vectors.marked")
+        if gone:  # deleted while being embedded (the daemon writes meanwhile)
+            self.index.vectors.delete(gone)
 
     def verify_vectors(self) -> tuple[int, int]:
         """Full reconciliation with Chroma: (vectors removed, chunks marked for re-embedding)."""

@@ -17,7 +17,7 @@ from .indexer import Indexer, IndexReport
 CACHE_SALVAGE_LIMIT = 2_000_000  # rows read back at most (a cache is pruned far below this)
 
 
-def salvage_cache(catalog_path: Path) -> list[tuple[str, str, bytes, float]]:
+def salvage_cache(catalog_path: Path) -> list[tuple[str, bytes, float]]:
     """What can still be read of a (possibly damaged) catalog's embedding cache."""
     if not catalog_path.exists():
         return []

@@ -1,117 +1,98 @@
-"""Personalized PageRank over a bounded neighbourhood of the seeds, on numpy arrays.
+"""Personalized PageRank over a bounded neighbourhood of the seeds, read from the catalog.
 
-The graph's neighbour lists are turned into arrays once per loaded graph (`neighbour_table`);
-a query then gathers its neighbourhood and runs the power iteration without a Python loop over
-nodes or edges: a search holds the GIL for well under a millisecond here, where the loops held
-it for about five.
+A query gathers its seeds' neighbourhood (two hops, each node's heaviest MAX_NEIGHBOURS edges
+either way, at most MAX_PPR_NODES nodes, first reached first kept) in three reads of the
+catalog's edge indexes (store/graph.py `CallGraph.adjacency`), then runs the power iteration on
+numpy arrays: nothing of the graph is loaded or kept between queries, whatever its size.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import networkx as nx
 import numpy as np
+
+from ..store.graph import CALLS, CONTAINS, IMPORTS, CallGraph
 
 MAX_PPR_NODES = 600
 MAX_NEIGHBOURS = 25  # a hub (a file of 500 functions, a helper called everywhere) adds its heaviest
-EDGE_KIND_WEIGHTS = {"calls": 1.0, "imports": 0.5, "contains": 0.3}
+EDGE_KIND_WEIGHTS = {CALLS: 1.0, IMPORTS: 0.5, CONTAINS: 0.3}
+HOPS = 2
 
 
-@dataclass(frozen=True)
-class NeighbourTable:
-    """Each node's heaviest MAX_NEIGHBOURS neighbours (undirected, heaviest first), as CSR arrays."""
-
-    names: list[str]
-    position: dict[str, int]
-    starts: np.ndarray  # node i's neighbours are neighbours[starts[i]:starts[i + 1]]
-    neighbours: np.ndarray
-    weights: np.ndarray
-
-
-def neighbour_table(graph: nx.DiGraph, edge_weights: dict[str, float] | None = None) -> NeighbourTable:
-    """Built once per loaded graph and kept in its attributes (a graph is replaced, not changed,
-    after a reindex)."""
-    cached = graph.graph.get("_neighbours")
-    if cached is not None:
-        return cached
-    weights = edge_weights or EDGE_KIND_WEIGHTS
-    rows: dict[str, dict[str, float]] = {}
-    for src, dst, data in graph.edges(data=True):
-        w = weights.get(data.get("kind", "calls"), 0.5) * data.get("weight", 1.0)
-        for a, b in ((src, dst), (dst, src)):
-            row = rows.setdefault(a, {})
-            row[b] = row.get(b, 0.0) + w
-    names = list(rows)
-    position = {name: i for i, name in enumerate(names)}
-    starts = np.zeros(len(names) + 1, dtype=np.int64)
-    flat_neighbours: list[int] = []
-    flat_weights: list[float] = []
-    for i, name in enumerate(names):
-        heaviest = sorted(rows[name].items(), key=lambda kv: -kv[1])[:MAX_NEIGHBOURS]
-        flat_neighbours.extend(position[n] for n, _ in heaviest)
-        flat_weights.extend(w for _, w in heaviest)
-        starts[i + 1] = len(flat_neighbours)
-    table = NeighbourTable(names, position, starts, np.array(flat_neighbours, dtype=np.int64),
-                           np.array(flat_weights, dtype=float))
-    graph.graph["_neighbours"] = table
-    return table
+def neighbour_lists(graph: CallGraph, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(owner, neighbour, weight): each of `nodes`' heaviest MAX_NEIGHBOURS neighbours either way,
+    an edge's kind weighting its weight and two edges between the same pair adding up; heaviest
+    first (then by neighbour) within each owner, owners in the order of `nodes`."""
+    adjacency = graph.adjacency(nodes)
+    if not len(adjacency.owner):
+        return adjacency.owner, adjacency.neighbour, adjacency.weight
+    kind_weight = np.zeros(max(EDGE_KIND_WEIGHTS) + 1)
+    for kind, w in EDGE_KIND_WEIGHTS.items():
+        kind_weight[kind] = w
+    weight = kind_weight[adjacency.kind] * adjacency.weight
+    pairs, inverse = np.unique(np.stack([adjacency.owner, adjacency.neighbour], axis=1), axis=0, return_inverse=True)
+    summed = np.bincount(inverse.ravel(), weights=weight, minlength=len(pairs))
+    owner_order, _ = _local(nodes, pairs[:, 0])
+    order = np.lexsort((pairs[:, 1], -summed, owner_order))  # by owner as given, heaviest, neighbour
+    owner, neighbour, summed = pairs[order, 0], pairs[order, 1], summed[order]
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    rank_in_owner = np.arange(len(owner)) - np.repeat(starts, np.diff(np.r_[starts, len(owner)]))
+    keep = rank_in_owner < MAX_NEIGHBOURS
+    return owner[keep], neighbour[keep], summed[keep]
 
 
-def _gather(table: NeighbourTable, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(which of `rows` each entry comes from, the entries' positions in the flat arrays): the
-    neighbour lists of `rows`, concatenated in order."""
-    lengths = table.starts[rows + 1] - table.starts[rows]
-    owner = np.repeat(np.arange(len(rows)), lengths)
-    offsets = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return owner, table.starts[rows][owner] + offsets
+def _local(nodes: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(position in `nodes` of each of `values`, whether it is there at all); `nodes` distinct."""
+    sorter = np.argsort(nodes, kind="stable")
+    at = np.minimum(np.searchsorted(nodes[sorter], values), len(nodes) - 1)
+    return sorter[at], nodes[sorter[at]] == values
 
 
-def personalized_pagerank(table: NeighbourTable, personalization: dict[str, float],
-                          alpha: float = 0.85, iterations: int = 25) -> list[tuple[str, float]]:
-    """PageRank restarted at the seeds, over their neighbourhood (two hops, at most MAX_PPR_NODES
-    nodes, first reached first kept), by power iteration: milliseconds where the whole graph
-    would take seconds."""
-    seeds = [table.position[n] for n in personalization if n in table.position]
-    if not seeds:
-        return sorted(personalization.items(), key=lambda kv: -kv[1])
-    size = len(table.names)
-    taken = np.zeros(size, dtype=bool)
-    order = np.array(list(dict.fromkeys(seeds)), dtype=np.int64)
-    taken[order] = True
+def personalized_pagerank(graph: CallGraph, personalization: dict[int, float], alpha: float = 0.85,
+                          iterations: int = 25) -> list[tuple[int, float]]:
+    """PageRank restarted at the seeds (rids with their weights), over their neighbourhood, by
+    power iteration: milliseconds, where the whole graph would take seconds. Seeds without any
+    edge are left out; none left: an empty list."""
+    seeds = np.array(list(dict.fromkeys(personalization)), dtype=np.int64)
+    owner, neighbour, weight = neighbour_lists(graph, seeds)
+    connected = np.isin(seeds, owner)
+    order = seeds[connected]
+    if not len(order):
+        return []
+    lists = [(owner, neighbour, weight)]
+    taken = set(order.tolist())
     frontier = order
-    for _ in range(2):
-        _, entries = _gather(table, frontier)
-        reached = table.neighbours[entries]
-        reached = reached[~taken[reached]]
-        _, first = np.unique(reached, return_index=True)
-        fresh = reached[np.sort(first)][:max(0, MAX_PPR_NODES - len(order))]
-        taken[fresh] = True
-        order = np.concatenate([order, fresh])
-        frontier = fresh
-    local = np.full(size, -1, dtype=np.int64)
-    local[order] = np.arange(len(order))
-    owner, entries = _gather(table, order)
-    dst_global = table.neighbours[entries]
-    inside = taken[dst_global]
-    src_a, dst_a, w_a = owner[inside], local[dst_global[inside]], table.weights[entries][inside]
+    for _ in range(HOPS):
+        if len(order) >= MAX_PPR_NODES or not len(frontier):
+            break
+        reached = lists[-1][1]
+        fresh: list[int] = []
+        for node in reached.tolist():  # first reached, first kept (owners in frontier order)
+            if node not in taken:
+                taken.add(node)
+                fresh.append(node)
+                if len(order) + len(fresh) >= MAX_PPR_NODES:
+                    break
+        frontier = np.array(fresh, dtype=np.int64)
+        order = np.concatenate([order, frontier])
+        lists.append(neighbour_lists(graph, frontier))
+    owner = np.concatenate([x[0] for x in lists])
+    neighbour = np.concatenate([x[1] for x in lists])
+    weight = np.concatenate([x[2] for x in lists])
+    dst, inside = _local(order, neighbour)
+    src, _ = _local(order, owner[inside])
+    dst, w = dst[inside], weight[inside]
     n = len(order)
     restart = np.zeros(n)
-    for node, value in personalization.items():
-        i = table.position.get(node)
-        if i is not None and taken[i]:
-            restart[local[i]] = value
+    at, known = _local(order, np.array(list(personalization), dtype=np.int64))
+    np.add.at(restart, at[known], np.array(list(personalization.values()), dtype=float)[known])
     restart /= restart.sum()
-    if not len(src_a):
-        scores = restart
-    else:
-        out_weight = np.bincount(src_a, weights=w_a, minlength=n)
-        share = w_a / out_weight[src_a]
-        scores = restart.copy()
+    scores = restart
+    if len(src):
+        out_weight = np.bincount(src, weights=w, minlength=n)
+        share = w / out_weight[src]
         for _ in range(iterations):
-            spread = np.bincount(dst_a, weights=scores[src_a] * share, minlength=n)
+            spread = np.bincount(dst, weights=scores[src] * share, minlength=n)
             scores = (1 - alpha) * restart + alpha * spread
     ranked = np.argsort(-scores, kind="stable")
     ranked = ranked[scores[ranked] > 0]
-    names = table.names
-    return [(names[node], score) for node, score in zip(order[ranked].tolist(), scores[ranked].tolist())]
+    return list(zip(order[ranked].tolist(), scores[ranked].tolist()))

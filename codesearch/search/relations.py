@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import networkx as nx
-
 from ..store.catalog import Catalog
+from ..store.graph import CallGraph
 from .types import Direction
 
 RELATION = re.compile(r"\b(?:who|what|which\s+\w+)?\s*(calls?|uses?|invokes?|callers\s+of|references?)\s+"
@@ -45,24 +44,24 @@ def definitions_named(catalog: Catalog, name: str) -> list[str]:
     return exact or [i for i, _ in rows]
 
 
-def neighbours(graph: nx.DiGraph, ids: list[str], direction: Direction, depth: int = 1) -> list[Related]:
+def neighbours(graph: CallGraph, ids: list[str], direction: Direction, depth: int = 1) -> list[Related]:
     """Callers or callees of `ids`, breadth first: by hops, then heaviest edge first."""
-    seen = set(ids)
-    frontier = list(ids)
-    out: list[Related] = []
+    rids = graph.rids_of(ids)
+    seen = set(rids.values())
+    frontier = [rids[i] for i in ids if i in rids]
+    found: list[tuple[int, float, int]] = []  # (rid, weight, depth)
     for level in range(1, depth + 1):
         nxt = []
-        for node in frontier:
-            if node not in graph:
+        for _, other, weight in graph.calls(frontier, direction):
+            if other in seen:
                 continue
-            edges = graph.in_edges(node, data=True) if direction == "callers" else graph.out_edges(node, data=True)
-            for src, dst, data in edges:
-                other = src if direction == "callers" else dst
-                if data.get("kind") != "calls" or other in seen:
-                    continue
-                seen.add(other)
-                nxt.append(other)
-                out.append(Related(other, data.get("weight", 1.0), level))
+            seen.add(other)
+            nxt.append(other)
+            found.append((other, weight, level))
         frontier = nxt
+        if not frontier:
+            break
+    names = graph.ids_of([rid for rid, _, _ in found])
+    out = [Related(names[rid], weight, level) for rid, weight, level in found if rid in names]
     out.sort(key=lambda r: (r.depth, -r.weight))
     return out

@@ -15,7 +15,7 @@ from dataclasses import replace
 from ..analysis.tokens import query_terms
 from ..indexing.index import Index
 from ..model import Chunk
-from ..store.graph import GraphCache
+from ..store.graph import CallGraph
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE, Filters
 from .budget import fit_budget
 from .fusion import weighted_rrf
@@ -24,6 +24,7 @@ from .present import definition_of, impact_of, related_result, search_result, te
 from .ranking import Ranked, RankingOptions, aggregate_files, rank
 from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
 from .retrievers import RETRIEVERS, Hits, Retriever, SearchContext
+from .source import fill_text
 from .types import (
     DefinitionAnswer,
     DefinitionRequest,
@@ -60,8 +61,8 @@ class Searcher:
         self.index = index
         self.catalog = index.catalog
         self.settings = index.settings
-        self.graphs = GraphCache(index.catalog)
-        self._context = SearchContext(index, self.graphs)
+        self.graph = CallGraph(index.catalog)
+        self._context = SearchContext(index, self.graph)
         self._retrievers: dict[str, Retriever] = {}
 
     def retriever(self, name: str) -> Retriever:
@@ -98,7 +99,7 @@ class Searcher:
             entries = [(r, agg) for r, agg in aggregate_files(ranked, self.settings.file_aggregation)[:request.limit]]
         else:
             entries = [(r, None) for r in ranked[:request.limit]]
-        self.catalog.fill_text([r.chunk for r, _ in entries])  # only the shown chunks need text
+        fill_text(self.index.root, [r.chunk for r, _ in entries])  # only the shown chunks need text
         results = tuple(search_result(r, ranks, pattern, request.context, request.explain, score=agg)
                         for r, agg in entries)
         timing["total"] = _ms(started)
@@ -150,7 +151,7 @@ class Searcher:
 
     def _rank(self, query: str, lists: dict[str, list[str]], request: SearchRequest) -> list[Ranked]:
         fused = weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k)
-        chunks = self.catalog.chunks_by_ids([i for i, _ in fused], with_text=False)
+        chunks = self.catalog.chunks_by_ids([i for i, _ in fused])
         return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request))
 
     # --- relations ------------------------------------------------------------------------
@@ -163,7 +164,7 @@ class Searcher:
         targets = definitions_named(self.catalog, name)
         if not targets:
             return None
-        related = neighbours(self.graphs.get(), targets, direction, QUERY_DEPTH)
+        related = neighbours(self.graph, targets, direction, QUERY_DEPTH)
         if filters.active:
             allowed = self.catalog.ids_matching([r.id for r in related], filters)
             related = [r for r in related if r.id in allowed]
@@ -176,7 +177,7 @@ class Searcher:
         context_lists = {name: ids for name, ids in lists.items() if name != "graph"}
         context = self._rank(query, context_lists, request) if context_lists else []
         fused = dict(weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k))
-        chunks = self.catalog.chunks_by_ids([r.id for r in related], with_text=False)
+        chunks = self.catalog.chunks_by_ids([r.id for r in related])
         options = RankingOptions.off()
         options.test_penalty = self._options(request).test_penalty
         answer = rank(query, [(chunks[r.id], fused[r.id]) for r in related if r.id in chunks], options)
@@ -192,10 +193,10 @@ class Searcher:
     def relations(self, request: RelationsRequest) -> RelationsAnswer:
         started = time.perf_counter()
         if request.id:
-            targets = [request.id] if self.catalog.chunks_by_ids([request.id], with_text=False) else []
+            targets = [request.id] if self.catalog.chunks_by_ids([request.id]) else []
         else:
             targets = definitions_named(self.catalog, request.name)
-        graph = self.graphs.get()
+        graph = self.graph
         external = bool(request.across and not targets and request.name and request.direction == "callers")
         if external:  # defined in another repository: the callers are the call sites of its name
             found = self._callers_by_name(request.name, graph, request.depth)
@@ -207,6 +208,7 @@ class Searcher:
         if request.limit is not None:
             found = found[:request.limit]
         chunks = self.catalog.chunks_by_ids([r.id for r in found] + targets)
+        fill_text(self.index.root, [chunks[r.id] for r in found if r.id in chunks])  # for the snippets
         label = request.name or (chunks[targets[0]].name if targets else request.id or "")
         direct = [r for r in found if r.depth == 1 and r.id in chunks]
         if external:
@@ -268,7 +270,7 @@ class Searcher:
             # only what the typed words match: vectors alone find "something" for any text at all
             ids += [r.id for r in answer.results
                     if r.kind not in NON_DEFINITION_KINDS and r.id not in seen and r.sources.get("keyword")]
-        chunks = self.catalog.chunks_by_ids(ids[:request.limit], with_text=False)
+        chunks = self.catalog.chunks_by_ids(ids[:request.limit])
         return SymbolsAnswer(query=request.query, symbols=tuple(definition_of(chunks[i]) for i in ids if i in chunks),
                              timing_ms={"total": round(_ms(started), 2)})
 
@@ -282,12 +284,13 @@ class Searcher:
         name = re.split(r"\.|::", request.name.strip())[-1]
         sites = self.catalog.call_sites(name, request.limit)
         callers = self.catalog.chunks_by_ids(sorted({s[0] for s in sites}))
+        fill_text(self.index.root, list(callers.values()))
         word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
         out = []
         for caller_id, path, line in sites:
             caller = callers.get(caller_id)
             column = 1
-            if caller is not None and caller.kind != "file":
+            if caller is not None:
                 lines = caller.text.split("\n")
                 offset = line - caller.start_line
                 m = word.search(lines[offset]) if 0 <= offset < len(lines) else None
@@ -303,7 +306,7 @@ class Searcher:
     def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
         started = time.perf_counter()
         ids = definitions_named(self.catalog, request.name)
-        chunks = self.catalog.chunks_by_ids(ids, with_text=False)
+        chunks = self.catalog.chunks_by_ids(ids)
         near_dir = request.near.rsplit("/", 1)[0] if request.near and "/" in request.near else ""
         found = sorted((chunks[i] for i in ids if i in chunks),
                        key=lambda c: (c.path != request.near, (c.path.rsplit("/", 1)[0] if "/" in c.path else "")

@@ -3,15 +3,24 @@
 Files, chunks, call sites, imports, graph edges, the keyword index (FTS5) and the embedding
 cache live here. Chroma only mirrors vectors; what Chroma still has to delete or add is itself
 recorded here, in the same transactions, so a crash never loses track of it.
+
+The layout keeps the catalog smaller than the code it indexes (README, "Index size"):
+- no text is stored twice, and none at all: a chunk's lines are read from its file when shown,
+  the keyword index keeps no copy of the terms it indexes (FTS5 `content=''`), and what the
+  embedding model needs is made again from the file when it is needed (indexing/vector_sync);
+- rows point at each other by integer: a chunk at its file (`fid`) and parent (`parent`), a
+  call site and an edge at chunks (`rid`), a call site at its interned name (`nid`);
+- a parent contains its children through `chunks.parent`: no edge row says it again;
+- hashes are bytes, vectors int8 (`vector_codec`).
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import time
 import weakref
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,67 +29,74 @@ from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
+
 from ..model import Chunk
 from ..vocabulary import NON_DEFINITION_KINDS, Filters
+from . import vector_codec
+from .sqlite import CONTENTLESS_DELETE, sqlite3
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # what `meta.schema_version` says; an index of another version is rebuilt
+LAYOUT_VERSION = 2  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies)
 
-SCHEMA = """
+# FTS5 keeps the index alone: no copy of the analysed text (`content=''`), whose rows can still
+# be deleted from SQLite 3.43 on; an older library keeps a copy so that deletes work.
+FTS_OPTIONS = "content='', contentless_delete=1" if CONTENTLESS_DELETE else ""
+EDGE_KINDS = {"calls": 0, "imports": 1}  # `contains` is chunks.parent
+EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
+
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files(
-    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, content_hash TEXT, language TEXT,
-    skip_reason TEXT, skip_detail TEXT, indexed_at REAL);
+    fid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER, mtime_ns INTEGER, content_hash TEXT,
+    language TEXT, skip_reason TEXT, skip_detail TEXT, indexed_at REAL);
 CREATE TABLE IF NOT EXISTS chunks(
-    rid INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, parent_id TEXT, path TEXT NOT NULL,
-    language TEXT, kind TEXT, name TEXT, qualified_name TEXT, signature TEXT, docstring TEXT,
-    start_line INTEGER, end_line INTEGER, content_hash TEXT, header TEXT, text TEXT, part INTEGER,
-    embed_hash TEXT,   -- hash of the text the embedding model sees
-    vector_hash TEXT,  -- embed_hash of the vector Chroma holds for this id (NULL: none yet)
-    indexed_at REAL,
-    name_line INTEGER, name_column INTEGER);  -- where a definition's name stands (NULL: unknown)
--- path lookups, and where each chunk lies: placing a grep match in its chunk reads this index
--- alone (with the rowid every index holds), not the rows with their text
-CREATE INDEX IF NOT EXISTS chunks_span ON chunks(path, start_line, end_line DESC);
-DROP INDEX IF EXISTS chunks_path;  -- chunks_span serves its lookups
-CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name);
-CREATE INDEX IF NOT EXISTS chunks_lower_name ON chunks(lower(name));  -- case-insensitive name lookups
-CREATE INDEX IF NOT EXISTS chunks_parent ON chunks(parent_id);
+    rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, parent INTEGER, fid INTEGER NOT NULL,
+    kind TEXT NOT NULL, name TEXT NOT NULL,
+    qualified_name TEXT,  -- NULL: the same as name
+    signature TEXT, docstring TEXT, start_line INTEGER, end_line INTEGER, part INTEGER,
+    name_line INTEGER, name_column INTEGER,  -- where a definition's name stands (NULL: unknown)
+    embed_hash BLOB,   -- hash of the text the embedding model sees
+    vector_hash BLOB); -- embed_hash of the vector Chroma holds for this id (NULL: none yet)
+-- a file's chunks, and where each lies: deleting a file's chunks, and placing a grep match in
+-- its chunk, read this index alone (with the rowid it holds)
+CREATE INDEX IF NOT EXISTS chunks_span ON chunks(fid, start_line, end_line DESC);
+CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name COLLATE NOCASE);  -- names in any case
+CREATE INDEX IF NOT EXISTS chunks_parent ON chunks(parent);  -- a chunk's children (containment)
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    name, path, signature, body, tokenize = 'porter unicode61');
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, 'row');
-CREATE TABLE IF NOT EXISTS calls(caller_id TEXT NOT NULL, path TEXT NOT NULL, name TEXT NOT NULL,
-                                 line INTEGER);
-CREATE INDEX IF NOT EXISTS calls_name ON calls(name);
-CREATE INDEX IF NOT EXISTS calls_path ON calls(path);
-CREATE TABLE IF NOT EXISTS imports(path TEXT NOT NULL, module TEXT, line INTEGER, text TEXT);
-CREATE INDEX IF NOT EXISTS imports_path ON imports(path);
-CREATE TABLE IF NOT EXISTS edges(src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL,
-                                 weight REAL NOT NULL DEFAULT 1, line INTEGER);
-CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
--- edges into a chunk, with what a centrality needs: grep ranks 20,000 chunks by the weight of
--- the calls and imports into them from this index alone (placing and ranking the 1,955 lines of
--- a rare word in a 30,000-file tree: 110 -> 40 ms with this index and chunks_span)
+    name, path, signature, body, tokenize = 'porter unicode61'{', ' + FTS_OPTIONS if FTS_OPTIONS else ''});
+CREATE TABLE IF NOT EXISTS names(nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);  -- called names
+-- a call of a name from a chunk: clustered by name (who calls NAME), and by caller (a chunk's calls)
+CREATE TABLE IF NOT EXISTS calls(nid INTEGER NOT NULL, caller INTEGER NOT NULL, line INTEGER NOT NULL,
+                                 PRIMARY KEY (nid, caller, line)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller);
+CREATE TABLE IF NOT EXISTS imports(fid INTEGER NOT NULL, line INTEGER, module TEXT, text TEXT);
+CREATE INDEX IF NOT EXISTS imports_fid ON imports(fid);
+-- resolved calls and imports between chunks: out of a chunk by the key, into it by edges_into,
+-- which also carries what a centrality needs (kind and weight)
+CREATE TABLE IF NOT EXISTS edges(src INTEGER NOT NULL, kind INTEGER NOT NULL, dst INTEGER NOT NULL,
+                                 weight REAL NOT NULL, PRIMARY KEY (src, kind, dst)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS edges_into ON edges(dst, kind, weight);
-DROP INDEX IF EXISTS edges_dst;  -- edges_into serves its lookups
 CREATE TABLE IF NOT EXISTS vector_deletions(id TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS embed_cache(model TEXT NOT NULL, text_hash TEXT NOT NULL,
-                                       vector BLOB NOT NULL, used_at REAL,
-                                       PRIMARY KEY (model, text_hash));
+-- vectors by the hash of the text they were made from (which names the model too)
+CREATE TABLE IF NOT EXISTS embed_cache(text_hash BLOB PRIMARY KEY, vector BLOB NOT NULL, used_at REAL);
 """
 
-# Call sites go with their file (delete_chunks_of), not per chunk: calls has no caller_id index,
-# and a per-chunk delete scanned the whole table. Replaced in older catalogs when they open.
+# Everything that hangs off a chunk goes with it.
 CHUNKS_DELETED_TRIGGER = """CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks BEGIN
     DELETE FROM chunks_fts WHERE rowid = old.rid;
-    DELETE FROM edges WHERE src = old.id OR dst = old.id;
+    DELETE FROM edges WHERE src = old.rid;
+    DELETE FROM edges WHERE dst = old.rid;
+    DELETE FROM calls WHERE caller = old.rid;
     INSERT OR IGNORE INTO vector_deletions(id) SELECT old.id WHERE old.vector_hash IS NOT NULL;
 END"""
 
-CHUNK_COLUMNS = ("id", "parent_id", "path", "language", "kind", "name", "qualified_name", "signature",
-                 "docstring", "start_line", "end_line", "content_hash", "header", "text", "part",
-                 "COALESCE(name_line, 0)", "COALESCE(name_column, 0)")
-ADDED_COLUMNS = {"name_line": "INTEGER", "name_column": "INTEGER"}  # added to catalogs made before them
-
+# A Chunk from a row: path and language from its file, the parent's id from its row. No text:
+# that is read from the file by whoever shows it (indexing/source.py).
+_CHUNK_SELECT = ("c.id, p.id, f.path, f.language, c.kind, c.name, COALESCE(c.qualified_name, c.name), "
+                 "COALESCE(c.signature, ''), COALESCE(c.docstring, ''), c.start_line, c.end_line, '', '', '', "
+                 "c.part, COALESCE(c.name_line, 0), COALESCE(c.name_column, 0)")
+_CHUNK_FROM = "chunks c JOIN files f ON f.fid = c.fid LEFT JOIN chunks p ON p.rid = c.parent"
 
 KeywordColumns = tuple[str, str, str, str]  # analysed terms of name, path, signature+docstring, body
 _NOT_DEFINITIONS = ", ".join(f"'{kind}'" for kind in sorted(NON_DEFINITION_KINDS))
@@ -98,12 +114,28 @@ class ChunkSpan(NamedTuple):
     name_line: int
 
 
+class VectorRow(NamedTuple):
+    """A chunk whose vector Chroma lacks: what the vector is made from and filed under."""
+
+    rid: int
+    id: str
+    path: str
+    language: str
+    kind: str
+    embed_hash: str
+
+
 class CatalogError(RuntimeError):
     """The catalog cannot be used as it is (locked, corrupt, from another version)."""
 
 
 class CatalogDamaged(CatalogError):
     """The catalog's file is damaged: only a rebuild helps (`codesearch index --rebuild`)."""
+
+
+class CatalogOutdated(CatalogError):
+    """The catalog was written by an older codesearch in another layout: indexing rebuilds it
+    (keeping its embedding cache); until then it cannot be searched."""
 
 
 def is_damage(exc: BaseException) -> bool:
@@ -139,10 +171,12 @@ def select_in(db: sqlite3.Connection, sql: str, values: list, before: tuple = ()
     return rows
 
 
-_CHUNK_SELECT = ", ".join(CHUNK_COLUMNS)
-_CHUNK_SELECT_NO_TEXT = ", ".join(c if c not in ("header", "text") else f"'' AS {c}" for c in CHUNK_COLUMNS)
-_OLD_SELECTS = tuple(select.replace("COALESCE(name_line, 0)", "0").replace("COALESCE(name_column, 0)", "0")
-                     for select in (_CHUNK_SELECT, _CHUNK_SELECT_NO_TEXT))  # a read-only catalog made before them
+def _blob(hex_hash: str | None) -> bytes | None:
+    return bytes.fromhex(hex_hash) if hex_hash else None
+
+
+def _hex(blob: bytes | None) -> str | None:
+    return blob.hex() if blob is not None else None
 
 
 def _like_escaped(text: str) -> str:
@@ -150,18 +184,27 @@ def _like_escaped(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def filter_clause(filters: Filters, alias: str = "c") -> tuple[str, list]:
-    """`AND ...` conditions on the chunks table (as `alias`) for the filters, and their parameters."""
+def _ascii_lower(text: str) -> str:
+    """Lower case as SQLite's NOCASE and lower() see it: ASCII letters only."""
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def filter_clause(filters: Filters, chunk: str = "c", file: str = "f") -> tuple[str, list]:
+    """`AND ...` conditions on a chunk (as `chunk`) joined with its file (as `file`) for the
+    filters, and their parameters."""
     clauses: list[str] = []
     params: list = []
     if filters.language:
-        clauses.append(f"{alias}.language = ?")
+        clauses.append(f"{file}.language = ?")
         params.append(filters.language)
     if filters.kind:
-        clauses.append(f"{alias}.kind = ?")
+        clauses.append(f"{chunk}.kind = ?")
         params.append(filters.kind)
     if filters.path_glob:
-        clauses.append(f"{alias}.path GLOB ?")
+        clauses.append(f"{file}.path GLOB ?")
         params.append(filters.path_glob)
     return (" AND " + " AND ".join(clauses)) if clauses else "", params
 
@@ -191,14 +234,8 @@ class Catalog:
         self._local = threading.local()
         self._open: weakref.WeakSet[_ThreadConnection] = weakref.WeakSet()  # to close them all
         self._all_lock = threading.Lock()
-        self._name_columns = True
+        self.outdated = False  # written by an older codesearch (another layout): reset() rebuilds it
         self._connect(initialize=not readonly)
-        if readonly:
-            try:
-                present = {row[1] for row in self.db.execute("PRAGMA table_info(chunks)").fetchall()}
-            except sqlite3.DatabaseError:  # a damaged catalog, opened to salvage what can be read
-                present = set()
-            self._name_columns = set(ADDED_COLUMNS) <= present
         if not readonly:
             os.chmod(self.path, 0o600)  # SQLite gives its -wal and -shm files the same mode
 
@@ -211,20 +248,32 @@ class Catalog:
             if initialize:
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
+            self.outdated = self._layout_of(db) not in (0, LAYOUT_VERSION)
+            if initialize and not self.outdated:
                 db.executescript(SCHEMA)
+                db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise self._open_error(exc) from None
         holder = _ThreadConnection(db)
         self._local.holder = holder
         with self._all_lock:
             self._open.add(holder)
-        if initialize:
+        if initialize and not self.outdated:
             try:
-                self._ensure_columns(db)
                 self._ensure_trigger()
             except sqlite3.DatabaseError as exc:
                 raise self._open_error(exc) from None
         return db
+
+    @staticmethod
+    def _layout_of(db: sqlite3.Connection) -> int:
+        """The layout of the tables in `db`: 0 for none yet, 1 for catalogs of format 1 (which
+        set no user_version), else the user_version."""
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version:
+            return int(version)
+        has_chunks = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks'").fetchone()
+        return 1 if has_chunks else 0
 
     def _open_error(self, exc: sqlite3.DatabaseError) -> CatalogError:
         if is_damage(exc):
@@ -237,24 +286,6 @@ class Catalog:
         holder = getattr(self._local, "holder", None)
         return holder.db if holder is not None else self._connect()
 
-    def _ensure_columns(self, db: sqlite3.Connection) -> None:
-        """Columns added since a catalog was made: added empty (NULL reads as unknown), and
-        every file marked for the next index run to fill them in."""
-        present = {row[1] for row in db.execute("PRAGMA table_info(chunks)").fetchall()}
-        missing = [name for name in ADDED_COLUMNS if name not in present]
-        if not missing:
-            return
-        with self.transaction() as tx:  # looked at again under the write lock: another process may be here too
-            present = {row[1] for row in tx.execute("PRAGMA table_info(chunks)").fetchall()}
-            missing = [name for name in ADDED_COLUMNS if name not in present]
-            if not missing:
-                return
-            for name in missing:
-                tx.execute(f"ALTER TABLE chunks ADD COLUMN {name} {ADDED_COLUMNS[name]}")
-            # every file is read again by the next index run to fill them in: its chunks keep
-            # their ids and embedding hashes, so no vector is computed again
-            tx.execute("UPDATE files SET mtime_ns = -1, content_hash = '' WHERE skip_reason IS NULL")
-
     def _ensure_trigger(self) -> None:
         row = self.db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' "
                               "AND name = 'chunks_deleted'").fetchone()
@@ -262,6 +293,12 @@ class Catalog:
             with self.transaction() as db:
                 db.execute("DROP TRIGGER IF EXISTS chunks_deleted")
                 db.execute(CHUNKS_DELETED_TRIGGER)
+
+    def require_current(self) -> None:
+        """CatalogOutdated unless the tables are of this code's layout (search needs them)."""
+        if self.outdated:
+            raise CatalogOutdated(f"the index database {self.path} was written by an older codesearch; "
+                                  "indexing builds it again (its cached vectors are kept)")
 
     def close(self) -> None:
         """Close every thread's connection (at shutdown, when no thread uses them any more)."""
@@ -305,27 +342,66 @@ class Catalog:
         self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
     def is_empty(self) -> bool:
-        return self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
+        return self.outdated or self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
     def reset(self) -> None:
         """Drop everything indexed (not the embedding cache): for schema or settings changes.
 
         Deleting the chunks queues their vectors for deletion (the trigger), and that queue is
-        kept, so Chroma is emptied of them on the next sync."""
+        kept, so Chroma is emptied of them on the next sync. A catalog of an older layout is
+        built again in this one, its cache carried over (in one transaction)."""
+        if self.outdated:
+            self._rebuild_layout()
+            return
         with self.transaction() as db:
-            for table in ("calls", "imports", "edges", "chunks", "files", "meta"):  # edges before chunks:
-                # the chunk trigger then finds no edges to delete
+            for table in ("calls", "imports", "edges", "chunks", "files", "meta", "names"):
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM chunks_fts")
+
+    def _rebuild_layout(self) -> None:
+        cache = list(self.cached_vector_rows())
+        with self.transaction() as db:
+            for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+                db.execute(f'DROP TRIGGER "{name}"')
+            for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                      "AND sql LIKE 'CREATE VIRTUAL TABLE%'").fetchall():
+                db.execute(f'DROP TABLE "{name}"')  # with its shadow tables
+            for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                      "AND name NOT LIKE 'sqlite_%'").fetchall():
+                db.execute(f'DROP TABLE "{name}"')
+            for statement in SCHEMA.split(";"):  # one by one: executescript would commit
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(CHUNKS_DELETED_TRIGGER)
+            db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+            db.executemany("INSERT OR IGNORE INTO embed_cache(text_hash, vector, used_at) VALUES (?, ?, ?)",
+                           [(bytes.fromhex(h), v, used) for h, v, used in cache])
+        self.outdated = False
 
     # --- files ----------------------------------------------------------------------------
     def files(self) -> dict[str, FileRecord]:
         rows = self.db.execute("SELECT path, size, mtime_ns, content_hash, language, skip_reason FROM files")
         return {r[0]: FileRecord(*r) for r in rows}
 
+    def file_record(self, path: str) -> FileRecord | None:
+        row = self.db.execute("SELECT path, size, mtime_ns, content_hash, language, skip_reason FROM files "
+                              "WHERE path = ?", (path,)).fetchone()
+        return FileRecord(*row) if row else None
+
+    def _file_id(self, db: sqlite3.Connection, path: str) -> int:
+        """The file's row id, making a row for it when there is none yet."""
+        row = db.execute("SELECT fid FROM files WHERE path = ?", (path,)).fetchone()
+        if row:
+            return int(row[0])
+        return int(db.execute("INSERT INTO files(path) VALUES (?) RETURNING fid", (path,)).fetchone()[0])
+
     def upsert_file(self, db: sqlite3.Connection, record: FileRecord, detail: str = "") -> None:
-        db.execute("INSERT OR REPLACE INTO files(path, size, mtime_ns, content_hash, language, skip_reason,"
-                   " skip_detail, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        """Write a file's record; its row (and so its chunks' `fid`) stays the same."""
+        db.execute("INSERT INTO files(path, size, mtime_ns, content_hash, language, skip_reason, skip_detail, "
+                   "indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET size = excluded.size, "
+                   "mtime_ns = excluded.mtime_ns, content_hash = excluded.content_hash, language = excluded.language, "
+                   "skip_reason = excluded.skip_reason, skip_detail = excluded.skip_detail, "
+                   "indexed_at = excluded.indexed_at",
                    (record.path, record.size, record.mtime_ns, record.content_hash, record.language,
                     record.skip_reason, detail, time.time()))
 
@@ -334,62 +410,76 @@ class Catalog:
         db.execute("DELETE FROM files WHERE path = ?", (path,))
 
     def delete_chunks_of(self, db: sqlite3.Connection, path: str) -> None:
-        db.execute("DELETE FROM calls WHERE path = ?", (path,))
-        db.execute("DELETE FROM imports WHERE path = ?", (path,))
-        db.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        """A file's chunks, with their call sites, edges and keyword rows (the trigger), and imports."""
+        row = db.execute("SELECT fid FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return
+        db.execute("DELETE FROM imports WHERE fid = ?", (row[0],))
+        db.execute("DELETE FROM chunks WHERE fid = ?", (row[0],))
 
     # --- chunks ---------------------------------------------------------------------------
     def insert_chunks(self, db: sqlite3.Connection, chunks: list[Chunk], embed_hashes: Mapping[str, str],
                       vector_hashes: Mapping[str, str | None], keywords: list[KeywordColumns]) -> None:
-        """Insert chunks with their keyword-index rows (`keyword_columns` of each chunk, see
-        prepare_rows) and containment edges, a statement per table."""
+        """Insert one file's chunks (parents before children, as chunking makes them) with their
+        keyword-index rows (`keyword_columns` of each chunk, see analysis/rows.py)."""
         if not chunks:
             return
+        fid = self._file_id(db, chunks[0].path)
         first_rid = db.execute("SELECT COALESCE(MAX(rid), 0) + 1 FROM chunks").fetchone()[0]
-        now = time.time()
+        rids = {c.id: first_rid + i for i, c in enumerate(chunks)}
         db.executemany(
-            "INSERT INTO chunks(rid, id, parent_id, path, language, kind, name, qualified_name, signature,"
-            " docstring, start_line, end_line, content_hash, header, text, part, embed_hash, vector_hash,"
-            " indexed_at, name_line, name_column) VALUES (" + ", ".join("?" * 21) + ")",
-            [(first_rid + i, c.id, c.parent_id, c.path, c.language, c.kind, c.name, c.qualified_name, c.signature,
-              c.docstring, c.start_line, c.end_line, c.content_hash, c.header, c.text, c.part,
-              embed_hashes.get(c.id), vector_hashes.get(c.id), now, c.name_line or None, c.name_column or None)
-             for i, c in enumerate(chunks)])
+            "INSERT INTO chunks(rid, id, parent, fid, kind, name, qualified_name, signature, docstring, start_line,"
+            " end_line, part, name_line, name_column, embed_hash, vector_hash) VALUES (" + ", ".join("?" * 16) + ")",
+            [(rids[c.id], c.id, rids.get(c.parent_id) if c.parent_id else None, fid, c.kind, c.name,
+              None if c.qualified_name == c.name else c.qualified_name, c.signature or None, c.docstring or None,
+              c.start_line, c.end_line, c.part, c.name_line or None, c.name_column or None,
+              _blob(embed_hashes.get(c.id)), _blob(vector_hashes.get(c.id)))
+             for c in chunks])
         db.executemany("INSERT INTO chunks_fts(rowid, name, path, signature, body) VALUES (?, ?, ?, ?, ?)",
-                       [(first_rid + i, *k) for i, k in enumerate(keywords)])
-        db.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES (?, ?, 'contains', 1)",
-                       [(c.parent_id, c.id) for c in chunks if c.parent_id])
+                       [(rids[c.id], *k) for c, k in zip(chunks, keywords)])
 
     def vector_hashes_of(self, path: str) -> dict[str, tuple[str | None, str | None]]:
         """id -> (embed_hash, vector_hash) of a file's current chunks."""
-        rows = self.db.execute("SELECT id, embed_hash, vector_hash FROM chunks WHERE path = ?", (path,))
-        return {r[0]: (r[1], r[2]) for r in rows}
+        rows = self.db.execute("SELECT c.id, c.embed_hash, c.vector_hash FROM chunks c JOIN files f ON f.fid = c.fid "
+                               "WHERE f.path = ?", (path,))
+        return {r[0]: (_hex(r[1]), _hex(r[2])) for r in rows}
 
-    def chunks_by_ids(self, ids: list[str], with_text: bool = True) -> dict[str, Chunk]:
-        """Chunks by id; without text (header and body left empty) for ranking many candidates.
-        Rows come back as plain tuples in CHUNK_COLUMNS order: a search builds a hundred of these."""
-        columns = (_CHUNK_SELECT, _CHUNK_SELECT_NO_TEXT)[not with_text] if self._name_columns else \
-            _OLD_SELECTS[not with_text]
+    def chunks_by_ids(self, ids: list[str]) -> dict[str, Chunk]:
+        """Chunks by id, without their text (`header` and `text` empty: see indexing/source.py).
+        Rows come back as plain tuples: a search builds a hundred of these."""
         cursor = self.db.cursor()
         cursor.row_factory = None
         out: dict[str, Chunk] = {}
         for start in range(0, len(ids), SQL_IN_SLICE):
             part = ids[start:start + SQL_IN_SLICE]
-            cursor.execute(f"SELECT {columns} FROM chunks WHERE id IN ({','.join('?' * len(part))})", part)
+            cursor.execute(f"SELECT {_CHUNK_SELECT} FROM {_CHUNK_FROM} WHERE c.id IN ({','.join('?' * len(part))})",
+                           part)
             out.update((row[0], Chunk(*row)) for row in cursor.fetchall())
         return out
 
-    def fill_text(self, chunks: list[Chunk]) -> None:
-        """Load header and body of chunks fetched without them (the few that are shown)."""
-        rows = select_in(self.db, "SELECT id, header, text FROM chunks WHERE id IN ({})", [c.id for c in chunks])
-        by_id = {r[0]: (r[1], r[2]) for r in rows}
-        for c in chunks:
-            c.header, c.text = by_id.get(c.id, ("", ""))
+    def chunks_of_file(self, path: str) -> list[Chunk]:
+        """A file's chunks in the order they were written (parents before children)."""
+        cursor = self.db.cursor()
+        cursor.row_factory = None
+        rows = cursor.execute(f"SELECT {_CHUNK_SELECT} FROM {_CHUNK_FROM} WHERE f.path = ? ORDER BY c.rid",
+                              (path,)).fetchall()
+        return [Chunk(*row) for row in rows]
 
-    def chunks_needing_vectors(self, limit: int | None = None) -> list[sqlite3.Row]:
-        sql = ("SELECT id, path, language, kind, name, qualified_name, signature, docstring, text, embed_hash"
-               " FROM chunks WHERE vector_hash IS NULL OR vector_hash != embed_hash")
-        return self.db.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
+    def chunks_needing_vectors(self, limit: int, after_rid: int = 0, definitions: bool | None = None
+                               ) -> list[VectorRow]:
+        """At most `limit` chunks whose current vector Chroma lacks, in rid order after
+        `after_rid` (a caller walks them slice by slice: nothing of the whole repository is held
+        at once); only definitions, only the others, or (None) both."""
+        kinds = "" if definitions is None else f" AND c.kind {'NOT ' if definitions else ''}IN ({_NOT_DEFINITIONS})"
+        sql = ("SELECT c.rid, c.id, f.path, f.language, c.kind, c.embed_hash FROM chunks c "
+               "JOIN files f ON f.fid = c.fid WHERE c.rid > ? "
+               f"AND (c.vector_hash IS NULL OR c.vector_hash != c.embed_hash){kinds} "
+               "ORDER BY c.rid LIMIT ?")
+        return [VectorRow(r[0], r[1], r[2], r[3], r[4], r[5].hex()) for r in self.db.execute(sql, (after_rid, limit))]
+
+    def count_needing_vectors(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM chunks WHERE vector_hash IS NULL "
+                                   "OR vector_hash != embed_hash").fetchone()[0])
 
     def mark_vectors(self, pairs: list[tuple[str, str]]) -> list[str]:
         """Record that Chroma now holds these (id, embed_hash) vectors; returns the ids that no
@@ -397,7 +487,8 @@ class Catalog:
         gone = []
         with self.transaction() as db:
             for chunk_id, embed_hash in pairs:
-                if db.execute("UPDATE chunks SET vector_hash = ? WHERE id = ?", (embed_hash, chunk_id)).rowcount == 0:
+                if db.execute("UPDATE chunks SET vector_hash = ? WHERE id = ?",
+                              (bytes.fromhex(embed_hash), chunk_id)).rowcount == 0:
                     gone.append(chunk_id)
         return gone
 
@@ -408,34 +499,72 @@ class Catalog:
         with self.transaction() as db:
             db.executemany("DELETE FROM vector_deletions WHERE id = ?", [(i,) for i in ids])
 
-    # --- call sites, imports, edges -------------------------------------------------------
+    # --- call sites, imports ----------------------------------------------------------------
     def insert_calls(self, db: sqlite3.Connection, rows: list[tuple[str, str, str, int]]) -> None:
-        db.executemany("INSERT INTO calls(caller_id, path, name, line) VALUES (?, ?, ?, ?)", rows)
+        """(caller chunk id, path, called name, line) of one file, whose chunks are written."""
+        if not rows:
+            return
+        callers = dict(select_in(db, "SELECT id, rid FROM chunks WHERE id IN ({})", sorted({r[0] for r in rows})))
+        names = self._name_ids(db, {r[2] for r in rows})
+        db.executemany("INSERT OR IGNORE INTO calls(nid, caller, line) VALUES (?, ?, ?)",
+                       [(names[name], callers[caller], line) for caller, _, name, line in rows if caller in callers])
+
+    def _name_ids(self, db: sqlite3.Connection, names: set[str]) -> dict[str, int]:
+        """Interned ids of called names, made for those new to the catalog."""
+        ordered = sorted(names)
+        db.executemany("INSERT OR IGNORE INTO names(name) VALUES (?)", [(n,) for n in ordered])
+        return dict(select_in(db, "SELECT name, nid FROM names WHERE name IN ({})", ordered))
 
     def insert_imports(self, db: sqlite3.Connection, rows: list[tuple[str, str, int, str]]) -> None:
-        db.executemany("INSERT INTO imports(path, module, line, text) VALUES (?, ?, ?, ?)", rows)
+        """(path, module, line, statement) of one file."""
+        if not rows:
+            return
+        fid = self._file_id(db, rows[0][0])
+        db.executemany("INSERT INTO imports(fid, line, module, text) VALUES (?, ?, ?, ?)",
+                       [(fid, line, module, text) for _, module, line, text in rows])
 
     # --- embedding cache ------------------------------------------------------------------
-    def cached_vectors(self, model: str, hashes: list[str]) -> dict[str, bytes]:
-        rows = select_in(self.db, "SELECT text_hash, vector FROM embed_cache WHERE model = ? AND text_hash IN ({})",
-                         hashes, before=(model,))
-        return {r[0]: r[1] for r in rows}
+    def cached_vectors(self, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Text hash -> the vector cached for it (float32, as `vector_codec` gives it back)."""
+        rows = select_in(self.db, "SELECT text_hash, vector FROM embed_cache WHERE text_hash IN ({})",
+                         [bytes.fromhex(h) for h in hashes])
+        return {r[0].hex(): vector_codec.unpack(r[1]) for r in rows}
 
-    def cache_vectors(self, model: str, items: list[tuple[str, bytes]]) -> None:
+    def cache_vectors(self, items: list[tuple[str, np.ndarray]]) -> None:
         now = time.time()
         with self.transaction() as db:
-            db.executemany("INSERT OR REPLACE INTO embed_cache(model, text_hash, vector, used_at) VALUES (?, ?, ?, ?)",
-                           [(model, h, v, now) for h, v in items])
+            db.executemany("INSERT OR REPLACE INTO embed_cache(text_hash, vector, used_at) VALUES (?, ?, ?)",
+                           [(bytes.fromhex(h), vector_codec.pack(v), now) for h, v in items])
 
-    def prune_cache(self, model: str, keep: int) -> int:
-        """Keep the `keep` most recently used cached vectors of a model, plus every live one."""
+    def prune_cache(self, keep: int) -> int:
+        """Keep the `keep` most recently used cached vectors, plus every live one."""
         with self.transaction() as db:
-            db.execute("UPDATE embed_cache SET used_at = ? WHERE model = ? AND text_hash IN "
-                       "(SELECT embed_hash FROM chunks)", (time.time(), model))
-            cur = db.execute("DELETE FROM embed_cache WHERE model = ? AND rowid NOT IN (SELECT rowid FROM "
-                             "embed_cache WHERE model = ? ORDER BY used_at DESC LIMIT ?)", (model, model, keep))
+            db.execute("UPDATE embed_cache SET used_at = ? WHERE text_hash IN (SELECT embed_hash FROM chunks)",
+                       (time.time(),))
+            cur = db.execute("DELETE FROM embed_cache WHERE rowid NOT IN (SELECT rowid FROM embed_cache "
+                             "ORDER BY used_at DESC LIMIT ?)", (keep,))
             return cur.rowcount
 
+    def cached_vector_rows(self) -> Iterator[tuple[str, bytes, float]]:
+        """Every row of the embedding cache that can still be read, as (text hash, vector in this
+        layout's form, last used): for a rebuild, from a damaged catalog or one of format 1 too
+        (a damaged catalog may give up half way; what came out is kept)."""
+        try:
+            if self.outdated:  # format 1: hex hashes beside the model's name, float32 vectors
+                for row in self.db.execute("SELECT text_hash, vector, used_at FROM embed_cache"):
+                    yield row[0], vector_codec.from_float32(row[1]), row[2]
+                return
+            for row in self.db.execute("SELECT text_hash, vector, used_at FROM embed_cache"):
+                yield row[0].hex(), row[1], row[2]
+        except sqlite3.DatabaseError:
+            return
+
+    def restore_cache_rows(self, rows: list[tuple[str, bytes, float]]) -> None:
+        with self.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO embed_cache(text_hash, vector, used_at) VALUES (?, ?, ?)",
+                           [(bytes.fromhex(h), v, used) for h, v, used in rows])
+
+    # --- vector bookkeeping -----------------------------------------------------------------
     def ids_with_vectors(self, ids: list[str]) -> set[str]:
         """Those of `ids` whose chunk exists and has a vector in Chroma."""
         rows = select_in(self.db, "SELECT id FROM chunks WHERE vector_hash IS NOT NULL AND id IN ({})", ids)
@@ -447,6 +576,8 @@ class Catalog:
 
     def expected_vector_count(self) -> int:
         """How many vectors Chroma should hold: chunks whose vector it was given."""
+        if self.outdated:
+            return 0
         return int(self.db.execute("SELECT COUNT(*) FROM chunks WHERE vector_hash IS NOT NULL").fetchone()[0])
 
     def forget_all_vectors(self) -> None:
@@ -474,7 +605,8 @@ class Catalog:
         return int(row[0] or 0), int(row[1] or 0)
 
     def names_defined_in(self, path: str) -> set[str]:
-        return {r[0] for r in self.db.execute("SELECT DISTINCT name FROM chunks WHERE path = ?", (path,))}
+        return {r[0] for r in self.db.execute("SELECT DISTINCT c.name FROM chunks c JOIN files f ON f.fid = c.fid "
+                                              "WHERE f.path = ?", (path,))}
 
     # --- search ---------------------------------------------------------------------------
     def chunk_count(self) -> int:
@@ -489,37 +621,44 @@ class Catalog:
                        limit: int) -> list[tuple[str, float]]:
         """(chunk id, BM25 score, higher is better) of chunks holding any of `terms`, best first."""
         match = " OR ".join(f'"{t}"' for t in terms)
-        where, params = filter_clause(filters)
         weights = ", ".join(str(w) for w in column_weights)
-        rows = self.db.execute(
-            f"SELECT c.id, bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
-            f"JOIN chunks c ON c.rid = chunks_fts.rowid WHERE chunks_fts MATCH ?{where} "
-            f"ORDER BY score LIMIT ?", [match, *params, limit]).fetchall()
+        if not filters.active:
+            rows = self.db.execute(
+                f"SELECT c.id, s.score FROM (SELECT rowid, bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
+                f"WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) s JOIN chunks c ON c.rid = s.rowid "
+                f"ORDER BY s.score", (match, limit)).fetchall()
+        else:
+            where, params = filter_clause(filters)
+            rows = self.db.execute(
+                f"SELECT c.id, bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
+                f"JOIN chunks c ON c.rid = chunks_fts.rowid JOIN files f ON f.fid = c.fid "
+                f"WHERE chunks_fts MATCH ?{where} ORDER BY score LIMIT ?", [match, *params, limit]).fetchall()
         return [(r[0], -r[1]) for r in rows]
 
     def ids_matching(self, ids: list[str], filters: Filters) -> set[str]:
         """Those of `ids` whose chunk passes the filters."""
         where, params = filter_clause(filters)
-        rows = select_in(self.db, f"SELECT c.id FROM chunks c WHERE c.id IN ({{}}){where}", ids, after=tuple(params))
+        rows = select_in(self.db, f"SELECT c.id FROM chunks c JOIN files f ON f.fid = c.fid "
+                                  f"WHERE c.id IN ({{}}){where}", ids, after=tuple(params))
         return {r[0] for r in rows}
 
     def definitions_named(self, names: Iterable[str], lowered: Iterable[str] = ()) -> list[str]:
         """Ids of definitions (first parts) named exactly one of `names`, or, lower-cased, one of
-        `lowered`."""
-        exact, lower = sorted(names), sorted(lowered)
+        `lowered`: one lookup in the case-blind name index, then the exact test here."""
+        exact, lower = set(names), {_ascii_lower(n) for n in lowered}
         if not exact and not lower:
             return []
-        rows = self.db.execute(  # two index lookups (chunks_name, chunks_lower_name), in table order
-            f"SELECT id FROM chunks WHERE part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) "
-            f"AND (name IN ({','.join('?' * len(exact))}) OR lower(name) IN ({','.join('?' * len(lower))})) "
-            f"ORDER BY rid", [*exact, *lower]).fetchall()
-        return [r[0] for r in rows]
+        wanted = sorted(exact | lower)
+        rows = select_in(self.db, f"SELECT rid, id, name FROM chunks WHERE name COLLATE NOCASE IN ({{}}) AND part = 1 "
+                                  f"AND kind NOT IN ({_NOT_DEFINITIONS})", wanted)
+        return [r[1] for r in sorted(rows) if r[2] in exact or _ascii_lower(r[2]) in lower]
 
     def definitions_with_name(self, name: str) -> list[tuple[str, str]]:
         """(id, qualified name) of the definitions (first parts) named `name`."""
-        rows = self.db.execute(f"SELECT id, qualified_name FROM chunks WHERE part = 1 AND name = ? "
-                               f"AND kind NOT IN ({_NOT_DEFINITIONS})", (name,)).fetchall()
-        return [(r[0], r[1]) for r in rows]
+        rows = self.db.execute(f"SELECT id, COALESCE(qualified_name, name), name FROM chunks "
+                               f"WHERE name COLLATE NOCASE = ? AND part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) "
+                               f"ORDER BY rid", (name,)).fetchall()
+        return [(r[0], r[1]) for r in rows if r[2] == name]
 
     def definitions_matching(self, text: str, limit: int) -> list[str]:
         """Ids of definitions (first parts) whose name contains `text`, case-insensitively: the
@@ -528,20 +667,23 @@ class Catalog:
         lowered = text.lower()
         escaped = _like_escaped(lowered)
         rows = self.db.execute(  # LIKE ignores ASCII case already (as lower() is ASCII only)
-            f"SELECT id FROM chunks WHERE name LIKE ? ESCAPE '\\' AND part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) "
-            f"ORDER BY name = ? DESC, lower(name) = ? DESC, name LIKE ? ESCAPE '\\' DESC, length(name), "
-            f"path, start_line LIMIT ?", (f"%{escaped}%", text, lowered, f"{escaped}%", limit)).fetchall()
+            f"SELECT c.id FROM chunks c JOIN files f ON f.fid = c.fid WHERE c.name LIKE ? ESCAPE '\\' "
+            f"AND c.part = 1 AND c.kind NOT IN ({_NOT_DEFINITIONS}) "
+            f"ORDER BY c.name = ? DESC, lower(c.name) = ? DESC, c.name LIKE ? ESCAPE '\\' DESC, length(c.name), "
+            f"f.path, c.start_line LIMIT ?", (f"%{escaped}%", text, lowered, f"{escaped}%", limit)).fetchall()
         return [r[0] for r in rows]
 
     def call_sites(self, name: str, limit: int) -> list[tuple[str, str, int]]:
         """(caller chunk id, path, line) of the recorded calls of `name`, in path and line order."""
-        rows = self.db.execute("SELECT caller_id, path, line FROM calls WHERE name = ? ORDER BY path, line LIMIT ?",
-                               (name, limit)).fetchall()
+        rows = self.db.execute(
+            "SELECT c.id, f.path, k.line FROM names n JOIN calls k ON k.nid = n.nid JOIN chunks c ON c.rid = k.caller "
+            "JOIN files f ON f.fid = c.fid WHERE n.name = ? ORDER BY f.path, k.line LIMIT ?", (name, limit)).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
 
     def called_names(self, caller_ids: list[str]) -> list[str]:
         """The names these chunks call, sorted."""
-        rows = select_in(self.db, "SELECT DISTINCT name FROM calls WHERE caller_id IN ({})", caller_ids)
+        rows = select_in(self.db, "SELECT DISTINCT n.name FROM chunks c JOIN calls k ON k.caller = c.rid "
+                                  "JOIN names n ON n.nid = k.nid WHERE c.id IN ({})", caller_ids)
         return sorted({r[0] for r in rows})
 
     def call_lines(self, caller_ids: list[str], names: list[str]) -> dict[tuple[str, str], list[int]]:
@@ -550,7 +692,8 @@ class Catalog:
         if not caller_ids or not names:
             return out
         wanted = set(names)
-        rows = select_in(self.db, "SELECT caller_id, name, line FROM calls WHERE caller_id IN ({})", caller_ids)
+        rows = select_in(self.db, "SELECT c.id, n.name, k.line FROM chunks c JOIN calls k ON k.caller = c.rid "
+                                  "JOIN names n ON n.nid = k.nid WHERE c.id IN ({})", caller_ids)
         for caller, name, line in rows:
             if name in wanted:
                 out.setdefault((caller, name), []).append(line)
@@ -560,32 +703,29 @@ class Catalog:
 
     def chunk_bounds(self, paths: list[str]) -> dict[str, list[tuple[int, int, int]]]:
         """Each file's chunks (first parts and pieces alike) as (start_line, end_line, rid), by
-        start and then outermost first: from the chunks_span index alone. Reading the rows
-        instead (their text inline) took 2 s for the 290,000 chunks of the 15,000 files that a
-        common word matches in a 30,000-file tree."""
+        start and then outermost first: from the chunks_span index alone."""
         out: dict[str, list[tuple[int, int, int]]] = {}
         cursor = self.db.cursor()
         cursor.row_factory = None  # plain tuples: sqlite3.Row costs more than the row itself here
         for start in range(0, len(paths), SQL_IN_SLICE):
             part = paths[start:start + SQL_IN_SLICE]
-            rows = cursor.execute(f"SELECT path, start_line, end_line, rid FROM chunks "
-                                  f"WHERE path IN ({','.join('?' * len(part))}) "
-                                  f"ORDER BY path, start_line, end_line DESC", part).fetchall()
+            rows = cursor.execute(f"SELECT f.path, c.start_line, c.end_line, c.rid FROM files f "
+                                  f"JOIN chunks c ON c.fid = f.fid WHERE f.path IN ({','.join('?' * len(part))}) "
+                                  f"ORDER BY f.path, c.start_line, c.end_line DESC", part).fetchall()
             for path, group in groupby(rows, key=itemgetter(0)):
                 out[path] = [row[1:] for row in group]
         return out
 
     def spans_by_rid(self, rids: list[int]) -> dict[int, ChunkSpan]:
         """What the chunks of these rowids are (the few that matches land in, of all chunk_bounds)."""
-        name_line = "COALESCE(name_line, 0)" if self._name_columns else "0"
-        rows = select_in(self.db, f"SELECT rid, id, kind, name, qualified_name, start_line, end_line, {name_line} "
-                                  "FROM chunks WHERE rid IN ({})", rids)
+        rows = select_in(self.db, "SELECT rid, id, kind, name, COALESCE(qualified_name, name), start_line, end_line, "
+                                  "COALESCE(name_line, 0) FROM chunks WHERE rid IN ({})", rids)
         return {row[0]: ChunkSpan(*row[1:]) for row in rows}
 
     def caller_weights(self, ids: list[str]) -> dict[str, float]:
         """Chunk id -> the summed weight of the call and import edges into it (its centrality)."""
-        rows = select_in(self.db, "SELECT dst, SUM(weight) FROM edges WHERE dst IN ({}) "
-                                  "AND kind IN ('calls', 'imports') GROUP BY dst", ids)
+        rows = select_in(self.db, "SELECT c.id, SUM(e.weight) FROM chunks c JOIN edges e ON e.dst = c.rid "
+                                  "WHERE c.id IN ({}) GROUP BY c.id", ids)
         return {r[0]: float(r[1]) for r in rows}
 
     def names_like(self, name: str, limit: int) -> list[str]:
@@ -606,20 +746,6 @@ class Catalog:
             return str(exc)
         return None if rows == ["ok"] else "; ".join(rows[:3])
 
-    def cached_vector_rows(self) -> Iterator[tuple[str, str, bytes, float]]:
-        """Every row of the embedding cache that can still be read (for a rebuild: a damaged
-        catalog may give up half way; what came out is kept)."""
-        try:
-            for row in self.db.execute("SELECT model, text_hash, vector, used_at FROM embed_cache"):
-                yield row[0], row[1], row[2], row[3]
-        except sqlite3.DatabaseError:
-            return
-
-    def restore_cache_rows(self, rows: list[tuple[str, str, bytes, float]]) -> None:
-        with self.transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO embed_cache(model, text_hash, vector, used_at) VALUES (?, ?, ?, ?)",
-                           rows)
-
     # --- statistics -----------------------------------------------------------------------
     def counts(self) -> dict:
         one = lambda sql: self.db.execute(sql).fetchone()[0]
@@ -630,8 +756,34 @@ class Catalog:
             "source_bytes": one("SELECT COALESCE(SUM(size), 0) FROM files WHERE skip_reason IS NULL"),
             "chunks": one("SELECT COUNT(*) FROM chunks"),
             "vectors": one("SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash"),
-            "edges": one("SELECT COUNT(*) FROM edges"),
+            # calls and imports, and containment (a chunk in its parent)
+            "edges": one("SELECT COUNT(*) FROM edges") + one("SELECT COUNT(*) FROM chunks WHERE parent IS NOT NULL"),
             "skipped": skipped,
             "languages": {r[0]: r[1] for r in self.db.execute(
                 "SELECT language, COUNT(*) FROM files WHERE skip_reason IS NULL GROUP BY language ORDER BY 2 DESC")},
         }
+
+    def contents(self) -> dict[str, Counter]:
+        """What the index holds, by stable ids and paths rather than the row ids it happens to
+        have: equal for any two indexes of the same tree, however each was reached (fresh, or
+        incrementally; the soak benchmark and the determinism tests compare them)."""
+        db = self.db
+        rows = {
+            "files": "SELECT path, content_hash, skip_reason FROM files",
+            "chunks": "SELECT c.id, p.id, f.path, c.kind, c.start_line, c.end_line, hex(c.embed_hash) FROM chunks c "
+                      "JOIN files f ON f.fid = c.fid LEFT JOIN chunks p ON p.rid = c.parent",
+            "edges": f"SELECT a.id, b.id, CASE e.kind WHEN {EDGE_KINDS['calls']} THEN 'calls' ELSE 'imports' END, "
+                     "e.weight FROM edges e JOIN chunks a ON a.rid = e.src JOIN chunks b ON b.rid = e.dst",
+            "calls": "SELECT c.id, n.name, k.line FROM calls k JOIN names n ON n.nid = k.nid "
+                     "JOIN chunks c ON c.rid = k.caller",
+            "imports": "SELECT f.path, i.module, i.line FROM imports i JOIN files f ON f.fid = i.fid",
+        }
+        return {name: Counter(tuple(r) for r in db.execute(sql)) for name, sql in rows.items()}
+
+    def table_bytes(self) -> dict[str, int]:
+        """Bytes on disk per table and index (SQLite's dbstat), largest first: README's size table."""
+        try:
+            rows = self.db.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+        except sqlite3.DatabaseError:  # a library built without dbstat
+            return {}
+        return {r[0]: int(r[1]) for r in rows}

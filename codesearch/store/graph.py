@@ -1,45 +1,59 @@
-"""The call and import graph: resolved into catalog rows, loaded into NetworkX for search.
+"""The call and import graph: resolved into catalog rows, and read back from them by search.
 
 Call resolution, for a call of NAME from a chunk in file F: definitions named NAME in F first
 (those in the caller's own class before others); else in files F imports, or whose import
 statements in F mention NAME; else the unique definition of that name in the repository; else
 every candidate (at most MAX_CANDIDATES) with a weight shared among them.
+
+Nothing here holds the whole graph in memory. Resolution walks the callers in slices of rows,
+and search reads the edges of the few nodes it needs through the catalog's indexes
+(`CallGraph`): a 100,000-file repository costs no load time and no memory for its graph, and
+a reindex is visible to the next query without reloading anything.
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
-import sqlite3
-import threading
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-import networkx as nx
+import numpy as np
 
 from ..vocabulary import NON_DEFINITION_KINDS
-from .catalog import Catalog, select_in
+from .catalog import EDGE_KINDS, Catalog, select_in
+from .sqlite import sqlite3
 
 MAX_CANDIDATES = 8
+RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is bounded by this)
+MAX_ARRIVALS = 64  # files come or go: past this many, every import is resolved again
+CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
 _MODULE_SPLIT = re.compile(r"[./\\:]+")
+_NOT_DEFINITIONS = sorted(NON_DEFINITION_KINDS)
 
 
 @dataclass(frozen=True)
 class Symbol:
-    id: str
+    rid: int
     path: str
     qualified_name: str
 
 
-def _symbols(db: sqlite3.Connection, names: set[str] | None = None) -> dict[str, list[Symbol]]:
-    sql = ("SELECT id, path, name, qualified_name FROM chunks WHERE part = 1 AND kind NOT IN "
-           f"({','.join('?' * len(NON_DEFINITION_KINDS))})")
+def _symbols(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Symbol]]:
+    """Definitions (first parts) of these names, each name's in a fixed order (path, qualified
+    name, id: not the order files were written in, so the same tree gives the same edges)."""
     table: dict[str, list[Symbol]] = defaultdict(list)
-    for row in db.execute(sql, sorted(NON_DEFINITION_KINDS)):
-        if names is None or row[2] in names:
-            table[row[2]].append(Symbol(row[0], row[1], row[3]))
-    for symbols in table.values():  # in a fixed order, not the order files were written in: the
-        symbols.sort(key=lambda s: (s.path, s.qualified_name, s.id))  # same tree gives the same edges
+    wanted = sorted(set(names))
+    rows = select_in(db, f"SELECT c.rid, f.path, c.name, COALESCE(c.qualified_name, c.name), c.id FROM chunks c "
+                         f"JOIN files f ON f.fid = c.fid WHERE c.name COLLATE NOCASE IN ({{}}) AND c.part = 1 "
+                         f"AND c.kind NOT IN ({','.join('?' * len(_NOT_DEFINITIONS))})",
+                     wanted, after=tuple(_NOT_DEFINITIONS))
+    exact = set(wanted)
+    for rid, path, name, qualified, _ in sorted(rows, key=lambda r: (r[1], r[3], r[4])):
+        if name in exact:
+            table[name].append(Symbol(rid, path, qualified))
     return table
 
 
@@ -48,98 +62,144 @@ def _module_keys(module: str) -> list[str]:
     module = module.strip().strip("\"'<>`;")
     module = re.sub(r"\.(h|hpp|js|ts|mjs|cjs|py|rb|php|zig|lua|sh|jsx|tsx)$", "", module)
     parts = [p for p in _MODULE_SPLIT.split(module) if p and p not in ("crate", "self", "super", "@")]
-    keys = []
-    for i in range(len(parts)):
-        keys.append("/".join(parts[i:]))
+    return ["/".join(parts[i:]) for i in range(len(parts))]
+
+
+def _stem_keys(path: str) -> list[str]:
+    """The names a file answers to in imports: its path without extension ('flask/app'), and
+    its folder's for an `__init__`, `index`, `mod` or `lib` file."""
+    stem = posixpath.splitext(path)[0]
+    keys = [stem]
+    if posixpath.basename(stem) in ("__init__", "index", "mod", "lib") and posixpath.dirname(stem):
+        keys.append(posixpath.dirname(stem))
     return keys
 
 
 class _FileIndex:
-    """Maps path suffixes without extension ('flask/app', 'app') to file paths."""
+    """Finds the files an import names by path suffix ('flask/app', 'app'), from an index of
+    the files' last path components (one entry a file, not one a suffix)."""
 
-    def __init__(self, paths: list[str]):
-        self.by_suffix: dict[str, list[str]] = defaultdict(list)
+    def __init__(self, paths: Iterable[str]):
+        self.by_last: dict[str, list[tuple[str, str]]] = defaultdict(list)  # last component -> (stem, path)
         for path in paths:
-            stem = posixpath.splitext(path)[0]
-            if posixpath.basename(stem) in ("__init__", "index", "mod", "lib"):
-                stem_dir = posixpath.dirname(stem)
-                if stem_dir:
-                    self._add(stem_dir, path)
-            self._add(stem, path)
+            for stem in _stem_keys(path):
+                self.by_last[stem.rsplit("/", 1)[-1]].append((stem, path))
 
-    def _add(self, stem: str, path: str) -> None:
-        parts = stem.split("/")
-        for i in range(len(parts)):
-            self.by_suffix["/".join(parts[i:])].append(path)
+    def _suffix(self, key: str) -> list[str]:
+        last = key.rsplit("/", 1)[-1]
+        return [path for stem, path in self.by_last.get(last, ()) if stem == key or stem.endswith("/" + key)]
 
     def resolve(self, module: str, importer: str) -> list[str]:
         if module.startswith("."):  # relative import: try next to the importer first
             local = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module.lstrip(".") or "."))
-            found = self.by_suffix.get(posixpath.splitext(local)[0])
+            found = self._suffix(posixpath.splitext(local)[0])
             if found:
                 return found[:1]
         for key in _module_keys(module):
-            found = self.by_suffix.get(key)
+            found = self._suffix(key)
             if found:
                 return found if len(found) <= 2 else []
         return []
 
 
-def rebuild_import_edges(db: sqlite3.Connection) -> None:
-    """Imports change meaning when files come and go: re-resolve all of them (cheap)."""
-    db.execute("DELETE FROM edges WHERE kind = 'imports'")
-    file_ids = {r[0]: r[1] for r in db.execute("SELECT path, id FROM chunks WHERE kind = 'file'")}
-    index = _FileIndex(list(file_ids))
-    rows = []
-    for path, module, line in db.execute("SELECT path, module, line FROM imports"):
-        src = file_ids.get(path)
+def rebuild_import_edges(db: sqlite3.Connection, changed_paths: set[str], arrived_or_gone: set[str],
+                         everything: bool = False) -> None:
+    """Resolve the imports that may have changed meaning: those of changed files, and those that
+    may name a file that arrived or went (by its last path component); or all of them."""
+    file_rids = dict(db.execute("SELECT f.path, c.rid FROM chunks c JOIN files f ON f.fid = c.fid "
+                                "WHERE c.kind = 'file'").fetchall())
+    index = _FileIndex(file_rids)
+    if everything:
+        db.execute(f"DELETE FROM edges WHERE kind = {IMPORTS}")
+        rows: Iterable = db.execute("SELECT f.path, i.module FROM imports i JOIN files f ON f.fid = i.fid").fetchall()
+    else:
+        lasts = sorted({stem.rsplit("/", 1)[-1] for path in arrived_or_gone for stem in _stem_keys(path)})
+        if len(lasts) > MAX_ARRIVALS:  # a checkout or a big move: everything is cheaper than guessing
+            rebuild_import_edges(db, changed_paths, arrived_or_gone, everything=True)
+            return
+        importers = set(changed_paths)
+        if lasts:  # files whose imports mention the name of a file that came or went (in C: a scan)
+            mentions = " OR ".join("instr(i.module, ?) > 0" for _ in lasts)
+            importers |= {r[0] for r in db.execute(f"SELECT DISTINCT f.path FROM imports i JOIN files f "
+                                                   f"ON f.fid = i.fid WHERE {mentions}", lasts)}
+        if not importers:
+            return
+        sources = [file_rids[p] for p in importers if p in file_rids]
+        select_in(db, f"DELETE FROM edges WHERE kind = {IMPORTS} AND src IN ({{}})", sources)
+        rows = select_in(db, "SELECT f.path, i.module FROM imports i JOIN files f ON f.fid = i.fid "
+                             "WHERE f.path IN ({})", sorted(importers))
+    edges = set()
+    for path, module in rows:
+        src = file_rids.get(path)
         if not src or not module:
             continue
         for target in index.resolve(module, path):
-            if target != path and target in file_ids:
-                rows.append((src, file_ids[target], line))
-    db.executemany("INSERT INTO edges(src, dst, kind, weight, line) VALUES (?, ?, 'imports', 1, ?)", rows)
+            if target != path and target in file_rids:
+                edges.add((src, file_rids[target]))
+    db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {IMPORTS}, ?, 1)", sorted(edges))
 
 
 def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_names: set[str],
                        everything: bool = False) -> None:
     """Re-resolve every call site of the affected callers: those in changed files and those that
-    call a name the changed files define or defined."""
+    call a name the changed files define or defined; or all of them. In slices of callers."""
     if everything:
-        db.execute("DELETE FROM edges WHERE kind = 'calls'")
-        call_rows = db.execute("SELECT caller_id, path, name, line FROM calls").fetchall()
-    else:
-        affected = {r[0] for r in select_in(db, "SELECT caller_id FROM calls WHERE path IN ({})",
-                                             sorted(changed_paths))}
-        affected |= {r[0] for r in select_in(db, "SELECT caller_id FROM calls WHERE name IN ({})",
-                                              sorted(dirty_names))}
-        if not affected:
+        db.execute(f"DELETE FROM edges WHERE kind = {CALLS}")
+        for callers in _caller_slices(db):
+            _resolve(db, callers)
+        return
+    affected = {r[0] for r in select_in(db, "SELECT k.caller FROM calls k JOIN chunks c ON c.rid = k.caller "
+                                            "JOIN files f ON f.fid = c.fid WHERE f.path IN ({})",
+                                        sorted(changed_paths))}
+    affected |= {r[0] for r in select_in(db, "SELECT k.caller FROM calls k JOIN names n ON n.nid = k.nid "
+                                             "WHERE n.name IN ({})", sorted(dirty_names))}
+    ordered = sorted(affected)
+    for start in range(0, len(ordered), RESOLVE_SLICE):
+        callers = ordered[start:start + RESOLVE_SLICE]
+        select_in(db, f"DELETE FROM edges WHERE kind = {CALLS} AND src IN ({{}})", callers)
+        _resolve(db, callers)
+
+
+def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
+    """Every chunk that calls something, RESOLVE_SLICE at a time, in rid order."""
+    after = 0
+    while True:
+        rows = db.execute("SELECT DISTINCT caller FROM calls INDEXED BY calls_caller WHERE caller > ? "
+                          "ORDER BY caller LIMIT ?", (after, RESOLVE_SLICE)).fetchall()
+        if not rows:
             return
-        callers = sorted(affected)
-        select_in(db, "DELETE FROM edges WHERE kind = 'calls' AND src IN ({})", callers)
-        call_rows = select_in(db, "SELECT caller_id, path, name, line FROM calls WHERE caller_id IN ({})",
-                               callers)
-    names = {r[2] for r in call_rows}
-    symbols = _symbols(db, names)
+        yield [r[0] for r in rows]
+        after = rows[-1][0]
+
+
+def _resolve(db: sqlite3.Connection, callers: list[int]) -> None:
+    """Resolve the calls of these callers into edges (their old call edges are gone already)."""
+    call_rows = select_in(db, "SELECT k.caller, f.path, n.name, k.line, COALESCE(c.qualified_name, c.name) "
+                              "FROM calls k JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller "
+                              "JOIN files f ON f.fid = c.fid WHERE k.caller IN ({})", callers)
+    if not call_rows:
+        return
+    symbols = _symbols(db, {r[2] for r in call_rows})
     paths = sorted({r[1] for r in call_rows})
     import_texts: dict[str, list[str]] = defaultdict(list)
-    for path, text in select_in(db, "SELECT path, text FROM imports WHERE path IN ({})", paths):
+    for path, text in select_in(db, "SELECT f.path, i.text FROM imports i JOIN files f ON f.fid = i.fid "
+                                    "WHERE f.path IN ({})", paths):
         import_texts[path].append(text)
     imported_files: dict[str, set[str]] = defaultdict(set)
-    for src_path, dst_path in db.execute(
-            "SELECT a.path, b.path FROM edges e JOIN chunks a ON a.id = e.src JOIN chunks b ON b.id = e.dst "
-            "WHERE e.kind = 'imports'"):
+    for src_path, dst_path in select_in(db, f"SELECT fa.path, fb.path FROM files fa "
+                                            f"JOIN chunks a ON a.fid = fa.fid AND a.kind = 'file' "
+                                            f"JOIN edges e ON e.src = a.rid AND e.kind = {IMPORTS} "
+                                            f"JOIN chunks b ON b.rid = e.dst JOIN files fb ON fb.fid = b.fid "
+                                            f"WHERE fa.path IN ({{}})", paths):
         imported_files[src_path].add(dst_path)
-    caller_names = dict(select_in(db, "SELECT id, qualified_name FROM chunks WHERE id IN ({})",
-                                   sorted({r[0] for r in call_rows})))
     choices: dict[tuple[str, str, str], tuple[list[Symbol], float]] = {}  # by (path, scope, name)
     import_words: dict[str, frozenset[str]] = {}
-    edges: dict[tuple[str, str], tuple[float, int]] = {}
-    for caller, path, name, line in call_rows:
+    edges: dict[tuple[int, int], float] = {}
+    for caller, path, name, _line, caller_qualified in call_rows:
         candidates = symbols.get(name)
         if not candidates:
             continue
-        scope = _scope_of(caller_names.get(caller, ""))
+        scope = _scope_of(caller_qualified)
         key = (path, scope, name)
         choice = choices.get(key)
         if choice is None:
@@ -149,10 +209,10 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
                                             import_texts.get(path, []), import_words[path], name)
         chosen, weight = choice
         for symbol in chosen:
-            if symbol.id != caller and (caller, symbol.id) not in edges:
-                edges[(caller, symbol.id)] = (weight, line)
-    db.executemany("INSERT INTO edges(src, dst, kind, weight, line) VALUES (?, ?, 'calls', ?, ?)",
-                   [(s, d, w, line) for (s, d), (w, line) in edges.items()])
+            if symbol.rid != caller and (caller, symbol.rid) not in edges:
+                edges[(caller, symbol.rid)] = weight
+    db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {CALLS}, ?, ?)",
+                   [(s, d, w) for (s, d), w in sorted(edges.items())])
 
 
 _IMPORT_WORD = re.compile(r"\w+")
@@ -188,31 +248,62 @@ def _choose(candidates: list[Symbol], scope: str, path: str, imported: set[str],
     return candidates[:MAX_CANDIDATES], 0.5 / min(len(candidates), MAX_CANDIDATES)
 
 
-def load_graph(catalog: Catalog) -> nx.DiGraph:
-    """All edges as a weighted directed graph over chunk ids (node attribute: kind)."""
-    graph = nx.DiGraph()
-    for src, dst, kind, weight in catalog.db.execute("SELECT src, dst, kind, weight FROM edges"):
-        if graph.has_edge(src, dst):
-            graph[src][dst]["weight"] = max(graph[src][dst]["weight"], weight)
-        else:
-            graph.add_edge(src, dst, kind=kind, weight=weight)
-    return graph
+# --- reading the graph ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Adjacency:
+    """The undirected, weighted neighbours of some nodes, as flat arrays: entry i says that
+    `owner[i]` has neighbour `neighbour[i]` by an edge of `kind[i]` and weight `weight[i]`
+    (rids; kind CALLS, IMPORTS or CONTAINS)."""
+
+    owner: np.ndarray
+    neighbour: np.ndarray
+    kind: np.ndarray
+    weight: np.ndarray
 
 
-class GraphCache:
-    """The catalog's graph in NetworkX, shared by every search thread: loaded on first use and
-    again after each reindex (when the catalog's `last_index_time` changes)."""
+class CallGraph:
+    """The graph as the catalog holds it, read node by node through its indexes: callers and
+    callees for relations, neighbourhoods for personalized PageRank. Safe on any thread (each
+    reads through its own connection)."""
 
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
-        self._graph: nx.DiGraph | None = None
-        self._stamp: str | None = None
-        self._lock = threading.Lock()
 
-    def get(self) -> nx.DiGraph:
-        stamp = self.catalog.get_meta("last_index_time")
-        with self._lock:  # one thread loads; the others wait for it rather than load it again
-            if self._graph is None or stamp != self._stamp:
-                self._graph = load_graph(self.catalog)
-                self._stamp = stamp
-            return self._graph
+    def rids_of(self, ids: list[str]) -> dict[str, int]:
+        return dict(select_in(self.catalog.db, "SELECT id, rid FROM chunks WHERE id IN ({})", ids))
+
+    def ids_of(self, rids: list[int]) -> dict[int, str]:
+        return dict(select_in(self.catalog.db, "SELECT rid, id FROM chunks WHERE rid IN ({})", rids))
+
+    def calls(self, rids: list[int], direction: str) -> list[tuple[int, int, float]]:
+        """(node, other end, weight) of the resolved calls into `rids` ("callers") or out of them
+        ("callees"), heaviest first for each node."""
+        if direction == "callers":
+            sql = f"SELECT dst, src, weight FROM edges WHERE dst IN ({{}}) AND kind = {CALLS}"
+        else:
+            sql = f"SELECT src, dst, weight FROM edges WHERE src IN ({{}}) AND kind = {CALLS}"
+        rows = select_in(self.catalog.db, sql, rids)
+        rows.sort(key=lambda r: (r[0], -r[2], r[1]))
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def adjacency(self, rids: np.ndarray) -> Adjacency:
+        """Every edge touching `rids`, either way, with containment (parent and children)."""
+        if not len(rids):
+            empty = np.zeros(0, dtype=np.int64)
+            return Adjacency(empty, empty, empty, np.zeros(0))
+        nodes = json.dumps([int(r) for r in rids])
+        rows = self.catalog.db.execute(
+            "WITH n(rid) AS (SELECT value FROM json_each(?)) "
+            "SELECT n.rid, e.dst, e.kind, e.weight FROM n JOIN edges e ON e.src = n.rid "
+            "UNION ALL SELECT n.rid, e.src, e.kind, e.weight FROM n "
+            "JOIN edges e INDEXED BY edges_into ON e.dst = n.rid "
+            f"UNION ALL SELECT n.rid, c.parent, {CONTAINS}, 1.0 FROM n JOIN chunks c ON c.rid = n.rid "
+            "WHERE c.parent IS NOT NULL "
+            f"UNION ALL SELECT n.rid, c.rid, {CONTAINS}, 1.0 FROM n JOIN chunks c INDEXED BY chunks_parent "
+            "ON c.parent = n.rid", (nodes,)).fetchall()
+        if not rows:
+            empty = np.zeros(0, dtype=np.int64)
+            return Adjacency(empty, empty, empty, np.zeros(0))
+        table = np.array(rows, dtype=np.float64)
+        return Adjacency(table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), table[:, 2].astype(np.int64),
+                         table[:, 3])

@@ -11,18 +11,18 @@ import os
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
 import urllib.request
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
 from daemon_helpers import SUITE_SETTINGS
+
+from codesearch.store.sqlite import sqlite3
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = REPO_ROOT / "sample_repos"
@@ -181,19 +181,25 @@ def try_count(catalog_path: Path, sql: str) -> int:
         return 0
 
 
+# the catalog's rows as tests look at them: by chunk id and path (the tables hold row numbers)
+CHUNK_ROWS = ("SELECT c.id AS id, c.kind AS kind, c.name AS name, COALESCE(c.qualified_name, c.name) AS qualified_name, "
+              "f.path AS path FROM chunks c JOIN files f ON f.fid = c.fid")
+CALL_ROWS = ("SELECT c.id AS caller_id, f.path AS path, n.name AS name, k.line AS line FROM calls k "
+             "JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller JOIN files f ON f.fid = c.fid")
+EDGE_ROWS = ("SELECT a.id AS src, b.id AS dst, CASE e.kind WHEN 0 THEN 'calls' ELSE 'imports' END AS kind "
+             "FROM edges e JOIN chunks a ON a.rid = e.src JOIN chunks b ON b.rid = e.dst "
+             "UNION ALL SELECT p.id, c.id, 'contains' FROM chunks c JOIN chunks p ON p.rid = c.parent")
+IMPORT_ROWS = "SELECT f.path AS path, i.module AS module, i.line AS line FROM imports i JOIN files f ON f.fid = i.fid"
+
+
 def snapshot(catalog_path: Path) -> dict:
     """What must be equal between two indexes of the same tree."""
-    db = read_catalog(catalog_path)
+    from codesearch.store.catalog import Catalog
+    catalog = Catalog(catalog_path, readonly=True)
     try:
-        return {
-            "chunks": set(db.execute("SELECT id, content_hash FROM chunks")),
-            "edges": Counter(db.execute("SELECT src, dst, kind FROM edges")),
-            "files": set(db.execute("SELECT path, content_hash, skip_reason FROM files")),
-            "calls": Counter(db.execute("SELECT caller_id, path, name, line FROM calls")),
-            "imports": Counter(db.execute("SELECT path, module, line FROM imports")),
-        }
+        return catalog.contents()
     finally:
-        db.close()
+        catalog.close()
 
 
 def catalog_chunk_ids(catalog_path: Path) -> set[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from pathlib import Path
 
 from index_helpers import copy_sample
@@ -11,6 +10,7 @@ from index_helpers import copy_sample
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
+from codesearch.store.catalog import Catalog
 from codesearch.store.graph import MAX_CANDIDATES
 
 
@@ -22,12 +22,12 @@ def index(root: Path) -> None:
         idx.close()
 
 
-def snapshot(root: Path) -> dict[str, set]:
-    with sqlite3.connect(root / ".codesearch" / "catalog.sqlite3") as db:
-        return {"files": set(db.execute("SELECT path, content_hash, skip_reason FROM files")),
-                "chunks": set(db.execute("SELECT id, parent_id, content_hash, start_line, end_line FROM chunks")),
-                "edges": set(db.execute("SELECT src, dst, kind, weight, line FROM edges")),
-                "calls": set(db.execute("SELECT caller_id, path, name, line FROM calls"))}
+def snapshot(root: Path) -> dict:
+    catalog = Catalog(root / ".codesearch" / "catalog.sqlite3", readonly=True)
+    try:
+        return catalog.contents()
+    finally:
+        catalog.close()
 
 
 def define_handler(root: Path, name: str) -> None:

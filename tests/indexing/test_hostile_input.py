@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.paths import OutsideRoot, escape_name
+from codesearch.store.sqlite import sqlite3
 
 
 def indexed_paths(repo: Path) -> dict[str, str | None]:
@@ -25,8 +25,11 @@ def indexed_paths(repo: Path) -> dict[str, str | None]:
 
 
 def chunk_texts(repo: Path) -> str:
+    """What the catalog says of the code it holds: names, signatures, docstrings (no text: that
+    stays in the files)."""
     with sqlite3.connect(repo / ".codesearch" / "catalog.sqlite3") as db:
-        return "\n".join(r[0] for r in db.execute("SELECT text FROM chunks"))
+        return "\n".join(" ".join(map(str, r)) for r in db.execute(
+            "SELECT name, qualified_name, signature, docstring FROM chunks"))
 
 
 @pytest.fixture
@@ -139,4 +142,5 @@ def test_a_file_that_cannot_be_written_is_skipped_and_the_batch_goes_on(tmp_path
     paths = indexed_paths(repo)
     assert paths["config.py"] == "failed" and paths["inventory.py"] is None
     with sqlite3.connect(repo / ".codesearch" / "catalog.sqlite3") as db:
-        assert not db.execute("SELECT 1 FROM chunks WHERE path = 'config.py'").fetchone()  # nothing half written
+        assert not db.execute("SELECT 1 FROM chunks c JOIN files f ON f.fid = c.fid "  # nothing half written
+                              "WHERE f.path = 'config.py'").fetchone()

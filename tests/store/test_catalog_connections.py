@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 
 import pytest
 
 from codesearch.store.catalog import Catalog
+from codesearch.store.sqlite import sqlite3
 
 
 def test_each_thread_reads_through_its_own_connection(tmp_path):

@@ -15,7 +15,7 @@ from ...vocabulary import Filters
 
 if TYPE_CHECKING:
     from ...indexing.index import Index
-    from ...store.graph import GraphCache
+    from ...store.graph import CallGraph
 
 
 @dataclass
@@ -30,11 +30,11 @@ class Hits:
 
 @dataclass(frozen=True)
 class SearchContext:
-    """What retrievers are built from: the index (catalog, vectors, embedder, settings) and the
-    loaded call graph."""
+    """What retrievers are built from: the index (catalog, vectors, embedder, settings) and its
+    call graph."""
 
     index: Index
-    graphs: GraphCache
+    graph: CallGraph
 
 
 class Retriever(Protocol):
@@ -62,9 +62,9 @@ def _vector(context: SearchContext) -> Retriever:
 
 def _graph(context: SearchContext) -> Retriever:
     from .graph import GraphRetriever
-    return GraphRetriever(context.index.catalog, context.graphs)
+    return GraphRetriever(context.index.catalog, context.graph)
 
 
-# name -> how to build it (imports stay lazy: a keyword-only search never loads numpy or NetworkX)
+# name -> how to build it (imports stay lazy: a keyword-only search never loads numpy)
 RETRIEVERS: dict[str, Callable[[SearchContext], Retriever]] = {
     "vector": _vector, "keyword": _keyword, "graph": _graph}

@@ -9,9 +9,9 @@ from typing import ClassVar
 
 from ...analysis.tokens import identifier_terms
 from ...store.catalog import Catalog
-from ...store.graph import GraphCache
+from ...store.graph import CallGraph
 from ...vocabulary import Filters
-from ..pagerank import neighbour_table, personalized_pagerank
+from ..pagerank import personalized_pagerank
 from . import Hits
 
 NAMED_SEED_WEIGHT = 2.0  # a definition the query names outweighs any retriever's top hit (1/rank)
@@ -23,9 +23,9 @@ class GraphRetriever:
     name: ClassVar[str] = "graph"
     seeds_from: ClassVar[tuple[str, ...]] = ("keyword", "vector")  # interleaved in this order, best first
 
-    def __init__(self, catalog: Catalog, graphs: GraphCache):
+    def __init__(self, catalog: Catalog, graph: CallGraph):
         self.catalog = catalog
-        self.graphs = graphs
+        self.graph = graph
 
     def coverage(self) -> float | None:
         return None
@@ -37,18 +37,21 @@ class GraphRetriever:
         return self.catalog.definitions_named(words, joined)
 
     def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
-        graph = self.graphs.get()
         seeds = interleave([earlier[name][:SEEDS_PER_LIST] for name in self.seeds_from if name in earlier])
-        personalization: dict[str, float] = {}
-        for node in self.named_definitions(query):
-            if node in graph:
-                personalization[node] = personalization.get(node, 0) + NAMED_SEED_WEIGHT
+        named = self.named_definitions(query)
+        rids = self.graph.rids_of(list(dict.fromkeys(named + seeds)))
+        personalization: dict[int, float] = {}
+        for node in named:
+            if node in rids:
+                personalization[rids[node]] = personalization.get(rids[node], 0) + NAMED_SEED_WEIGHT
         for rank, node in enumerate(seeds, start=1):
-            if node in graph:
-                personalization[node] = personalization.get(node, 0) + 1.0 / rank
-        if not personalization:
+            if node in rids:
+                personalization[rids[node]] = personalization.get(rids[node], 0) + 1.0 / rank
+        ranked_rids = personalized_pagerank(self.graph, personalization) if personalization else []
+        if not ranked_rids:
             return Hits(note="no seed in the graph")
-        ranked = personalized_pagerank(neighbour_table(graph), personalization)
+        ids = self.graph.ids_of([rid for rid, _ in ranked_rids])
+        ranked = [(ids[rid], score) for rid, score in ranked_rids if rid in ids]
         if filters.active:
             allowed = self.catalog.ids_matching([n for n, _ in ranked], filters)
             ranked = [(n, s) for n, s in ranked if n in allowed]
