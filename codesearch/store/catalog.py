@@ -43,6 +43,8 @@ LAYOUT_VERSION = 2  # PRAGMA user_version: the tables' shape (format 1 had text 
 # be deleted from SQLite 3.43 on; an older library keeps a copy so that deletes work.
 FTS_OPTIONS = "content='', contentless_delete=1" if CONTENTLESS_DELETE else ""
 EDGE_KINDS = {"calls": 0, "imports": 1}  # `contains` is chunks.parent
+MAX_CANDIDATES = 8  # a call resolution can only guess at goes to at most this many definitions of its name
+GUESS_WEIGHT = 0.5  # ... which share this weight (a resolved call weighs 1)
 EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
 
 SCHEMA = f"""
@@ -66,8 +68,11 @@ CREATE INDEX IF NOT EXISTS chunks_parent ON chunks(parent);  -- a chunk's childr
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     name, path, signature, body, tokenize = 'porter unicode61'{', ' + FTS_OPTIONS if FTS_OPTIONS else ''});
 CREATE TABLE IF NOT EXISTS names(nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);  -- called names
--- a call of a name from a chunk: clustered by name (who calls NAME), and by caller (a chunk's calls)
+-- a call of a name from a chunk: clustered by name (who calls NAME), and by caller (a chunk's
+-- calls). `guess`: resolution found no better candidates than every definition of the name, so
+-- no edge is stored for it; relations answer it by name (store/graph.py)
 CREATE TABLE IF NOT EXISTS calls(nid INTEGER NOT NULL, caller INTEGER NOT NULL, line INTEGER NOT NULL,
+                                 guess INTEGER NOT NULL DEFAULT 0,
                                  PRIMARY KEY (nid, caller, line)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller);
 CREATE TABLE IF NOT EXISTS imports(fid INTEGER NOT NULL, line INTEGER, module TEXT, text TEXT);
@@ -171,6 +176,16 @@ def select_in(db: sqlite3.Connection, sql: str, values: list, before: tuple = ()
     return rows
 
 
+def _statements(script: str) -> Iterator[str]:
+    """The SQL statements of a script, whole (comments may hold semicolons)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+
+
 def _blob(hex_hash: str | None) -> bytes | None:
     return bytes.fromhex(hex_hash) if hex_hash else None
 
@@ -207,6 +222,26 @@ def filter_clause(filters: Filters, chunk: str = "c", file: str = "f") -> tuple[
         clauses.append(f"{file}.path GLOB ?")
         params.append(filters.path_glob)
     return (" AND " + " AND ".join(clauses)) if clauses else "", params
+
+
+class DefinitionRow(NamedTuple):
+    name: str
+    rid: int
+    id: str
+    path: str
+    qualified_name: str
+
+
+def definitions_in_order(db: sqlite3.Connection, names: Iterable[str]) -> list[DefinitionRow]:
+    """The definitions (first parts) of these exact names, in the order call resolution ranks
+    candidates: by path, qualified name and id (so the same tree gives the same edges and the
+    same guesses, however it was indexed)."""
+    wanted = sorted(set(names))
+    rows = select_in(db, f"SELECT c.name, c.rid, c.id, f.path, COALESCE(c.qualified_name, c.name) FROM chunks c "
+                         f"JOIN files f ON f.fid = c.fid WHERE c.name COLLATE NOCASE IN ({{}}) AND c.part = 1 "
+                         f"AND c.kind NOT IN ({_NOT_DEFINITIONS})", wanted)
+    exact = set(wanted)
+    return sorted((DefinitionRow(*r) for r in rows if r[0] in exact), key=lambda r: (r.path, r.qualified_name, r.id))
 
 
 class _ThreadConnection:
@@ -369,9 +404,8 @@ class Catalog:
             for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
                                       "AND name NOT LIKE 'sqlite_%'").fetchall():
                 db.execute(f'DROP TABLE "{name}"')
-            for statement in SCHEMA.split(";"):  # one by one: executescript would commit
-                if statement.strip():
-                    db.execute(statement)
+            for statement in _statements(SCHEMA):  # one by one: executescript would commit
+                db.execute(statement)
             db.execute(CHUNKS_DELETED_TRIGGER)
             db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
             db.executemany("INSERT OR IGNORE INTO embed_cache(text_hash, vector, used_at) VALUES (?, ?, ?)",
@@ -651,7 +685,7 @@ class Catalog:
         wanted = sorted(exact | lower)
         rows = select_in(self.db, f"SELECT rid, id, name FROM chunks WHERE name COLLATE NOCASE IN ({{}}) AND part = 1 "
                                   f"AND kind NOT IN ({_NOT_DEFINITIONS})", wanted)
-        return [r[1] for r in sorted(rows) if r[2] in exact or _ascii_lower(r[2]) in lower]
+        return [r[1] for r in sorted(rows, key=lambda r: r[0]) if r[2] in exact or _ascii_lower(r[2]) in lower]
 
     def definitions_with_name(self, name: str) -> list[tuple[str, str]]:
         """(id, qualified name) of the definitions (first parts) named `name`."""
@@ -723,10 +757,35 @@ class Catalog:
         return {row[0]: ChunkSpan(*row[1:]) for row in rows}
 
     def caller_weights(self, ids: list[str]) -> dict[str, float]:
-        """Chunk id -> the summed weight of the call and import edges into it (its centrality)."""
-        rows = select_in(self.db, "SELECT c.id, SUM(e.weight) FROM chunks c JOIN edges e ON e.dst = c.rid "
-                                  "WHERE c.id IN ({}) GROUP BY c.id", ids)
-        return {r[0]: float(r[1]) for r in rows}
+        """Chunk id -> the summed weight of the calls and imports into it (its centrality): its
+        resolved edges, and the calls of its name that resolution could only guess at, each
+        shared among the name's first MAX_CANDIDATES definitions as the graph shares it."""
+        out: dict[str, float] = {r[0]: float(r[1]) for r in select_in(
+            self.db, "SELECT c.id, SUM(e.weight) FROM chunks c JOIN edges e ON e.dst = c.rid "
+                     "WHERE c.id IN ({}) GROUP BY c.id", ids)}
+        named = select_in(self.db, f"SELECT c.id, c.name FROM chunks c WHERE c.id IN ({{}}) AND c.part = 1 "
+                                   f"AND c.kind NOT IN ({_NOT_DEFINITIONS})", ids)
+        if not named:
+            return out
+        guessed = dict(select_in(self.db, "SELECT n.name, COUNT(*) FROM names n JOIN calls k ON k.nid = n.nid "
+                                          "WHERE n.name IN ({}) AND k.guess = 1 GROUP BY n.name",
+                                 sorted({name for _, name in named})))
+        if not guessed:
+            return out
+        order = self.definitions_in_order(list(guessed))
+        for chunk_id, name in named:
+            candidates = order.get(name, [])
+            if name in guessed and chunk_id in candidates[:MAX_CANDIDATES]:
+                share = GUESS_WEIGHT / min(len(candidates), MAX_CANDIDATES)
+                out[chunk_id] = out.get(chunk_id, 0.0) + guessed[name] * share
+        return out
+
+    def definitions_in_order(self, names: list[str]) -> dict[str, list[str]]:
+        """Name -> the ids of the definitions of that exact name, in candidate order."""
+        out: dict[str, list[str]] = {}
+        for row in definitions_in_order(self.db, names):
+            out.setdefault(row.name, []).append(row.id)
+        return out
 
     def names_like(self, name: str, limit: int) -> list[str]:
         """Definition names that contain `name` (case-insensitively), shortest first: what to

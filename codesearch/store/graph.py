@@ -22,16 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..vocabulary import NON_DEFINITION_KINDS
-from .catalog import EDGE_KINDS, Catalog, select_in
+from .catalog import EDGE_KINDS, GUESS_WEIGHT, MAX_CANDIDATES, Catalog, definitions_in_order, select_in
 from .sqlite import sqlite3
 
-MAX_CANDIDATES = 8
+GUESS = -1.0  # _choose's weight for a call it can only guess at
 RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is bounded by this)
 MAX_ARRIVALS = 64  # files come or go: past this many, every import is resolved again
 CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
 _MODULE_SPLIT = re.compile(r"[./\\:]+")
-_NOT_DEFINITIONS = sorted(NON_DEFINITION_KINDS)
 
 
 @dataclass(frozen=True)
@@ -42,18 +40,10 @@ class Symbol:
 
 
 def _symbols(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Symbol]]:
-    """Definitions (first parts) of these names, each name's in a fixed order (path, qualified
-    name, id: not the order files were written in, so the same tree gives the same edges)."""
+    """Definitions of these names, each name's in candidate order (catalog.definitions_in_order)."""
     table: dict[str, list[Symbol]] = defaultdict(list)
-    wanted = sorted(set(names))
-    rows = select_in(db, f"SELECT c.rid, f.path, c.name, COALESCE(c.qualified_name, c.name), c.id FROM chunks c "
-                         f"JOIN files f ON f.fid = c.fid WHERE c.name COLLATE NOCASE IN ({{}}) AND c.part = 1 "
-                         f"AND c.kind NOT IN ({','.join('?' * len(_NOT_DEFINITIONS))})",
-                     wanted, after=tuple(_NOT_DEFINITIONS))
-    exact = set(wanted)
-    for rid, path, name, qualified, _ in sorted(rows, key=lambda r: (r[1], r[3], r[4])):
-        if name in exact:
-            table[name].append(Symbol(rid, path, qualified))
+    for row in definitions_in_order(db, names):
+        table[row.name].append(Symbol(row.rid, row.path, row.qualified_name))
     return table
 
 
@@ -174,7 +164,7 @@ def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
 
 def _resolve(db: sqlite3.Connection, callers: list[int]) -> None:
     """Resolve the calls of these callers into edges (their old call edges are gone already)."""
-    call_rows = select_in(db, "SELECT k.caller, f.path, n.name, k.line, COALESCE(c.qualified_name, c.name) "
+    call_rows = select_in(db, "SELECT k.caller, f.path, n.name, k.nid, COALESCE(c.qualified_name, c.name) "
                               "FROM calls k JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller "
                               "JOIN files f ON f.fid = c.fid WHERE k.caller IN ({})", callers)
     if not call_rows:
@@ -195,7 +185,8 @@ def _resolve(db: sqlite3.Connection, callers: list[int]) -> None:
     choices: dict[tuple[str, str, str], tuple[list[Symbol], float]] = {}  # by (path, scope, name)
     import_words: dict[str, frozenset[str]] = {}
     edges: dict[tuple[int, int], float] = {}
-    for caller, path, name, _line, caller_qualified in call_rows:
+    guesses: set[tuple[int, int]] = set()  # (caller, nid)
+    for caller, path, name, nid, caller_qualified in call_rows:
         candidates = symbols.get(name)
         if not candidates:
             continue
@@ -208,11 +199,15 @@ def _resolve(db: sqlite3.Connection, callers: list[int]) -> None:
             choice = choices[key] = _choose(candidates, scope, path, imported_files.get(path, set()),
                                             import_texts.get(path, []), import_words[path], name)
         chosen, weight = choice
+        if weight == GUESS:
+            guesses.add((caller, nid))
         for symbol in chosen:
             if symbol.rid != caller and (caller, symbol.rid) not in edges:
                 edges[(caller, symbol.rid)] = weight
     db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {CALLS}, ?, ?)",
                    [(s, d, w) for (s, d), w in sorted(edges.items())])
+    select_in(db, "UPDATE calls SET guess = 0 WHERE caller IN ({}) AND guess = 1", callers)
+    db.executemany("UPDATE calls SET guess = 1 WHERE nid = ? AND caller = ?", [(n, c) for c, n in sorted(guesses)])
 
 
 _IMPORT_WORD = re.compile(r"\w+")
@@ -245,10 +240,17 @@ def _choose(candidates: list[Symbol], scope: str, path: str, imported: set[str],
         return from_imports, 1.0 / len(from_imports)
     if len(candidates) == 1:
         return candidates, 1.0
-    return candidates[:MAX_CANDIDATES], 0.5 / min(len(candidates), MAX_CANDIDATES)
+    return [], GUESS  # every definition of the name: a guess, answered by name when asked
 
 
 # --- reading the graph ------------------------------------------------------------------------
+def _candidate_order(db: sqlite3.Connection, names: list[str]) -> dict[str, dict[int, float]]:
+    """Name -> {rid: weight} of the definitions a guessed call of that name goes to: the first
+    MAX_CANDIDATES in candidate order, sharing GUESS_WEIGHT."""
+    table = _symbols(db, names)
+    return {name: {s.rid: GUESS_WEIGHT / min(len(symbols), MAX_CANDIDATES) for s in symbols[:MAX_CANDIDATES]}
+            for name, symbols in table.items()}
+
 @dataclass(frozen=True)
 class Adjacency:
     """The undirected, weighted neighbours of some nodes, as flat arrays: entry i says that
@@ -276,15 +278,41 @@ class CallGraph:
         return dict(select_in(self.catalog.db, "SELECT rid, id FROM chunks WHERE rid IN ({})", rids))
 
     def calls(self, rids: list[int], direction: str) -> list[tuple[int, int, float]]:
-        """(node, other end, weight) of the resolved calls into `rids` ("callers") or out of them
-        ("callees"), heaviest first for each node."""
+        """(node, other end, weight) of the calls into `rids` ("callers") or out of them
+        ("callees"), heaviest first for each node: the resolved edges, and the calls resolution
+        could only guess at, by name, shared among the name's first MAX_CANDIDATES definitions."""
+        db = self.catalog.db
         if direction == "callers":
             sql = f"SELECT dst, src, weight FROM edges WHERE dst IN ({{}}) AND kind = {CALLS}"
         else:
             sql = f"SELECT src, dst, weight FROM edges WHERE src IN ({{}}) AND kind = {CALLS}"
-        rows = select_in(self.catalog.db, sql, rids)
-        rows.sort(key=lambda r: (r[0], -r[2], r[1]))
-        return [(r[0], r[1], r[2]) for r in rows]
+        found = {(r[0], r[1]): r[2] for r in select_in(db, sql, rids)}
+        for node, other, weight in self._guessed(rids, direction):
+            if node != other and (node, other) not in found:
+                found[(node, other)] = weight
+        rows = sorted(found.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
+        return [(node, other, weight) for (node, other), weight in rows]
+
+    def _guessed(self, rids: list[int], direction: str) -> list[tuple[int, int, float]]:
+        db = self.catalog.db
+        if direction == "callers":  # calls of the targets' names that resolution left to guesses
+            targets = select_in(db, "SELECT rid, name FROM chunks WHERE rid IN ({})", rids)
+            names = sorted({name for _, name in targets})
+            callers = select_in(db, "SELECT DISTINCT n.name, k.caller FROM names n JOIN calls k ON k.nid = n.nid "
+                                    "WHERE n.name IN ({}) AND k.guess = 1", names)
+            if not callers:
+                return []
+            order = _candidate_order(db, names)
+            by_name: dict[str, list[int]] = defaultdict(list)
+            for name, caller in callers:
+                by_name[name].append(caller)
+            return [(rid, caller, share) for rid, name in targets
+                    for share in [order.get(name, {}).get(rid)] if share
+                    for caller in by_name.get(name, ())]
+        guessed = select_in(db, "SELECT DISTINCT k.caller, n.name FROM calls k JOIN names n ON n.nid = k.nid "
+                                "WHERE k.caller IN ({}) AND k.guess = 1", rids)
+        order = _candidate_order(db, [name for _, name in guessed])
+        return [(caller, rid, share) for caller, name in guessed for rid, share in order.get(name, {}).items()]
 
     def adjacency(self, rids: np.ndarray) -> Adjacency:
         """Every edge touching `rids`, either way, with containment (parent and children)."""

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""A 100,000-file monorepo: indexing speed and memory, index size, no-change reindex, the
+daemon's memory, watching, and query latency through the daemon.
+
+usage: scripts/bench_monorepo.py [TREE] [--index-dir DIR] [--runs 3] [--rounds 3] [--embed-minutes 10]
+                                 [--skip-index]
+
+TREE (default /tmp/mono/tree) is made by scripts/build_monorepo.py when missing. In order:
+1. keyword + graph index from scratch, `codesearch index --no-vectors` as a child process (its
+   extraction workers: one per core): seconds, files/s, and the peak of the summed RSS of every
+   process of it, sampled every 0.2 s;
+2. the catalog's size per table (SQLite's dbstat) against the bytes of the indexed files;
+3. a no-change reindex, --runs times (whole process, and the indexer's own time);
+4. a daemon on the index: its RSS once ready, how it watches (inotify or polling), keyword
+   searches through the socket (--rounds over the generic questions), then, after it has embedded
+   for --embed-minutes, hybrid searches over what is embedded so far, the embedding rate, and how
+   long the whole semantic index would take at that rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3  # Python's own: the catalog's pysqlite3 build has no dbstat
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchlib import GENERIC_QUERIES, REPO_ROOT, percentile, wait_until_idle
+
+from codesearch.daemon.client import call, socket_path
+
+
+def tree_rss(pid: int) -> int:
+    """Summed VmRSS of `pid` and all its descendants, in bytes."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        stack += children.get(current, [])
+        total += rss_of(current)
+    return total
+
+
+def rss_of(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def run_measured(args: list[str]) -> tuple[float, int, str]:
+    """(seconds, peak tree RSS in bytes, stdout) of a child process."""
+    started = time.monotonic()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, tree_rss(proc.pid))
+        time.sleep(0.2)
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed: {err.strip()[-500:]}")
+    return time.monotonic() - started, peak, out
+
+
+def table_sizes(catalog: Path) -> tuple[list[tuple[str, int]], int]:
+    db = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
+        source = db.execute("SELECT SUM(size) FROM files WHERE skip_reason IS NULL").fetchone()[0]
+    finally:
+        db.close()
+    return [(r[0], int(r[1])) for r in rows], int(source or 0)
+
+
+def timed_searches(sock: Path, mode: str, rounds: int) -> list[float]:
+    times = []
+    for _ in range(rounds):
+        for query in GENERIC_QUERIES:
+            started = time.perf_counter()
+            call(sock, "search", {"query": query, "limit": 10, "mode": mode})
+            times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("tree", nargs="?", type=Path, default=Path("/tmp/mono/tree"))
+    parser.add_argument("--index-dir", type=Path, default=Path("/tmp/mono/index"))
+    parser.add_argument("--files", type=int, default=100_000, help="size of a tree made here")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--embed-minutes", type=float, default=10.0)
+    parser.add_argument("--skip-index", action="store_true", help="keep the index of an earlier run")
+    args = parser.parse_args()
+    if not args.tree.is_dir():
+        subprocess.run([sys.executable, str(REPO_ROOT / "scripts" / "build_monorepo.py"), str(args.tree),
+                        "--files", str(args.files)], check=True)
+    cli = [sys.executable, "-m", "codesearch.cli"]
+    where = ["--index-dir", str(args.index_dir)]
+    env_note = f"load average {os.getloadavg()[0]:.1f} at start"
+
+    if not args.skip_index:
+        shutil.rmtree(args.index_dir, ignore_errors=True)
+        seconds, peak, out = run_measured(cli + ["index", str(args.tree), *where, "--no-vectors", "--no-daemon",
+                                                 "-q", "--json"])
+        report = json.loads(out)
+        files = report["added"]
+        print(f"keyword + graph index: {files:,} files, {report['chunks_written']:,} chunks in {seconds:.0f} s "
+              f"= {files / seconds:.0f} files/s; peak RSS of all its processes {peak / 1e6:.0f} MB ({env_note})")
+
+    tables, source = table_sizes(args.index_dir / "catalog.sqlite3")
+    total = sum(size for _, size in tables)
+    print(f"catalog: {total / 1e6:.0f} MB for {source / 1e6:.0f} MB of indexed files = {total / source:.2f}x")
+    for name, size in tables[:12]:
+        print(f"  {name:<28}{size / 1e6:>9.1f} MB {size / source:>6.2f}x")
+
+    nochange = []
+    for _ in range(args.runs):
+        seconds, _, out = run_measured(cli + ["index", str(args.tree), *where, "--no-vectors", "--no-daemon",
+                                              "-q", "--json"])
+        nochange.append((seconds, json.loads(out)["seconds"]))
+    print(f"no-change reindex: median {statistics.median(s for s, _ in nochange):.2f} s as a process, "
+          f"{statistics.median(s for _, s in nochange):.2f} s in the indexer ({args.runs} runs)")
+
+    subprocess.run(cli + ["daemon", "start", str(args.tree), *where], check=True, cwd=REPO_ROOT,
+                   capture_output=True)
+    sock = socket_path(args.tree, str(args.index_dir))
+    try:
+        status = call(sock, "status")
+        pid = status["pid"]
+        wait_until_idle(pid, quiet_seconds=2.0, timeout=1800)
+        print(f"daemon: RSS {rss_of(pid) / 1e6:.0f} MB once ready; watching: {status['watcher']} "
+              f"{status.get('watcher_note') or ''}".rstrip())
+        keyword = timed_searches(sock, "keyword", args.rounds)
+        print(f"keyword search through the socket: p50 {percentile(keyword, 0.5):.1f} ms, "
+              f"p95 {percentile(keyword, 0.95):.1f} ms ({len(keyword)} searches)")
+        time.sleep(args.embed_minutes * 60)
+        status = call(sock, "status")
+        hybrid = timed_searches(sock, "hybrid", args.rounds)
+        rate = status["embedding"]["rate_per_second"]
+        print(f"after {args.embed_minutes:g} min: {status['vectors']:,} of {status['chunks']:,} chunks embedded "
+              f"({rate:.0f} chunks/s); daemon RSS {rss_of(pid) / 1e6:.0f} MB")
+        print(f"hybrid search through the socket: p50 {percentile(hybrid, 0.5):.1f} ms, "
+              f"p95 {percentile(hybrid, 0.95):.1f} ms ({len(hybrid)} searches, on the part embedded so far)")
+        if rate:
+            hours = (status["chunks"] - status["vectors"]) / rate / 3600
+            print(f"the whole semantic index at that rate: {hours:.1f} more hours")
+    finally:
+        subprocess.run(cli + ["daemon", "stop", str(args.tree), *where], cwd=REPO_ROOT, capture_output=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
