@@ -100,7 +100,8 @@ def main() -> int:
             if total >= args.files:
                 break
         print(f"round {rounds}: {total:,} files", file=sys.stderr)
-    print(f"{args.dest}: {total:,} files from {sum(map(len, done.values()))} revisions of {len(histories)} repositories")
+    revisions = sum(map(len, done.values()))
+    print(f"{args.dest}: {total:,} files from {revisions} revisions of {len(histories)} repositories")
     return 0
 
 

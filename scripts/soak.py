@@ -24,15 +24,17 @@ import random
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 from benchlib import GENERIC_QUERIES, REPO_ROOT, codesearch, percentile
+
+from codesearch.store.catalog import Catalog
 
 BUSY = -32001
 EXPORT = REPO_ROOT.parent / "shared" / "bench" / "export_repo.py"
@@ -140,14 +142,14 @@ def client(sock_path: str, seconds: float, seed: int) -> dict:
 
 
 def snapshot(index_dir: Path) -> dict:
-    db = sqlite3.connect(index_dir / "catalog.sqlite3")
+    """The index's content by ids and paths (catalog.contents), and the ids that have vectors."""
+    catalog = Catalog(index_dir / "catalog.sqlite3", readonly=True)
     try:
-        return {"files": set(db.execute("SELECT path, content_hash, skip_reason FROM files")),
-                "chunks": set(db.execute("SELECT id, content_hash FROM chunks")),
-                "edges": set(db.execute("SELECT src, dst, kind, weight FROM edges")),
-                "vectors": set(db.execute("SELECT id FROM chunks WHERE vector_hash = embed_hash"))}
+        contents = catalog.contents()
+        contents["vectors"] = Counter(catalog.live_vector_ids())
+        return contents
     finally:
-        db.close()
+        catalog.close()
 
 
 def main() -> int:

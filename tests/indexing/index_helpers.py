@@ -182,8 +182,8 @@ def try_count(catalog_path: Path, sql: str) -> int:
 
 
 # the catalog's rows as tests look at them: by chunk id and path (the tables hold row numbers)
-CHUNK_ROWS = ("SELECT c.id AS id, c.kind AS kind, c.name AS name, COALESCE(c.qualified_name, c.name) AS qualified_name, "
-              "f.path AS path FROM chunks c JOIN files f ON f.fid = c.fid")
+CHUNK_ROWS = ("SELECT c.id AS id, c.kind AS kind, c.name AS name, COALESCE(c.qualified_name, c.name) AS "
+              "qualified_name, f.path AS path FROM chunks c JOIN files f ON f.fid = c.fid")
 CALL_ROWS = ("SELECT c.id AS caller_id, f.path AS path, n.name AS name, k.line AS line FROM calls k "
              "JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller JOIN files f ON f.fid = c.fid")
 EDGE_ROWS = ("SELECT a.id AS src, b.id AS dst, CASE e.kind WHEN 0 THEN 'calls' ELSE 'imports' END AS kind "

@@ -42,8 +42,8 @@ def test_a_guessed_call_stores_no_edge_but_answers_callers_and_callees(repo):
     callees = {r.id: r.weight for r in neighbours(graph, [run_all], "callees")}
     share = GUESS_WEIGHT / MAX_CANDIDATES
     assert callees[helper] == 1.0
-    assert {i: w for i, w in callees.items() if i != helper} == {i: share for i in resumes[:MAX_CANDIDATES]}
-    assert [r.id for r in neighbours(graph, [run_all], "callees")][0] == helper  # heaviest first
+    assert {i: w for i, w in callees.items() if i != helper} == dict.fromkeys(resumes[:MAX_CANDIDATES], share)
+    assert next(r.id for r in neighbours(graph, [run_all], "callees")) == helper  # heaviest first
 
     first, last = resumes[0], resumes[-1]  # candidate order is by path: job_0 first, job_8 ninth
     assert [(r.id, r.weight) for r in neighbours(graph, [first], "callers")] == [(run_all, share)]
