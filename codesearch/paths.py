@@ -79,13 +79,29 @@ def on_disk(root: Path, rel: str) -> Path:
     return root / unescape_name(rel)
 
 
-def inside(root: Path, rel: str) -> Path | None:
-    """Where the indexed path `rel` is on disk, if it still leads to a place inside `root` (an
-    indexed file may have been replaced by a link that leaves it since); else None."""
+def read_inside(root: Path, rel: str, limit: int) -> bytes | None:
+    """At most `limit` bytes of the indexed file `rel`, if it can be read and still lies inside
+    `root` (resolved, as an Index holds it: a file indexed then may have been replaced by a link
+    that leaves it since); else None.
+
+    The file is opened first and then asked where it really is (/proc/self/fd on Linux: one call,
+    where resolving the path component by component takes one per folder)."""
     path = on_disk(root, rel)
-    real = Path(os.path.realpath(path))
-    root = root.resolve()
-    return path if root in real.parents else None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        proc = f"/proc/self/fd/{fd}"
+        real = os.readlink(proc) if os.path.exists(proc) else os.path.realpath(path)
+        if not real.startswith(str(root) + os.sep):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def confine(root: Path, path: str, follow_last: bool = True) -> str:

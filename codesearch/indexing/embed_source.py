@@ -14,8 +14,8 @@ from pathlib import Path
 
 from ..analysis.embed_text import embed_text_of, text_hash
 from ..config import Settings
-from ..ingest.extract import SkipFile, extract_file
-from ..paths import inside
+from ..ingest.extract import SkipFile, extract_bytes
+from ..paths import read_inside
 from ..store.catalog import VectorRow
 
 
@@ -32,8 +32,8 @@ def embed_texts(root: Path, settings: Settings, vector_key: str, rows: list[Vect
     for row in rows:
         by_path.setdefault(row.path, []).append(row)
     for rel, group in by_path.items():
-        path = inside(root, rel)
-        result = extract_file(rel, path, group[0].language, settings) if path is not None else None
+        data = read_inside(root, rel, settings.max_file_bytes + 1)
+        result = extract_bytes(rel, data, group[0].language, settings) if data is not None else None
         if result is None or isinstance(result, SkipFile):
             out.stale.add(rel)
             continue

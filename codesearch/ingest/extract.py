@@ -132,6 +132,15 @@ def extract_file(rel: str, path: Path, language: str, settings: Settings) -> Ext
         return skip
 
 
+def extract_bytes(rel: str, data: bytes, language: str, settings: Settings) -> Extracted | SkipFile:
+    """Extract content already read (with the same content checks as a file's)."""
+    try:
+        check_content(data, settings)
+        return extract(rel, data, language, settings)
+    except SkipFile as skip:
+        return skip
+
+
 Finisher = Callable[[Extracted], None]  # more per-file work for the same process (picklable)
 
 

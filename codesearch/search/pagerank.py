@@ -29,11 +29,12 @@ def neighbour_lists(graph: CallGraph, nodes: np.ndarray) -> tuple[np.ndarray, np
     for kind, w in EDGE_KIND_WEIGHTS.items():
         kind_weight[kind] = w
     weight = kind_weight[adjacency.kind] * adjacency.weight
-    pairs, inverse = np.unique(np.stack([adjacency.owner, adjacency.neighbour], axis=1), axis=0, return_inverse=True)
-    summed = np.bincount(inverse.ravel(), weights=weight, minlength=len(pairs))
-    owner_order, _ = _local(nodes, pairs[:, 0])
-    order = np.lexsort((pairs[:, 1], -summed, owner_order))  # by owner as given, heaviest, neighbour
-    owner, neighbour, summed = pairs[order, 0], pairs[order, 1], summed[order]
+    keys, inverse = np.unique((adjacency.owner << 32) | adjacency.neighbour, return_inverse=True)  # rids < 2**31
+    summed = np.bincount(inverse, weights=weight, minlength=len(keys))
+    owner, neighbour = keys >> 32, keys & 0xFFFFFFFF
+    owner_order, _ = _local(nodes, owner)
+    order = np.lexsort((neighbour, -summed, owner_order))  # by owner as given, heaviest, neighbour
+    owner, neighbour, summed = owner[order], neighbour[order], summed[order]
     starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
     rank_in_owner = np.arange(len(owner)) - np.repeat(starts, np.diff(np.r_[starts, len(owner)]))
     keep = rank_in_owner < MAX_NEIGHBOURS
@@ -54,8 +55,8 @@ def personalized_pagerank(graph: CallGraph, personalization: dict[int, float], a
     edge are left out; none left: an empty list."""
     seeds = np.array(list(dict.fromkeys(personalization)), dtype=np.int64)
     owner, neighbour, weight = neighbour_lists(graph, seeds)
-    connected = np.isin(seeds, owner)
-    order = seeds[connected]
+    with_edges = set(owner.tolist())
+    order = np.array([s for s in seeds.tolist() if s in with_edges], dtype=np.int64)
     if not len(order):
         return []
     lists = [(owner, neighbour, weight)]

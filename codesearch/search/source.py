@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..model import Chunk, source_lines
-from ..paths import inside
+from ..paths import read_inside
 
 MAX_SHOWN_LINES = 2_000  # a file chunk spans its whole file: a snippet looks at its start only
 MAX_READ_BYTES = 4 << 20  # past this a file is not read for a snippet (indexed files are far smaller)
@@ -27,12 +27,5 @@ def fill_text(root: Path, chunks: list[Chunk]) -> None:
 
 
 def _lines(root: Path, rel: str) -> list[str]:
-    path = inside(root, rel)
-    if path is None:
-        return []
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_READ_BYTES)
-    except OSError:
-        return []
-    return source_lines(data.decode("utf-8", errors="replace"))
+    data = read_inside(root, rel, MAX_READ_BYTES)
+    return source_lines(data.decode("utf-8", errors="replace")) if data is not None else []
