@@ -121,11 +121,12 @@ def main() -> int:
         print(f"{checkout}: {status['files']:,} files, {status['chunks']:,} chunks; {args.rounds} rounds, "
               f"medians in ms; load average {os.getloadavg()[0]:.1f}")
         print(f"{'pattern':<30}{'lines':>8}{'rg':>8}{'daemon':>9}{'x rg':>6}{'CLI':>8}{'x rg':>6}"
-              f"{'typed':>8}{'x rg':>6}  same lines")
+              f"{'typed':>8}{'x rg':>6}{'in daemon: rg':>15}{'arrange':>9}  same lines")
         ratios = []
         for label, params in PATTERNS:
             request = GrepRequest(**params, limit=LIMIT)
-            times: dict[str, list[float]] = {"rg": [], "daemon": [], "cli": [], "typed": []}
+            times: dict[str, list[float]] = {"rg": [], "daemon": [], "cli": [], "typed": [], "engine": [],
+                                             "arrange": []}
             same = True
             cli = [str(python), "-m", "codesearch.cli", "grep", "--json", "--limit", str(LIMIT), "--repo",
                    str(tree), "--index-dir", str(index_dir)]
@@ -145,7 +146,10 @@ def main() -> int:
                 t = time.perf_counter()
                 answer = client.grep(request)
                 times["typed"].append((time.perf_counter() - t) * 1000)
-                got = {(m["path"], m["line"]) for m in json.loads(text)["matches"]}
+                served = json.loads(text)
+                times["engine"].append(served["timing_ms"]["rg"])  # the daemon's own clock: rg run and read
+                times["arrange"].append(served["timing_ms"].get("structure", 0.0))  # placed and ranked
+                got = {(m["path"], m["line"]) for m in served["matches"]}
                 cli_got = {(m["path"], m["line"]) for m in json.loads(out)["matches"]} if out else set()
                 typed_got = {(m.path, m.line) for m in answer.matches}
                 same = same and got == expected == cli_got == typed_got and not answer.truncated
@@ -153,7 +157,8 @@ def main() -> int:
             ratios.append((p50["daemon"] / p50["rg"], p50["cli"] / p50["rg"]))
             print(f"{label:<30}{len(expected):>8,}{p50['rg']:>8.0f}{p50['daemon']:>9.0f}"
                   f"{p50['daemon'] / p50['rg']:>6.2f}{p50['cli']:>8.0f}{p50['cli'] / p50['rg']:>6.2f}"
-                  f"{p50['typed']:>8.0f}{p50['typed'] / p50['rg']:>6.2f}  {'yes' if same else 'NO'}", flush=True)
+                  f"{p50['typed']:>8.0f}{p50['typed'] / p50['rg']:>6.2f}{p50['engine']:>15.0f}{p50['arrange']:>9.0f}"
+                  f"  {'yes' if same else 'NO'}", flush=True)
         print(f"median ratio to rg: daemon {percentile([r[0] for r in ratios], 0.5):.2f}x, "
               f"CLI {percentile([r[1] for r in ratios], 0.5):.2f}x")
     return 0
