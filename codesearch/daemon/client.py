@@ -3,13 +3,14 @@ Light imports only (no torch, no chromadb, no NetworkX): the CLI starts fast."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from ..gc_pause import paused_gc
 from ..paths import index_dir_for
@@ -83,6 +84,42 @@ def call_json(path: Path, method: str, params: dict | None = None, timeout: floa
     first, last = parts[0], parts[-1]
     if first.startswith(RESULT_OPENING) and last.endswith(b"}\n") and len(parts) > 1 and len(last) >= 2:
         return b"".join((first[len(RESULT_OPENING):], *parts[1:-1], last[:-2]))
+    return _result_json(parts)
+
+
+def call_json_into(path: Path, method: str, params: dict | None, timeout: float, out: BinaryIO, head: int) -> bytes:
+    """call_json's result written to `out` as it comes instead of held whole (a 40-MB grep answer
+    is passed on while the daemon still sends it); its first `head` bytes are returned. An error
+    reply raises before anything is written; a reply that breaks off after that raises DaemonError."""
+    pieces = _pieces(path, method, params, timeout)
+    first = b""
+    for data in pieces:
+        first += data
+        if len(first) >= len(RESULT_OPENING) + head or first.endswith(b"\n"):
+            break
+    if not first.startswith(RESULT_OPENING):  # an error, or a reply of another form: read whole
+        result = _result_json([first, *pieces])
+        out.write(result)
+        return result[:head]
+    body, held = first[len(RESULT_OPENING):], b""  # the last two bytes seen: the reply's closing "}\n"
+    try:
+        for data in itertools.chain((body,), pieces):
+            if len(data) < 2:  # too short to hold the last two bytes back alone
+                held += data
+                out.write(held[:-2])
+                held = held[-2:]
+                continue
+            out.write(held)
+            out.write(memoryview(data)[:-2])
+            held = data[-2:]
+    except OSError as exc:
+        raise DaemonError(f"the daemon's answer broke off ({exc})", 0) from None
+    if held != b"}\n":
+        raise DaemonError("the daemon's answer broke off", 0)
+    return body[:head]
+
+
+def _result_json(parts: list[bytes]) -> bytes:
     data = b"".join(parts)
     if data.startswith(RESULT_OPENING) and data.endswith(b"}\n"):
         return data[len(RESULT_OPENING):-2]
@@ -97,6 +134,12 @@ def _exchange(path: Path, method: str, params: dict | None, timeout: float) -> b
 
 def _receive(path: Path, method: str, params: dict | None, timeout: float) -> list[bytes]:
     """Send one request (id 1); its one-line reply as the pieces it came in."""
+    return list(_pieces(path, method, params, timeout))
+
+
+def _pieces(path: Path, method: str, params: dict | None, timeout: float) -> Iterator[bytes]:
+    """Send one request (id 1); its one-line reply, piece by piece as it comes. Raises
+    ConnectionError when the daemon hangs up before the line ends."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
         sock.connect(str(path))
@@ -105,18 +148,15 @@ def _receive(path: Path, method: str, params: dict | None, timeout: float) -> li
             sock.sendall(json.dumps(request).encode() + b"\n")
         except (BrokenPipeError, ConnectionResetError):
             pass  # a busy daemon answers at once and hangs up: its answer may be waiting to be read
-        parts: list[bytes] = []  # joined once: adding each piece to the rest copied a 30-MB answer 500 times
-        while not parts or not parts[-1].endswith(b"\n"):
+        data = b""
+        while not data.endswith(b"\n"):
             try:
                 data = sock.recv(RECEIVE_BYTES)
             except ConnectionResetError:
-                break
+                data = b""
             if not data:
-                break
-            parts.append(data)
-    if not parts or not parts[-1].endswith(b"\n"):
-        raise ConnectionError("the daemon closed the connection without an answer")
-    return parts
+                raise ConnectionError("the daemon closed the connection without an answer")
+            yield data
 
 
 def _reply(data: bytes) -> dict:
@@ -198,6 +238,11 @@ class DaemonClient:
 
     def grep_json(self, request: GrepRequest) -> bytes:
         return self.call_json("grep", request)
+
+    def grep_json_into(self, request: GrepRequest, out: BinaryIO, head: int) -> bytes:
+        """The grep answer's JSON written to `out` as it comes; its first `head` bytes."""
+        return self._retrying(lambda: call_json_into(self.sock, "grep", request.to_dict(), REPLY_SECONDS["grep"],
+                                                     out, head))
 
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
         from ..search.types import SymbolsAnswer

@@ -8,9 +8,9 @@ import os
 import shutil
 
 import pytest
+from conftest import SAMPLES, run_cli
 from hypothesis import given
 from hypothesis import strategies as st
-from conftest import SAMPLES, run_cli
 
 from codesearch.api.local import LocalService
 from codesearch.api.methods import call, call_json
