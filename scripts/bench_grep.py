@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`codesearch grep` against bare ripgrep on a large tree, in one run.
 
-usage: scripts/bench_grep.py [--tree /tmp/grepbench/tree] [--copies 5] [--rounds 5]
+usage: scripts/bench_grep.py [--tree /tmp/grepbench/tree] [--copies 5] [--rounds 5] [--checkout PATH]
 
 The tree is --copies copies of the benchmark's 22 checkouts (hard links; about 7,000 files a
 copy), indexed once without vectors: grep needs none, and the daemon then embeds nothing while
@@ -9,14 +9,21 @@ the clock runs. For each of ten patterns (literal, word, regex; rare and common)
 turns every round:
 - rg: the `rg` binary with the same flags codesearch gives it (line, column, NUL after the path),
   its output read whole;
-- daemon: the grep method through the daemon's socket, the whole answer (limit 100,000);
-- CLI: `codesearch grep --json --limit 100000` as a process, through the daemon.
+- daemon: the grep method through the daemon's socket, its answer (limit 100,000) read whole: the
+  JSON text that the CLI, MCP and HTTP pass on;
+- CLI: `codesearch grep --json --limit 100000` as a process, through the daemon;
+- typed: the daemon's answer read into records as well (DaemonClient.grep), for what a Python
+  client pays on top.
 Prints p50 per pattern, the ratios to rg, and whether the sets of (path, line) are equal.
+--checkout runs the daemon and the CLI of another checkout of codesearch (e.g. the code before a
+change) on the same tree and index.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -29,7 +36,7 @@ from benchlib import REPO_ROOT, percentile, running_daemon, wait_until_idle
 
 from codesearch.daemon.client import DaemonClient, call
 from codesearch.eval.bench import DEFAULT_CHECKOUTS
-from codesearch.search.grep import rg_command
+from codesearch.search.grep import PIPE_BYTES, rg_command
 from codesearch.search.types import GrepRequest, SearchRequest
 
 PATTERNS: list[tuple[str, dict]] = [
@@ -59,11 +66,24 @@ def build_tree(tree: Path, copies: int) -> None:
     (tree / ".complete").write_text("")
 
 
-def rg_lines(root: Path, index_dir: Path, request: GrepRequest) -> tuple[float, set[tuple[str, int]]]:
-    command = rg_command(root, index_dir, request)
+def read_whole(command: list[str], cwd: Path) -> tuple[float, bytes]:
+    """Run `command`; the milliseconds until its output is read whole, and the output. Read as
+    codesearch reads ripgrep's: a pipe as large as Linux allows, read to its end in one call
+    (`subprocess.run`'s 32-KB reads in a Python loop held ripgrep back on large outputs)."""
     started = time.perf_counter()
-    out = subprocess.run(command, cwd=root, capture_output=True).stdout
-    elapsed = (time.perf_counter() - started) * 1000
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               stdin=subprocess.DEVNULL)
+    assert process.stdout is not None
+    with contextlib.suppress(AttributeError, OSError):
+        fcntl.fcntl(process.stdout.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    out = process.stdout.read()
+    process.stdout.close()
+    process.wait()
+    return (time.perf_counter() - started) * 1000, out
+
+
+def rg_lines(root: Path, index_dir: Path, request: GrepRequest) -> tuple[float, set[tuple[str, int]]]:
+    elapsed, out = read_whole(rg_command(root, index_dir, request), root)
     found = set()
     for raw in out.splitlines():
         path, _, rest = raw.partition(b"\0")
@@ -78,7 +98,11 @@ def main() -> int:
     parser.add_argument("--tree", type=Path, default=Path("/tmp/grepbench/tree"))
     parser.add_argument("--copies", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--checkout", type=Path, default=REPO_ROOT, help="the codesearch whose daemon and CLI run")
+    parser.add_argument("--no-update", action="store_true", help="use the index as it is (checking it: minutes)")
     args = parser.parse_args()
+    checkout = args.checkout.resolve()
+    python = checkout / ".venv" / "bin" / "python"
     tree = args.tree.resolve()
     index_dir = tree.parent / "index"
     build_tree(tree, args.copies)
@@ -86,23 +110,27 @@ def main() -> int:
     # keyword, graph and grep, and embeds nothing in the background while the clock runs
     os.environ["CODESEARCH_MODEL"] = str(tree.parent / "no-model")
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "codesearch.cli", "index", str(tree), "--index-dir", str(index_dir), "-q",
-                    "--no-vectors"], check=True, cwd=REPO_ROOT)
-    print(f"indexed in {time.monotonic() - started:.0f} s", file=sys.stderr)
-    with running_daemon(tree, index_dir=str(index_dir)) as sock:
+    if not (args.no_update and index_dir.exists()):
+        subprocess.run([str(python), "-m", "codesearch.cli", "index", str(tree), "--index-dir", str(index_dir), "-q",
+                        "--no-vectors"], check=True, cwd=checkout)
+        print(f"indexed in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    with running_daemon(tree, checkout=checkout, index_dir=str(index_dir)) as sock:
         status = call(sock, "status")
         client = DaemonClient(sock, timeout=120)
         client.search(SearchRequest(query="warm", mode="graph"))  # loads the graph
         waited = wait_until_idle(status["pid"])
         print(f"daemon idle after {waited:.0f} s", file=sys.stderr)
-        print(f"{status['files']:,} files, {status['chunks']:,} chunks; {args.rounds} rounds, medians in ms")
-        print(f"{'pattern':<30}{'lines':>8}{'rg':>8}{'daemon':>9}{'x rg':>6}{'CLI':>8}{'x rg':>6}  same lines")
+        print(f"{checkout}: {status['files']:,} files, {status['chunks']:,} chunks; {args.rounds} rounds, "
+              f"medians in ms; load average {os.getloadavg()[0]:.1f}")
+        print(f"{'pattern':<30}{'lines':>8}{'rg':>8}{'daemon':>9}{'x rg':>6}{'CLI':>8}{'x rg':>6}"
+              f"{'typed':>8}{'x rg':>6}{'in daemon: rg':>15}{'arrange':>9}  same lines")
         ratios = []
         for label, params in PATTERNS:
             request = GrepRequest(**params, limit=LIMIT)
-            times: dict[str, list[float]] = {"rg": [], "daemon": [], "cli": []}
+            times: dict[str, list[float]] = {"rg": [], "daemon": [], "cli": [], "typed": [], "engine": [],
+                                             "arrange": []}
             same = True
-            cli = [sys.executable, "-m", "codesearch.cli", "grep", "--json", "--limit", str(LIMIT), "--repo",
+            cli = [str(python), "-m", "codesearch.cli", "grep", "--json", "--limit", str(LIMIT), "--repo",
                    str(tree), "--index-dir", str(index_dir)]
             cli += ["-F"] if params.get("fixed") else []
             cli += ["-w"] if params.get("word") else []
@@ -113,19 +141,26 @@ def main() -> int:
                 elapsed, expected = rg_lines(tree, index_dir, request)
                 times["rg"].append(elapsed)
                 t = time.perf_counter()
-                answer = client.grep(request)
+                text = client.call_json("grep", request, timeout=120)
                 times["daemon"].append((time.perf_counter() - t) * 1000)
+                elapsed, out = read_whole(cli, checkout)
+                times["cli"].append(elapsed)
                 t = time.perf_counter()
-                done = subprocess.run(cli, capture_output=True, cwd=REPO_ROOT)
-                times["cli"].append((time.perf_counter() - t) * 1000)
-                got = {(m.path, m.line) for m in answer.matches}
-                cli_got = {(m["path"], m["line"]) for m in json.loads(done.stdout)["matches"]} if done.stdout else set()
-                same = same and got == expected == cli_got and not answer.truncated
+                answer = client.grep(request)
+                times["typed"].append((time.perf_counter() - t) * 1000)
+                served = json.loads(text)
+                times["engine"].append(served["timing_ms"]["rg"])  # the daemon's own clock: rg run and read
+                times["arrange"].append(served["timing_ms"].get("structure", 0.0))  # placed and ranked
+                got = {(m["path"], m["line"]) for m in served["matches"]}
+                cli_got = {(m["path"], m["line"]) for m in json.loads(out)["matches"]} if out else set()
+                typed_got = {(m.path, m.line) for m in answer.matches}
+                same = same and got == expected == cli_got == typed_got and not answer.truncated
             p50 = {k: percentile(v, 0.5) for k, v in times.items()}
             ratios.append((p50["daemon"] / p50["rg"], p50["cli"] / p50["rg"]))
             print(f"{label:<30}{len(expected):>8,}{p50['rg']:>8.0f}{p50['daemon']:>9.0f}"
-                  f"{p50['daemon'] / p50['rg']:>6.2f}{p50['cli']:>8.0f}{p50['cli'] / p50['rg']:>6.2f}  "
-                  f"{'yes' if same else 'NO'}", flush=True)
+                  f"{p50['daemon'] / p50['rg']:>6.2f}{p50['cli']:>8.0f}{p50['cli'] / p50['rg']:>6.2f}"
+                  f"{p50['typed']:>8.0f}{p50['typed'] / p50['rg']:>6.2f}{p50['engine']:>15.0f}{p50['arrange']:>9.0f}"
+                  f"  {'yes' if same else 'NO'}", flush=True)
         print(f"median ratio to rg: daemon {percentile([r[0] for r in ratios], 0.5):.2f}x, "
               f"CLI {percentile([r[1] for r in ratios], 0.5):.2f}x")
     return 0

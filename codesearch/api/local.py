@@ -114,6 +114,9 @@ class LocalService:
     def grep(self, request: GrepRequest) -> GrepAnswer:
         return self.searcher.grep(request)
 
+    def grep_json(self, request: GrepRequest) -> bytes:
+        return self.searcher.grep_json(request)
+
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
         return self.searcher.symbols(request)
 

@@ -7,6 +7,7 @@ typed records.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -47,6 +48,8 @@ class Method:
     answer: type[Record]
     call: Callable[[Service, Any], Record]
     summary: str
+    # the answer's JSON text (UTF-8) written by the service itself, where records would cost too much
+    write: Callable[[Service, Any], bytes] | None = None
 
 
 METHODS: dict[str, Method] = {m.name: m for m in (
@@ -57,7 +60,8 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("callees", RelationsRequest, RelationsAnswer,
            lambda s, r: s.relations(replace(r, direction="callees")), "What the definitions named `name` call."),
     Method("grep", GrepRequest, GrepAnswer, lambda s, r: s.grep(r),
-           "Exact text or a regular expression (ripgrep), each match placed in its chunk and ranked by structure."),
+           "Exact text or a regular expression (ripgrep), each match placed in its chunk and ranked by structure.",
+           write=lambda s, r: s.grep_json(r)),
     Method("impact", ImpactRequest, ImpactAnswer, lambda s, r: s.impact(r),
            "What may break if `name` changes: its transitive callers, grouped by file."),
     Method("definition", DefinitionRequest, DefinitionAnswer, lambda s, r: s.definitions(r),
@@ -84,7 +88,22 @@ class UnknownMethod(LookupError):
 def call(service: Service, name: str, params: dict) -> dict:
     """Serve one request: read the params, call the service, write the answer.
     Raises UnknownMethod, or RequestError for params the method cannot take."""
+    method = _method(name)
+    return method.call(service, method.request.from_dict(params)).to_dict()
+
+
+def call_json(service: Service, name: str, params: dict) -> bytes:
+    """`json.dumps(call(service, name, params), ensure_ascii=False)` in UTF-8: written by the
+    service itself where the method says it can."""
+    method = _method(name)
+    request = method.request.from_dict(params)
+    if method.write is not None:
+        return method.write(service, request)
+    return json.dumps(method.call(service, request).to_dict(), ensure_ascii=False).encode()
+
+
+def _method(name: str) -> Method:
     method = METHODS.get(name)
     if method is None:
         raise UnknownMethod(f"unknown method {name!r}")
-    return method.call(service, method.request.from_dict(params)).to_dict()
+    return method

@@ -8,6 +8,7 @@ a note naming it; only when none can answer is the request an error.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -163,6 +164,9 @@ class WorkspaceService:
         found = [replace(by_name[n].symbols[i], repo=n) for n, i in (f.item for f in fused)]
         found.sort(key=lambda d: _name_tier(d.name, request.query.strip()))  # stable: fused order within a tier
         return SymbolsAnswer(query=request.query, symbols=tuple(found[:request.limit]), timing_ms=_total(started))
+
+    def grep_json(self, request: GrepRequest) -> bytes:
+        return json.dumps(self.grep(request).to_dict(), ensure_ascii=False).encode()
 
     def grep(self, request: GrepRequest) -> GrepAnswer:
         started = time.perf_counter()

@@ -396,6 +396,11 @@ class Daemon:
         with self.admission.slot():
             return self.searcher.grep(request)
 
+    def grep_json(self, request: GrepRequest) -> bytes:
+        self._serving()
+        with self.admission.slot():
+            return self.searcher.grep_json(request)
+
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
         self._serving()
         ready = self.model_ready.is_set()  # until the model loads, the ranking after names has no vectors

@@ -7,20 +7,31 @@ prefilter in the catalog would index what rg already reads at disk speed. What c
 the structure: each matching line is placed in the innermost chunk that holds it, and the groups
 are ranked: the matched name's own definition first, then code that much else calls, then the
 rest, with tests, examples and vendored code last (unless the search is aimed at them).
+
+A common word matches 80,000 lines of a 30,000-file tree, so nothing here works line by line in
+Python where it can be helped: ripgrep's output is cut into fields by one regex per read, while
+it still runs; lines are placed in chunks with array lookups; the answer's JSON is written from
+pre-encoded pieces (a chunk's once for all its lines) instead of records turned into dicts.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import math
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring  # json.dumps' own, in C
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..gc_pause import paused_gc
 from ..ingest.languages import language_for_path
@@ -30,8 +41,15 @@ from ..wire import RequestError
 from .ranking import is_test_path
 from .types import MAX_GREP_MATCHES, ChunkRef, GrepAnswer, GrepFile, GrepMatch, GrepRequest
 
+if TYPE_CHECKING:
+    import numpy as np
+
 RG_TIMEOUT_SECONDS = 30.0
 IGNORE_FILE = ".codesearchignore"
+READ_BYTES = 1 << 18  # ripgrep's output is cut into fields this much at a time
+PIPE_BYTES = 1 << 20  # the pipe it writes into holds this much meanwhile (Linux's usual limit)
+# one line of ripgrep's output: `path NUL line:column:text` (a match) or `path NUL line-text` (context)
+RECORD = re.compile(rb"([^\0\n]*)\0(\d+)(?::(\d+):|-)([^\n]*)\n")
 
 
 class GrepUnavailable(RuntimeError):
@@ -47,18 +65,6 @@ def rg_binary() -> str:
     if found is None:
         raise GrepUnavailable("ripgrep is not installed: pip install ripgrep==14.1.0")
     return found
-
-
-@dataclass(slots=True)
-class Hit:
-    """One line ripgrep reported: a match, with the context lines around it."""
-
-    path: str
-    line: int
-    column: int
-    text: str
-    before: list[str] = field(default_factory=list)
-    after: list[str] = field(default_factory=list)
 
 
 def rg_command(root: Path, index_dir: Path, request: GrepRequest) -> list[str]:
@@ -87,35 +93,194 @@ def rg_command(root: Path, index_dir: Path, request: GrepRequest) -> list[str]:
     return command
 
 
-def run_rg(root: Path, index_dir: Path, request: GrepRequest) -> tuple[list[Hit], bool]:
-    """The matching lines in ripgrep's order (file by file), with their context; and whether the
-    read stopped at MAX_GREP_MATCHES. Raises RequestError for a pattern ripgrep refuses, or a
-    search that runs past RG_TIMEOUT_SECONDS."""
+# --- reading ripgrep's output --------------------------------------------------------------
+
+@dataclass(slots=True)
+class Hits:
+    """The matching lines in ripgrep's order (each file's together, by line), a list per field:
+    the file (a position in `files`), line, column (1-based, in characters), text, and the
+    context lines around each when they were asked for."""
+
+    files: list[str] = field(default_factory=list)  # printable names, in the order first seen
+    file_of: list[int] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    columns: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    # each line's JSON up to its chunk (`{"path": .., "line": .., "column": .., "text": .., "chunk": `),
+    # made while ripgrep still runs
+    heads: list[bytes] = field(default_factory=list)
+    before: list[list[str]] | None = None
+    after: list[list[str]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def keep(self, wanted: Callable[[str], bool]) -> Hits:
+        """Only the lines of the files `wanted` accepts (the language filter)."""
+        chosen = [i for i, f in enumerate(self.file_of) if wanted(self.files[f])]
+        kept = Hits(files=self.files, file_of=[self.file_of[i] for i in chosen],
+                    lines=[self.lines[i] for i in chosen], columns=[self.columns[i] for i in chosen],
+                    texts=[self.texts[i] for i in chosen], heads=[self.heads[i] for i in chosen])
+        if self.before is not None and self.after is not None:
+            kept.before, kept.after = [self.before[i] for i in chosen], [self.after[i] for i in chosen]
+        return kept
+
+
+class _Reader:
+    """Turns ripgrep's output, fed as it comes, into Hits: at most `cap` matching lines."""
+
+    def __init__(self, before: int, after: int, cap: int):
+        self.hits = Hits(before=[] if before or after else None, after=[] if before or after else None)
+        self.before_n, self.after_n, self.cap = before, after, cap
+        self.position: dict[bytes, int] = {}
+        self.path_json: list[str] = []
+        self.carry = b""  # the start of a record that the next read completes
+        self.pending: list[tuple[int, int, str]] = []  # context lines no match has claimed yet
+        self.full = False
+
+    def feed(self, data: bytes, final: bool = False) -> None:
+        buf = self.carry + data if self.carry else data
+        cut = len(buf) if final else buf.rfind(b"\n") + 1
+        part, self.carry = buf[:cut], buf[cut:]
+        rows = RECORD.findall(part)
+        if len(rows) != part.count(b"\n"):  # some line is no record of one line
+            rows, rest = _records_one_by_one(part)
+            if not final:
+                self.carry = rest + self.carry
+        if rows:
+            if self.hits.before is None:
+                self._matches(rows, b"\r" in part)
+            else:
+                self._with_context(rows)
+
+    def _file(self, raw: bytes) -> int:
+        found = self.position.get(raw)
+        if found is None:
+            found = self.position[raw] = len(self.hits.files)
+            self.hits.files.append(escape_name(os.fsdecode(raw)))
+            self.path_json.append(encode_basestring(self.hits.files[-1]))
+        return found
+
+    def _matches(self, rows: list[tuple[bytes, bytes, bytes, bytes]], has_cr: bool) -> None:
+        room = self.cap - len(self.hits)
+        if len(rows) >= room:
+            rows, self.full = rows[:room], True
+        paths, numbers, columns, bodies = zip(*rows)
+        hits, position = self.hits, self.position
+        for raw in dict.fromkeys(paths):
+            self._file(raw)
+        files = [*map(position.__getitem__, paths)]
+        lines = [*map(int, numbers)]
+        hits.file_of += files
+        hits.lines += lines
+        texts = [body.decode("utf-8", errors="replace") for body in bodies]
+        places = [*map(int, columns)]
+        if has_cr:
+            for k in [k for k, text in enumerate(texts) if text.endswith("\r")]:
+                texts[k] = texts[k][:-1]
+        for k in [k for k, text in enumerate(texts) if not text.isascii()]:  # byte columns -> characters
+            places[k] = _character_column(bodies[k], places[k])
+        hits.columns += places
+        hits.texts += texts
+        names = self.path_json
+        hits.heads += [f'{{"path": {names[f]}, "line": {n}, "column": {c}, "text": {encode_basestring(t)}, '
+                       f'"chunk": '.encode() for f, n, c, t in zip(files, lines, places, texts)]
+
+    def _with_context(self, rows: list[tuple[bytes, bytes, bytes, bytes]]) -> None:
+        """A context line between two matches is the first's after-context and the second's
+        before-context, as far as each reaches."""
+        hits = self.hits
+        assert hits.before is not None and hits.after is not None
+        for raw, number, column, body in rows:
+            if self.full:
+                return
+            f = self._file(raw)
+            line = int(number)
+            body = body.removesuffix(b"\r")
+            text = body.decode("utf-8", errors="replace")
+            if not column:  # a context line
+                if hits.lines and hits.file_of[-1] == f and 0 < line - hits.lines[-1] <= self.after_n:
+                    hits.after[-1].append(text)
+                self.pending.append((f, line, text))
+                continue
+            hits.file_of.append(f)
+            hits.lines.append(line)
+            hits.columns.append(_character_column(body, int(column)))
+            hits.texts.append(text)
+            hits.heads.append(f'{{"path": {self.path_json[f]}, "line": {line}, "column": {hits.columns[-1]}, '
+                              f'"text": {encode_basestring(text)}, "chunk": '.encode())
+            hits.before.append([t for g, n, t in self.pending if g == f and line - self.before_n <= n < line])
+            hits.after.append([])
+            self.pending = []
+            self.full = len(hits) >= self.cap
+
+
+def _character_column(body: bytes, byte_column: int) -> int:
+    if body.isascii():
+        return byte_column
+    return len(body[:byte_column - 1].decode("utf-8", errors="replace")) + 1
+
+
+def _records_one_by_one(part: bytes) -> tuple[list[tuple[bytes, bytes, bytes, bytes]], bytes]:
+    """The records of output with lines that are none: `--` between context groups, a binary
+    file's notice (for a file named on the command line), or the first lines of a file name with
+    a line break, which then stand before the rest of their record. Also what follows the last
+    record (the start of a name that the next read completes)."""
+    rows, end = [], 0
+    for m in RECORD.finditer(part):
+        path = m.group(1)
+        if m.start() > end:
+            path = _name_start(part[end:m.start()]) + path
+        rows.append((path, m.group(2), m.group(3), m.group(4)))
+        end = m.end()
+    return rows, part[end:]
+
+
+def _name_start(gap: bytes) -> bytes:
+    """The lines of a file name with line breaks, among the lines before its record."""
+    lines = gap.split(b"\n")[:-1]
+    notices = [i for i, line in enumerate(lines) if line == b"--" or b": binary file matches (" in line]
+    start = notices[-1] + 1 if notices else 0
+    return b"".join(line + b"\n" for line in lines[start:])
+
+
+def run_rg(root: Path, index_dir: Path, request: GrepRequest) -> tuple[Hits, bool]:
+    """The matching lines, with their context; and whether the read stopped at MAX_GREP_MATCHES.
+    Cut into fields READ_BYTES at a time while ripgrep goes on writing into a pipe as large as
+    the system allows. Raises RequestError for a pattern ripgrep refuses, or a search that runs
+    past RG_TIMEOUT_SECONDS (ripgrep is stopped then)."""
     process = subprocess.Popen(rg_command(root, index_dir, request), cwd=root, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + RG_TIMEOUT_SECONDS
-    hits: list[Hit] = []
-    truncated = False
     assert process.stdout is not None and process.stderr is not None
+    with contextlib.suppress(AttributeError, OSError):  # Linux only; 64 KB otherwise
+        fcntl.fcntl(process.stdout.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    reader = _Reader(request.before, request.after, MAX_GREP_MATCHES)
+    late = threading.Event()
+
+    def stop() -> None:
+        late.set()
+        process.kill()
+    timer = threading.Timer(RG_TIMEOUT_SECONDS, stop)
+    timer.start()
     try:
-        for hit in _parse(process.stdout, request.before, request.after):
-            if hit is not None:
-                hits.append(hit)
-                if len(hits) >= MAX_GREP_MATCHES:
-                    truncated = True
-                    break
-            if time.monotonic() > deadline:
-                raise RequestError(f"the search took over {RG_TIMEOUT_SECONDS:.0f} s; narrow the pattern or the paths")
+        while not reader.full:
+            data = process.stdout.read(READ_BYTES)  # all of it, unless the output ends first
+            reader.feed(data, final=len(data) < READ_BYTES)
+            if len(data) < READ_BYTES:
+                break
     finally:
+        timer.cancel()
         if process.poll() is None:
             process.kill()
         process.stdout.close()
         errors = process.stderr.read().decode("utf-8", errors="replace")
         process.stderr.close()
         code = process.wait()
-    if code == 2 and not hits and not truncated:
+    if late.is_set():
+        raise RequestError(f"the search took over {RG_TIMEOUT_SECONDS:.0f} s; narrow the pattern or the paths")
+    if code == 2 and not len(reader.hits) and not reader.full:
         raise RequestError(_first_error(errors) or "ripgrep failed")
-    return hits, truncated
+    return reader.hits, reader.full
 
 
 def _first_error(stderr: str) -> str:
@@ -128,66 +293,90 @@ def _first_error(stderr: str) -> str:
     return lines[0].removeprefix("rg: ")
 
 
-def _parse(stream, before: int, after: int) -> Iterator[Hit | None]:
-    """Matches (and None for each other line, so the caller can check the clock) from ripgrep's
-    `path NUL line:column:text` and `path NUL line-text` (context) lines. A context line between
-    two matches is the first's after-context and the second's before-context, as far as each
-    reaches. Split with `partition`, not a regex: a common word gives 100,000 lines."""
-    pending: list[tuple[str, int, str]] = []  # context lines not yet claimed by a following match
-    last: Hit | None = None
-    names: dict[bytes, str] = {}  # each file's printable name, made once
-    for raw in stream:
-        path_bytes, sep, rest = raw.partition(b"\0")
-        number, colon, tail = rest.partition(b":")
-        is_match = bool(colon) and number.isdigit()
-        if not is_match:
-            number, dash, tail = rest.partition(b"-")
-            if not (sep and dash and number.isdigit()):  # "--" between groups, or a line this parser does not know
-                yield None
-                continue
-        path = names.get(path_bytes)
-        if path is None:
-            path = names[path_bytes] = escape_name(os.fsdecode(path_bytes))
-        line = int(number)
-        if is_match:
-            byte_column, _, body = tail.partition(b":")
-        else:
-            byte_column, body = b"1", tail
-        body = body.rstrip(b"\n").removesuffix(b"\r")
-        text = body.decode("utf-8", errors="replace")
-        if not is_match:
-            if last is not None and last.path == path and 0 < line - last.line <= after:
-                last.after.append(text)
-            pending.append((path, line, text))
-            yield None
-            continue
-        offset = int(byte_column) - 1
-        column = offset + 1 if body.isascii() else len(body[:offset].decode("utf-8", errors="replace")) + 1
-        hit = Hit(path, line, column, text,
-                  before=[t for p, n, t in pending if p == path and line - before <= n < line] if pending else [])
-        pending = []
-        last = hit
-        yield hit
+# --- where each line stands ----------------------------------------------------------------
+
+class GrepFacts:
+    """What grep reads of the catalog for the files and chunks that matched (each file's chunk
+    bounds; each chunk's span, its JSON, and its caller weight), kept between requests until the
+    next reindex (the catalog's `last_index_time` changes). A common word matches 15,000 files of
+    a 30,000-file tree: reading their 290,000 chunk bounds, and the spans and caller weights of
+    the 23,000 chunks that hold a match, took longer than ripgrep's whole search."""
+
+    MAX_CHUNKS = 200_000  # chunks whose span and weight are kept (about 300 bytes each)
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        self._lock = threading.Lock()
+        self._stamp: str | None = None
+        self._bounds: dict[str, np.ndarray] = {}
+        self._chunks: dict[int, tuple[ChunkSpan, bytes, float]] = {}
+
+    def _fresh(self) -> tuple[dict[str, np.ndarray], dict[int, tuple[ChunkSpan, bytes, float]]]:
+        stamp = self.catalog.get_meta("last_index_time")
+        with self._lock:
+            if stamp != self._stamp or len(self._chunks) > self.MAX_CHUNKS:
+                self._stamp, self._bounds, self._chunks = stamp, {}, {}
+            return self._bounds, self._chunks
+
+    def bounds(self, paths: list[str]) -> list[np.ndarray]:
+        """Each path's chunks as rows (start_line, end_line, rid), by start and then outermost
+        first (an empty array for a file without chunks)."""
+        import numpy as np
+        known, _ = self._fresh()
+        missing = [p for p in paths if p not in known]
+        if missing:
+            read = self.catalog.chunk_bounds(missing)
+            for path in missing:
+                rows = read.get(path)
+                known[path] = np.array(rows, dtype=np.int64) if rows else np.empty((0, 3), dtype=np.int64)
+        return [known[p] for p in paths]
+
+    def chunks(self, rids: list[int]) -> list[tuple[ChunkSpan, bytes, float] | None]:
+        """Each chunk's span, its JSON as a match's `chunk` shows it, and the summed weight of the
+        calls and imports into it (None for a rowid the catalog no longer has)."""
+        _, known = self._fresh()
+        missing = [r for r in rids if r not in known]
+        if missing:
+            spans = self.catalog.spans_by_rid(missing)
+            weights = self.catalog.caller_weights([s.id for s in spans.values()])
+            for rid, s in spans.items():
+                known[rid] = (s, f'{{"kind": {encode_basestring(s.kind)}, "name": {encode_basestring(s.name)}, '
+                                 f'"qualified_name": {encode_basestring(s.qualified_name)}, "start_line": '
+                                 f'{s.start_line}, "end_line": {s.end_line}}}'.encode(), weights.get(s.id, 0.0))
+        return [known.get(r) for r in rids]
+
+
+def place(hits: Hits, bounds: list[np.ndarray]) -> np.ndarray:
+    """The rowid of the innermost chunk holding each hit (-1: none): the last chunk, in each
+    file's order (by start, outermost first), that starts at or before the line and ends at or
+    after it. All files at once: (file, line) pairs as one sorted key, a binary search for the
+    last chunk starting before each line, then a binary lifting over the chunk ends for the
+    nearest one before it that still reaches the line."""
+    import numpy as np
+    sizes = np.fromiter(map(len, bounds), dtype=np.int64, count=len(bounds))
+    table = np.concatenate(bounds) if len(bounds) else np.empty((0, 3), dtype=np.int64)
+    file_of = np.repeat(np.arange(len(bounds), dtype=np.int64), sizes) << 32
+    starts, ends = file_of | table[:, 0], file_of | table[:, 1]
+    wanted = (np.asarray(hits.file_of, dtype=np.int64) << 32) | np.asarray(hits.lines, dtype=np.int64)
+    at = np.searchsorted(starts, wanted, side="right") - 1
+    # reach[k][i]: the furthest end among the chunks i-2^k+1 .. i (those before 0 count as none)
+    reach = [ends]
+    while (1 << len(reach)) <= len(ends):
+        step = 1 << (len(reach) - 1)
+        previous = reach[-1]
+        reach.append(np.concatenate([previous[:step], np.maximum(previous[step:], previous[:-step])]))
+    for k in range(len(reach) - 1, -1, -1):
+        live = at >= 0
+        short = np.zeros_like(live)
+        short[live] = reach[k][at[live]] < wanted[live]
+        at[short] -= 1 << k
+    found = np.full(len(wanted), -1, dtype=np.int64)
+    live = at >= 0
+    found[live] = table[at[live], 2]
+    return found
 
 
 # --- structure and ranking ------------------------------------------------------------------
-
-def place(bounds: list[tuple[int, int, int]], hits: list[Hit]) -> list[int | None]:
-    """The rowid of the innermost chunk holding each of one file's hits (in line order), from the
-    file's (start_line, end_line, rid), by start and outermost first: one sweep down the file with
-    a stack of the chunks open at the current line, instead of every chunk per hit."""
-    stack: list[tuple[int, int, int]] = []
-    out: list[int | None] = []
-    i = 0
-    for hit in hits:
-        while i < len(bounds) and bounds[i][0] <= hit.line:
-            stack.append(bounds[i])
-            i += 1
-        while stack and stack[-1][1] < hit.line:  # closed above the line
-            stack.pop()
-        out.append(next((b[2] for b in reversed(stack) if b[1] >= hit.line), None))
-    return out
-
 
 def name_pattern(request: GrepRequest) -> re.Pattern[str] | None:
     """The pattern in Python's dialect, to tell whether a definition's own name matches it (None
@@ -208,89 +397,160 @@ def aimed_at_tests(request: GrepRequest) -> bool:
 
 
 @dataclass(slots=True)
-class _Group:
-    path: str
-    span: ChunkSpan | None
-    hits: list[Hit]
-    tier: int = 1
-    centrality: float = 0.0
-    notes: list[str] = field(default_factory=list)
+class GrepResult:
+    """One search's lines placed in their chunks and put in answer order, written either as the
+    contract's records or straight as their JSON text (the same text, joined from pieces encoded
+    once: each line's head while ripgrep ran, each chunk's when it was first read)."""
 
+    request: GrepRequest
+    hits: Hits
+    shown: list[int]  # the hits in the answer, in its order (at most `limit`)
+    group_of: list[int]  # each hit's group: the chunk that holds it, in its file
+    chunks: list[tuple[ChunkSpan, bytes, float] | None]  # each group's chunk (None: no chunk holds the lines)
+    notes: list[list[str]] | None  # each group's reasons, when asked to explain
+    files: list[tuple[int, int]]  # (file, matching lines), every file, in the answer's order
+    truncated: bool  # the engine's read stopped at MAX_GREP_MATCHES
+    timing_ms: dict[str, float]
 
-def grep(catalog: Catalog, root: Path, index_dir: Path, request: GrepRequest) -> GrepAnswer:
-    with paused_gc():
-        return _grep(catalog, root, index_dir, request)
+    @property
+    def total(self) -> int:
+        return len(self.hits)
 
-
-def _grep(catalog: Catalog, root: Path, index_dir: Path, request: GrepRequest) -> GrepAnswer:
-    started = time.perf_counter()
-    hits, truncated = run_rg(root, index_dir, request)
-    timing = {"rg": (time.perf_counter() - started) * 1000}
-    if request.filters.language:
-        hits = [h for h in hits if language_for_path(h.path) == request.filters.language]
-    t = time.perf_counter()
-    by_file: dict[str, list[Hit]] = {}
-    for hit in hits:  # ripgrep gives each file's lines in order
-        by_file.setdefault(hit.path, []).append(hit)
-    bounds = catalog.chunk_bounds(list(by_file))
-    placed: dict[tuple[str, int | None], list[Hit]] = {}
-    for path, file_hits in by_file.items():
-        for hit, rid in zip(file_hits, place(bounds.get(path, []), file_hits)):
-            placed.setdefault((path, rid), []).append(hit)
-    spans = catalog.spans_by_rid([rid for _, rid in placed if rid is not None])
-    groups = [_Group(path, spans.get(rid) if rid is not None else None, group_hits)
-              for (path, rid), group_hits in placed.items()]
-    if request.sort == "rank":
-        _rank(catalog, groups, request)
-    else:
-        groups.sort(key=lambda g: (g.path, g.hits[0].line))
-    timing["structure"] = (time.perf_counter() - t) * 1000
-    matches: list[GrepMatch] = []
-    counts: dict[str, int] = {}
-    for group in groups:
-        counts[group.path] = counts.get(group.path, 0) + len(group.hits)
-        if len(matches) >= request.limit:
-            continue
-        ref = _ref(group.span)
-        for hit in group.hits[:request.limit - len(matches)]:
-            matches.append(GrepMatch(path=hit.path, line=hit.line, column=hit.column, text=hit.text, chunk=ref,
-                                     before=tuple(hit.before), after=tuple(hit.after),
-                                     explain=tuple(group.notes) if request.explain else None))
-    total = len(hits)
-    timing["total"] = (time.perf_counter() - started) * 1000
-    note = (f"stopped reading at {MAX_GREP_MATCHES:,} matching lines" if truncated else
-            f"{total - len(matches):,} more matching lines than `limit` shows" if total > len(matches) else None)
-    return GrepAnswer(pattern=request.pattern, matches=tuple(matches),
-                      files=tuple(GrepFile(path, count) for path, count in counts.items()), total=total,
-                      truncated=truncated or total > len(matches),
-                      timing_ms={k: round(v, 2) for k, v in timing.items()}, note=note)
-
-
-def _ref(span: ChunkSpan | None) -> ChunkRef | None:
-    if span is None:
+    @property
+    def note(self) -> str | None:
+        if self.truncated:
+            return f"stopped reading at {MAX_GREP_MATCHES:,} matching lines"
+        if self.total > len(self.shown):
+            return f"{self.total - len(self.shown):,} more matching lines than `limit` shows"
         return None
-    return ChunkRef(kind=span.kind, name=span.name, qualified_name=span.qualified_name,
-                    start_line=span.start_line, end_line=span.end_line)
+
+    def answer(self) -> GrepAnswer:
+        hits, names = self.hits, self.hits.files
+        refs = [None if c is None else ChunkRef(kind=c[0].kind, name=c[0].name, qualified_name=c[0].qualified_name,
+                                                 start_line=c[0].start_line, end_line=c[0].end_line)
+                for c in self.chunks]
+        no_lines: tuple[str, ...] = ()
+        matches = tuple(GrepMatch(
+            path=names[hits.file_of[i]], line=hits.lines[i], column=hits.columns[i], text=hits.texts[i],
+            chunk=refs[self.group_of[i]],
+            before=tuple(hits.before[i]) if hits.before is not None else no_lines,
+            after=tuple(hits.after[i]) if hits.after is not None else no_lines,
+            explain=tuple(self.notes[self.group_of[i]]) if self.notes is not None else None) for i in self.shown)
+        return GrepAnswer(pattern=self.request.pattern, matches=matches,
+                          files=tuple(GrepFile(names[f], count) for f, count in self.files), total=self.total,
+                          truncated=self.truncated or self.total > len(self.shown), timing_ms=self.timing_ms,
+                          note=self.note)
+
+    def json(self) -> bytes:
+        """`json.dumps(self.answer().to_dict(), ensure_ascii=False)` in UTF-8, without the records:
+        one join of each shown line's head and its chunk's rest (chunk, context, reasons), which
+        also ends the line and separates it from the next; ", " is cut from the last."""
+        hits = self.hits
+        explain = [b""] * len(self.chunks) if self.notes is None else [
+            f', "explain": {_strings(notes)}'.encode() for notes in self.notes]
+        chunks = [b"null" if c is None else c[1] for c in self.chunks]
+        if hits.before is None or hits.after is None:
+            rests = [b"".join((chunk, b', "before": [], "after": []', why, b"}, "))
+                     for chunk, why in zip(chunks, explain)]
+            pieces = [piece for i in self.shown for piece in (hits.heads[i], rests[self.group_of[i]])]
+        else:
+            before, after, group_of = hits.before, hits.after, self.group_of
+            pieces = [piece for i in self.shown for piece in (hits.heads[i], chunks[group_of[i]], (
+                f', "before": {_strings(before[i])}, "after": {_strings(after[i])}'.encode() + explain[group_of[i]]
+                + b"}, "))]
+        if pieces:
+            pieces[-1] = pieces[-1][:-2]
+        names = [encode_basestring(p) for p in hits.files]
+        files = ", ".join(f'{{"path": {names[f]}, "count": {count}}}' for f, count in self.files)
+        truncated = "true" if self.truncated or self.total > len(self.shown) else "false"
+        note = "" if self.note is None else f', "note": {encode_basestring(self.note)}'
+        return b"".join((f'{{"pattern": {encode_basestring(self.request.pattern)}, "matches": ['.encode(), *pieces,
+                         f'], "files": [{files}], "total": {self.total}, "truncated": {truncated}, '
+                         f'"timing_ms": {json.dumps(self.timing_ms)}{note}}}'.encode()))
 
 
-def _rank(catalog: Catalog, groups: list[_Group], request: GrepRequest) -> None:
-    """Tier 0: the line that names a definition whose name the pattern matches; tier 2: tests,
-    examples and vendored code; then centrality (log of the weight of calls and imports into the
-    chunk), then how many lines match in it."""
+def _strings(items: list[str]) -> str:
+    return f'[{", ".join(map(encode_basestring, items))}]'
+
+
+def grep(facts: GrepFacts, root: Path, index_dir: Path, request: GrepRequest) -> GrepResult:
+    with paused_gc():
+        started = time.perf_counter()
+        hits, truncated = run_rg(root, index_dir, request)
+        timing = {"rg": (time.perf_counter() - started) * 1000}
+        if request.filters.language:
+            language = request.filters.language
+            hits = hits.keep(lambda path: language_for_path(path) == language)
+        t = time.perf_counter()
+        result = _arrange(facts, hits, request, truncated, timing)
+        timing["structure"] = (time.perf_counter() - t) * 1000
+        timing["total"] = (time.perf_counter() - started) * 1000
+        result.timing_ms = {k: round(v, 2) for k, v in timing.items()}
+        return result
+
+
+def _arrange(facts: GrepFacts, hits: Hits, request: GrepRequest, truncated: bool,
+             timing: dict[str, float]) -> GrepResult:
+    """Group the hits by the chunk that holds them and put the groups in answer order (see
+    `_rank`); the hits of a group stay in line order. Arrays, not a loop over the lines."""
+    import numpy as np
+    if not len(hits):
+        return GrepResult(request, hits, [], [], [], [] if request.explain else None, [], truncated, timing)
+    rids = place(hits, facts.bounds(hits.files))
+    file_of = np.asarray(hits.file_of, dtype=np.int64)
+    _, first, group_of, sizes = np.unique((file_of << 40) | (rids + 1), return_index=True, return_inverse=True,
+                                          return_counts=True)
+    group_file, group_rid = file_of[first], rids[first].tolist()
+    found = iter(facts.chunks([r for r in group_rid if r >= 0]))
+    chunks = [next(found) if r >= 0 else None for r in group_rid]
+    by_path = np.empty(len(hits.files), dtype=np.int64)
+    by_path[sorted(range(len(hits.files)), key=hits.files.__getitem__)] = np.arange(len(hits.files))
+    first_line = np.asarray(hits.lines, dtype=np.int64)[first]
+    notes: list[list[str]] | None = [[] for _ in chunks] if request.explain else None
+    if request.sort == "rank":
+        tier, centrality = _rank(hits, request, chunks, group_of, group_file, notes)
+        order = np.lexsort((first_line, by_path[group_file], -sizes, -centrality, tier))
+    else:
+        order = np.lexsort((first_line, by_path[group_file]))
+    place_of = np.empty(len(order), dtype=np.int64)
+    place_of[order] = np.arange(len(order))
+    shown = np.argsort(place_of[group_of], kind="stable")[:request.limit]
+    counts = np.bincount(file_of, minlength=len(hits.files))
+    first_place = np.full(len(hits.files), len(order), dtype=np.int64)
+    np.minimum.at(first_place, group_file, place_of)
+    files = [(f, int(counts[f])) for f in np.argsort(first_place, kind="stable").tolist() if counts[f]]
+    return GrepResult(request, hits, shown.tolist(), group_of.tolist(), chunks, notes, files, truncated, timing)
+
+
+def _rank(hits: Hits, request: GrepRequest, chunks: list[tuple[ChunkSpan, bytes, float] | None],
+          group_of: np.ndarray, group_file: np.ndarray, notes: list[list[str]] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's tier and centrality. Tier 0: the line that names a definition whose name the
+    pattern matches; tier 2: tests, examples and vendored code; then centrality (log of the
+    weight of calls and imports into the chunk), then how many lines match in it."""
+    import numpy as np
+    weight = [c[2] if c is not None else 0.0 for c in chunks]
+    centrality = np.asarray([*map(math.log1p, weight)], dtype=np.float64)  # numpy's log1p differs in the last bit
+    name_line = np.asarray([c[0].name_line if c is not None else 0 for c in chunks], dtype=np.int64)
+    on_name = np.bincount(group_of, weights=np.asarray(hits.lines, dtype=np.int64) == name_line[group_of],
+                          minlength=len(chunks)) > 0
+    tier = np.ones(len(chunks), dtype=np.int64)
     pattern = name_pattern(request)
-    demote_tests = not aimed_at_tests(request)
-    weights = catalog.caller_weights(sorted({g.span.id for g in groups if g.span is not None}))
-    for g in groups:
-        span = g.span
-        if span is not None:
-            g.centrality = math.log1p(weights.get(span.id, 0.0))
-            if g.centrality:
-                g.notes.append(f"called or imported with weight {weights[span.id]:g}")
-        if (span is not None and span.name_line and pattern is not None and pattern.search(span.name)
-                and any(h.line == span.name_line for h in g.hits)):
-            g.tier = 0
-            g.notes.insert(0, f"defines {span.qualified_name or span.name}")
-        elif demote_tests and is_test_path(g.path):
-            g.tier = 2
-            g.notes.append("test, example or vendored path: later")
-    groups.sort(key=lambda g: (g.tier, -g.centrality, -len(g.hits), g.path, g.hits[0].line))
+    if pattern is not None:
+        for g in np.flatnonzero(on_name).tolist():
+            chunk = chunks[g]
+            if chunk is not None and pattern.search(chunk[0].name):
+                tier[g] = 0
+    if not aimed_at_tests(request):
+        tests = np.asarray([is_test_path(p) for p in hits.files], dtype=bool)
+        tier[(tier == 1) & tests[group_file]] = 2
+    if notes is not None:
+        for g, chunk in enumerate(chunks):
+            if chunk is None:
+                continue
+            if tier[g] == 0:
+                notes[g].append(f"defines {chunk[0].qualified_name or chunk[0].name}")
+            if centrality[g]:
+                notes[g].append(f"called or imported with weight {weight[g]:g}")
+        for g in np.flatnonzero(tier == 2).tolist():
+            notes[g].append("test, example or vendored path: later")
+    return tier, centrality

@@ -19,7 +19,7 @@ from ..store.graph import CallGraph
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE, Filters
 from .budget import fit_budget
 from .fusion import weighted_rrf
-from .grep import grep
+from .grep import GrepFacts, grep
 from .present import definition_of, impact_of, related_result, search_result, term_pattern
 from .ranking import Ranked, RankingOptions, aggregate_files, rank
 from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
@@ -62,6 +62,7 @@ class Searcher:
         self.catalog = index.catalog
         self.settings = index.settings
         self.graph = CallGraph(index.catalog)
+        self.grep_facts = GrepFacts(index.catalog)
         self._context = SearchContext(index, self.graph)
         self._retrievers: dict[str, Retriever] = {}
 
@@ -276,7 +277,11 @@ class Searcher:
 
     def grep(self, request: GrepRequest) -> GrepAnswer:
         """Exact text or a regex over the files (ripgrep), placed in chunks and ranked (search/grep.py)."""
-        return grep(self.catalog, self.index.root, self.index.dir, request)
+        return grep(self.grep_facts, self.index.root, self.index.dir, request).answer()
+
+    def grep_json(self, request: GrepRequest) -> bytes:
+        """The same answer as its JSON text (UTF-8), written without records."""
+        return grep(self.grep_facts, self.index.root, self.index.dir, request).json()
 
     def references(self, request: ReferencesRequest) -> ReferencesAnswer:
         """The recorded call sites of the name (its last part), with the column where it stands."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api.admission import Busy
-from ..api.methods import UnknownMethod, call
+from ..api.methods import UnknownMethod, call_json
 from ..api.service import Service, ServiceUnavailable
 from ..gc_pause import paused_gc
 from ..wire import RequestError
@@ -33,17 +33,19 @@ UNAVAILABLE = -32000  # a server error: the method cannot be served now
 BUSY = -32001  # too much work: try again after `data.retry_after_ms`
 
 
-def _error(request_id: Any, code: int, message: str, data: dict | None = None) -> dict:
+def _error(request_id: Any, code: int, message: str, data: dict | None = None) -> bytes:
     error: dict[str, Any] = {"code": code, "message": message}
     if data:
         error["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}, ensure_ascii=False).encode() + b"\n"
 
 
-def _encode(reply: dict) -> bytes:
-    """A result reply begins `{"jsonrpc": "2.0", "id": ID, "result": ` (its keys in that order):
-    a client that passes results on cuts them out there (daemon.client.call_json)."""
-    return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
+def _result(request_id: Any, result: bytes) -> tuple[bytes, bytes, bytes]:
+    """A result reply in three pieces, the result's JSON as the method wrote it (not copied again:
+    a grep answer may be 40 MB). It begins `{"jsonrpc": "2.0", "id": ID, "result": `: a client
+    that passes results on cuts them out there (daemon.client.call_json)."""
+    opening = f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id, ensure_ascii=False)}, "result": '
+    return opening.encode(), result, b"}\n"
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -59,19 +61,19 @@ class _Handler(socketserver.StreamRequestHandler):
             if not line:
                 return
             if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
-                self._send(_encode(_error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes")))
+                self._send(_error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
                 return  # the rest of the oversized line cannot be framed: drop the client
             if not line.strip():
                 continue
             with paused_gc():  # a large answer is many small objects, made and written at once
-                reply = server.dispatch(line)
-                data = _encode(reply) if reply is not None else None
+                data = server.dispatch(line)
             if data is not None and not self._send(data):
                 return
 
-    def _send(self, data: bytes) -> bool:
+    def _send(self, data: bytes | tuple[bytes, ...]) -> bool:
         try:
-            self.wfile.write(data)
+            for piece in (data,) if isinstance(data, bytes) else data:
+                self.wfile.write(piece)
             self.wfile.flush()
             return True
         except (OSError, ValueError):
@@ -96,10 +98,10 @@ class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
         os.chmod(self.path, 0o600)
 
     def refuse(self, request: Any) -> None:
-        request.sendall(_encode(_error(None, BUSY, f"busy: {MAX_CONNECTIONS} connections are open",
-                                       {"retry_after_ms": BUSY_RETRY_AFTER_MS})))
+        request.sendall(_error(None, BUSY, f"busy: {MAX_CONNECTIONS} connections are open",
+                               {"retry_after_ms": BUSY_RETRY_AFTER_MS}))
 
-    def dispatch(self, line: bytes) -> dict | None:
+    def dispatch(self, line: bytes) -> bytes | tuple[bytes, ...] | None:
         try:
             message = parse_json(line)
         except BadMessage as exc:
@@ -118,7 +120,7 @@ class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
         if not isinstance(params, dict):
             return _error(request_id, INVALID_PARAMS, "params must be an object")
         try:
-            result = call(self.service, message["method"], params)
+            result = call_json(self.service, message["method"], params)
         except UnknownMethod as exc:
             return _error(request_id, METHOD_NOT_FOUND, str(exc))
         except RequestError as exc:
@@ -132,7 +134,7 @@ class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
             return _error(request_id, INTERNAL_ERROR, f"internal error: {exc}")
         if "id" not in message:
             return None  # a notification gets no answer
-        return {"jsonrpc": "2.0", "id": request_id, "result": result}  # in this order: see _encode
+        return _result(request_id, result)
 
     def serve_in_thread(self) -> threading.Thread:
         thread = threading.Thread(target=self.serve_forever, name="rpc", daemon=True)

@@ -596,6 +596,28 @@ def test_cli_grep_json_through_the_daemon_is_the_daemons_answer_as_written(d):
     assert json.loads(call_json(d.sock, "stats"))["files"] > 0
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
+def test_a_result_is_passed_on_as_it_comes_in_any_pieces(monkeypatch, size):
+    import io
+
+    from codesearch.daemon import client
+    result = b'{"pattern": "x", "matches": [], "note": "}\\n"}'
+    reply = client.RESULT_OPENING + result + b"}\n"
+    monkeypatch.setattr(client, "_pieces", lambda *a: iter([reply[i:i + size] for i in range(0, len(reply), size)]))
+    out = io.BytesIO()
+    assert client.call_json_into(Path("unused"), "grep", {}, 1.0, out, 5) == result[:5]
+    assert out.getvalue() == result
+    error = b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "invalid params: no"}}\n'
+    monkeypatch.setattr(client, "_pieces", lambda *a: iter([error[i:i + size] for i in range(0, len(error), size)]))
+    with pytest.raises(client.DaemonError, match="invalid params"):
+        client.call_json_into(Path("unused"), "grep", {}, 1.0, out := io.BytesIO(), 5)
+    assert out.getvalue() == b""  # nothing written before the error is known
+    cut = reply[:-1]  # the daemon went away before the reply's end
+    monkeypatch.setattr(client, "_pieces", lambda *a: iter([cut]))
+    with pytest.raises(client.DaemonError, match="broke off"):
+        client.call_json_into(Path("unused"), "grep", {}, 1.0, io.BytesIO(), 5)
+
+
 def test_cli_query_no_daemon_honours_repo(d):
     """Regression: `query --repo PATH --no-daemon` once opened the index of the current directory
     (cli._open_index took query's --path GLOB option for the repository)."""

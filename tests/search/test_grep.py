@@ -4,16 +4,21 @@ matches, ignore rules, binary files, bad and pathological patterns, non-ASCII te
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
 from conftest import SAMPLES, run_cli
+from hypothesis import given
+from hypothesis import strategies as st
 
 from codesearch.api.local import LocalService
-from codesearch.api.methods import call
+from codesearch.api.methods import call, call_json
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
+from codesearch.search import grep as grep_module
+from codesearch.search.types import GrepRequest
 from codesearch.wire import RequestError
 
 
@@ -27,6 +32,10 @@ def repo(tmp_path_factory):
     (root / "secret").mkdir()
     (root / "secret" / "hidden.py").write_text("clamp = 1\n")
     (root / ".codesearchignore").write_text("secret/\n")
+    # odd names and bytes: a line break and a byte that is no UTF-8 in names, CRLF, invalid text
+    (root / "new\nline.py").write_text("zebra = 1\n")
+    (root / os.fsdecode(b"caf\xe9.py")).write_bytes(b"zebra = '\xff\xfe' # zebra\n")
+    (root / "crlf.txt").write_bytes(b"one zebra\r\ntwo\r\nthree zebra\r\n")
     index = Index(root, load_settings(root), create=True)
     Indexer(index).run(embed=False)
     index.close()
@@ -147,3 +156,68 @@ def test_the_command_line(repo):
     assert run_cli("grep", "zzz_nothing_zzz", "--repo", str(repo), "--no-daemon").returncode == 1
     bad = run_cli("grep", "(", "--repo", str(repo), "--no-daemon")
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "invalid regular expression" in bad.stderr
+
+
+def test_odd_names_and_bytes(service):
+    answer = grep(service, pattern="zebra", sort="path")
+    assert lines(answer) == [("caf\\xe9.py", 1), ("crlf.txt", 1), ("crlf.txt", 3), ("new\\x0aline.py", 1)]
+    texts = [m["text"] for m in answer["matches"]]
+    assert texts == ["zebra = '\ufffd\ufffd' # zebra", "one zebra", "three zebra", "zebra = 1"]
+    assert [m["column"] for m in answer["matches"]] == [1, 5, 7, 1]
+    assert answer["matches"][0]["chunk"] and answer["matches"][-1]["chunk"]  # found in the index under their names
+
+
+@pytest.mark.parametrize("params", [
+    {"pattern": "clamp", "word": True, "explain": True},
+    {"pattern": "def ", "limit": 7, "before": 2, "after": 1, "explain": True},
+    {"pattern": "zebra|café|needle", "sort": "path", "after": 1},
+    {"pattern": "item", "ignore_case": True, "filters": {"path_glob": "*.py"}},
+    {"pattern": "zzz_nothing_zzz"},
+])
+def test_the_json_written_without_records_is_the_records_json(service, params):
+    request = GrepRequest.from_dict({"limit": 100000, **params})
+    result = grep_module.grep(service.searcher.grep_facts, service.repository.root, service.repository.dir, request)
+    assert result.json() == json.dumps(result.answer().to_dict(), ensure_ascii=False).encode()
+    served = json.loads(call_json(service, "grep", params))
+    assert served["matches"] == grep(service, **params)["matches"]
+
+
+RG_OUTPUT = (b"a.py\x001:3:x = 1\r\n" b"a.py\x002-context\n" b"--\n"
+             b"bin.dat: binary file matches (found \"\\0\" byte around offset 3)\n"
+             b"new\nline.py\x007:1:caf\xc3\xa9 x\n" b"b.py\x009:2:\xff x\n")
+
+
+def test_ripgrep_output_read_in_any_pieces():
+    whole = grep_module._Reader(0, 1, 100)
+    whole.feed(RG_OUTPUT, final=True)
+    assert whole.hits.files == ["a.py", "new\\x0aline.py", "b.py"]
+    assert (whole.hits.lines, whole.hits.columns) == ([1, 7, 9], [3, 1, 2])
+    assert whole.hits.texts == ["x = 1", "café x", "\ufffd x"]
+    assert whole.hits.after == [["context"], [], []]
+    for size in (1, 2, 5, 16):
+        reader = grep_module._Reader(0, 1, 100)
+        for start in range(0, len(RG_OUTPUT), size):
+            reader.feed(RG_OUTPUT[start:start + size], final=start + size >= len(RG_OUTPUT))
+        assert reader.hits == whole.hits, size
+    capped = grep_module._Reader(0, 1, 2)
+    capped.feed(RG_OUTPUT, final=True)
+    assert capped.full and capped.hits.lines == [1, 7]
+
+
+def sweep(bounds, lines):
+    """The innermost chunk of each line, the slow way: the last chunk in order holding it."""
+    return [next((rid for start, end, rid in reversed(bounds) if start <= line <= end), -1) for line in lines]
+
+
+@given(st.lists(st.lists(st.tuples(st.integers(1, 40), st.integers(0, 15)), max_size=12), min_size=1, max_size=4),
+       st.lists(st.tuples(st.integers(0, 3), st.integers(1, 60)), max_size=30))
+def test_placing_by_arrays_agrees_with_a_sweep(files, wanted):
+    """Any chunk spans, nested or not: `place` finds what a scan of each file's chunks finds."""
+    import numpy as np
+    rid = iter(range(10_000))
+    bounds = [sorted(((s, s + n, next(rid)) for s, n in chunks), key=lambda b: (b[0], -b[1])) for chunks in files]
+    wanted = sorted((f % len(files), line) for f, line in wanted)
+    hits = grep_module.Hits(file_of=[f for f, _ in wanted], lines=[line for _, line in wanted])
+    arrays = [np.array(b, dtype=np.int64).reshape(-1, 3) for b in bounds]
+    expected = [sweep(bounds[f], [line])[0] for f, line in wanted]
+    assert grep_module.place(hits, arrays).tolist() == expected
