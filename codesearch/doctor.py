@@ -20,6 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from .api.types import embedded_share
 from .config import Settings
 from .paths import index_dir_for
 
@@ -179,9 +180,9 @@ def _index_checks(index: Index, status: dict | None) -> Iterator[Check]:
         else:
             yield Check("vectors", "ok", f"the vector store mirrors the catalog ({expected} vectors)")
     chunks, embedded = counts["chunks"], counts["vectors"]
-    share = embedded / chunks if chunks else 1.0
+    share = embedded_share(embedded, counts["without_vectors"])
     if share >= 1:
-        yield Check("embedded", "ok", f"100% of {chunks} chunks have vectors")
+        yield Check("embedded", "ok", f"every chunk that gets a vector has one ({embedded} of {chunks} chunks)")
     else:
         embedding_now = bool(status and status.get("model_ready"))
         yield Check("embedded", "note", f"{share:.0%} of {chunks} chunks have vectors; hybrid answers are partial "

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.embed_text import embed_text_of
+from ..analysis.embed_text import embed_hash_of, embed_text_of
 from ..analysis.rows import prepare_rows
 from ..faults import checkpoint
 from ..ingest.extract import Extracted, SkipFile, extract_files
@@ -61,6 +61,7 @@ class IndexReport:
     embedded_ids: list[str] = field(default_factory=list)
     rebuilt: str = ""
     vectors_repaired: str = ""  # why the vector store was rebuilt from the catalog, if it was
+    vectors_rekeyed: str = ""  # the key of the vectors the index held before a change of embedder
     vectors_reconciled: int = 0  # vectors the store had lost (or kept astray), put right
     verified: bool = False  # the catalog's integrity and every vector id were checked
     seconds: float = 0.0
@@ -123,12 +124,15 @@ class Indexer:
                 if damage:
                     raise CatalogError(f"the index database {self.catalog.path} is damaged ({damage}); "
                                        f"rebuild it with: codesearch index --rebuild {self.index.root}")
+            old_key = self.catalog.get_meta("model")  # read before a reset forgets it
             problem = self.index.compatibility_problem()
             if problem:
                 self.log(f"rebuilding the index: {problem}")
                 self.catalog.reset()
                 report.rebuilt = problem
                 paths = None
+            if old_key and old_key != self.index.vector_key:
+                self.adopt_vector_key(old_key, report, rehash=not problem)
             if self.catalog.get_meta("schema_version") is None:
                 self.index.write_meta()  # before any data: a crash never leaves rows without it
             self.update_catalog(report, None if paths is None else list(paths), should_stop)
@@ -227,7 +231,8 @@ class Indexer:
         written = StageCounter(self.on_progress, "write") if candidates else None
         batch: list[tuple[SourceFile, Extracted | SkipFile]] = []
         jobs = [(e.rel, e.path, e.language) for e in candidates]
-        finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines)
+        finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines,
+                         self.settings.embed_min_chars)
         for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):
             batch.append((entry, result))
             if parsed:
@@ -343,6 +348,24 @@ class Indexer:
             removed, missing = self.verify_vectors()
             report.vectors_reconciled += removed + missing
         self.index.vectors_reconciled()
+
+    def adopt_vector_key(self, old_key: str, report: IndexReport, rehash: bool = True) -> None:
+        """The index holds vectors of another model or embedder (a changed setting, or an older
+        default): drop them and their cache, key every chunk anew, and let the next sync embed
+        each chunk once (meanwhile keyword and graph search answer, marked partial). The new key
+        is recorded last, so a run killed on the way starts this again."""
+        new_key = self.index.vector_key
+        self.log(f"the embedding model changed ({old_key} -> {new_key}): every chunk is embedded again, once")
+        report.vectors_rekeyed = old_key
+        self.index.retire_vectors()
+        if rehash:  # (after a reset the chunks are written anew, with the new key's hashes)
+            s = self.settings
+            self.catalog.rehash_embeddings(lambda row: embed_hash_of(new_key, row, s.embed_body_lines,
+                                                                     s.embed_min_chars))
+        self.catalog.forget_cache_except(new_key)
+        with self.catalog.transaction():
+            self.catalog.delete_meta("dimension")
+            self.catalog.set_meta("model", new_key)
 
     def repair_vectors(self, report: IndexReport) -> None:
         problem = self.index.vector_problem or "the vector store failed"

@@ -12,7 +12,7 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
@@ -304,6 +304,9 @@ class Catalog:
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
+    def delete_meta(self, key: str) -> None:
+        self.db.execute("DELETE FROM meta WHERE key = ?", (key,))
+
     def is_empty(self) -> bool:
         return self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
@@ -339,7 +342,7 @@ class Catalog:
         db.execute("DELETE FROM chunks WHERE path = ?", (path,))
 
     # --- chunks ---------------------------------------------------------------------------
-    def insert_chunks(self, db: sqlite3.Connection, chunks: list[Chunk], embed_hashes: Mapping[str, str],
+    def insert_chunks(self, db: sqlite3.Connection, chunks: list[Chunk], embed_hashes: Mapping[str, str | None],
                       vector_hashes: Mapping[str, str | None], keywords: list[KeywordColumns]) -> None:
         """Insert chunks with their keyword-index rows (`keyword_columns` of each chunk, see
         prepare_rows) and containment edges, a statement per table."""
@@ -387,8 +390,9 @@ class Catalog:
             c.header, c.text = by_id.get(c.id, ("", ""))
 
     def chunks_needing_vectors(self, limit: int | None = None) -> list[sqlite3.Row]:
+        """Chunks that get a vector (an embed hash) and lack the current one."""
         sql = ("SELECT id, path, language, kind, name, qualified_name, signature, docstring, text, embed_hash"
-               " FROM chunks WHERE vector_hash IS NULL OR vector_hash != embed_hash")
+               " FROM chunks WHERE embed_hash IS NOT NULL AND vector_hash IS NOT embed_hash")
         return self.db.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
 
     def mark_vectors(self, pairs: list[tuple[str, str]]) -> list[str]:
@@ -427,6 +431,22 @@ class Catalog:
             db.executemany("INSERT OR REPLACE INTO embed_cache(model, text_hash, vector, used_at) VALUES (?, ?, ?, ?)",
                            [(model, h, v, now) for h, v in items])
 
+    def forget_cache_except(self, model: str) -> int:
+        """Drop the cached vectors of every other model (a changed embedder): none would be used."""
+        with self.transaction() as db:
+            return db.execute("DELETE FROM embed_cache WHERE model != ?", (model,)).rowcount
+
+    def rehash_embeddings(self, hash_of: Callable[[sqlite3.Row], str | None], page: int = 2000) -> None:
+        """Give every chunk the embed hash that `hash_of` makes of its row (None: no vector), in
+        one transaction, page by page; the vector store must have been emptied first."""
+        with self.transaction() as db:
+            last = 0
+            while rows := db.execute("SELECT rid, kind, qualified_name, signature, docstring, text FROM chunks"
+                                     " WHERE rid > ? ORDER BY rid LIMIT ?", (last, page)).fetchall():
+                db.executemany("UPDATE chunks SET embed_hash = ?, vector_hash = NULL WHERE rid = ?",
+                               [(hash_of(r), r["rid"]) for r in rows])
+                last = rows[-1]["rid"]
+
     def prune_cache(self, model: str, keep: int) -> int:
         """Keep the `keep` most recently used cached vectors of a model, plus every live one."""
         with self.transaction() as db:
@@ -464,13 +484,13 @@ class Catalog:
     def needs_vectors(self) -> bool:
         """Whether Chroma lags the catalog: chunks without current vectors, or vectors to delete."""
         db = self.db
-        return bool(db.execute("SELECT 1 FROM chunks WHERE vector_hash IS NULL OR vector_hash != embed_hash "
+        return bool(db.execute("SELECT 1 FROM chunks WHERE embed_hash IS NOT NULL AND vector_hash IS NOT embed_hash "
                                "LIMIT 1").fetchone()
                     or db.execute("SELECT 1 FROM vector_deletions LIMIT 1").fetchone())
 
     def vector_coverage(self) -> tuple[int, int]:
-        """(chunks, chunks whose current vector Chroma holds): a table scan."""
-        row = self.db.execute("SELECT COUNT(*), SUM(vector_hash = embed_hash) FROM chunks").fetchone()
+        """(chunks that get a vector, those whose current vector Chroma holds): a table scan."""
+        row = self.db.execute("SELECT COUNT(embed_hash), SUM(vector_hash = embed_hash) FROM chunks").fetchone()
         return int(row[0] or 0), int(row[1] or 0)
 
     def names_defined_in(self, path: str) -> set[str]:
@@ -630,6 +650,8 @@ class Catalog:
             "source_bytes": one("SELECT COALESCE(SUM(size), 0) FROM files WHERE skip_reason IS NULL"),
             "chunks": one("SELECT COUNT(*) FROM chunks"),
             "vectors": one("SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash"),
+            "without_vectors": one("SELECT COUNT(*) FROM chunks WHERE embed_hash IS NOT NULL"
+                                   " AND vector_hash IS NOT embed_hash"),
             "edges": one("SELECT COUNT(*) FROM edges"),
             "skipped": skipped,
             "languages": {r[0]: r[1] for r in self.db.execute(

@@ -188,15 +188,15 @@ def test_added_file_embeds_only_its_chunks(python_repo):
 
 
 def test_identical_texts_in_one_run_are_embedded_once(python_repo, monkeypatch):
-    from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder
+    from codesearch.embedding.onnx import OnnxEmbedder
     encoded: list[str] = []
-    real_encode = SentenceTransformerEmbedder.encode_documents
+    real_encode = OnnxEmbedder.encode_documents
 
     def counting_encode(self, texts):
         encoded.extend(texts)
         return real_encode(self, texts)
 
-    monkeypatch.setattr(SentenceTransformerEmbedder, "encode_documents", counting_encode)
+    monkeypatch.setattr(OnnxEmbedder, "encode_documents", counting_encode)
     body = "def shared_helper(value):\n    return value + 41\n"  # the same definition in two files
     (python_repo / "first_copy.py").write_text(body)
     (python_repo / "second_copy.py").write_text(body)
