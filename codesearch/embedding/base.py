@@ -9,7 +9,6 @@ from typing import Protocol
 
 import numpy as np
 
-
 # texts per forward pass on a CUDA GPU, for either backend: enough to keep one busy at 128 tokens
 # (not measured: no GPU was at hand when it was chosen)
 GPU_BATCH = 256

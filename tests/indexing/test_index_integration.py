@@ -539,17 +539,76 @@ def test_changed_index_setting_rebuilds(python_repo, tmp_path):
 
 
 def test_vector_key_names_what_changes_a_vector(tmp_path):
-    """Cached vectors are keyed by text and model name: a token limit or quantization that gives
-    other vectors must give another name, or a changed setting would reuse the old vectors."""
+    """Cached vectors are keyed by text and model name: a backend, token limit or quantization that
+    gives other vectors must give another name, or a changed setting would reuse the old vectors."""
     from codesearch.indexing.index import Index
     names = {}
-    for label, overrides in {"default": {}, "full precision": {"embed_quantize": False},
-                             "256 tokens": {"embed_max_tokens": 256}}.items():
+    torch = {"embedder": "sentence-transformers"}
+    for label, overrides in {"default": {}, "onnx, 256 tokens": {"embed_max_tokens": 256}, "torch": torch,
+                             "torch, full precision": {**torch, "embed_quantize": False},
+                             "torch, 256 tokens": {**torch, "embed_max_tokens": 256}}.items():
         index = Index(tmp_path, load_settings(tmp_path, overrides), tmp_path / label, create=True)
         names[label] = index.vector_key
         index.close()
-    assert names["256 tokens"] == "all-MiniLM-L6-v2:q8"  # the name that caches from before 128 use
-    assert len(set(names.values())) == 3
+    assert names["default"] == "all-MiniLM-L6-v2:onnx-q8:t128"
+    assert names["torch"] == "all-MiniLM-L6-v2:q8:t128"  # the default before issue 17
+    assert names["torch, 256 tokens"] == "all-MiniLM-L6-v2:q8"  # the name that caches from before 128 use
+    assert len(set(names.values())) == 5
+
+
+def test_a_changed_embedder_re_embeds_every_chunk_once(python_repo, monkeypatch):
+    """An index whose vectors another embedder made (an older default, a changed setting) keeps
+    its keyword index and graph, and has every chunk embedded once by the new one; the old
+    vectors and their cache go. Both ways: the default to torch, and back."""
+    catalog = catalog_of(python_repo)
+    files = query_catalog(catalog, "SELECT COUNT(*) FROM files WHERE skip_reason IS NULL")[0][0]
+    keys = []
+    for embedder in ("sentence-transformers", "onnx"):
+        monkeypatch.setenv("CODESEARCH_EMBEDDER", embedder)
+        old_key = query_catalog(catalog, "SELECT value FROM meta WHERE key = 'model'")[0][0]
+
+        report = run_indexer(python_repo)
+
+        new_key = query_catalog(catalog, "SELECT value FROM meta WHERE key = 'model'")[0][0]
+        wanted = query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE embed_hash IS NOT NULL")[0][0]
+        assert new_key != old_key and report.vectors_rekeyed == old_key and not report.rebuilt
+        assert report.changed == report.chunks_written == 0 and report.unchanged == files  # keyword index kept
+        assert report.vectors_embedded + report.vectors_from_cache == wanted and report.vectors_embedded
+        assert_vectors_mirror_catalog(python_repo)
+        assert query_catalog(catalog, "SELECT DISTINCT model FROM embed_cache") == [(new_key,)]
+        again = run_indexer(python_repo)
+        assert not again.vectors_rekeyed and again.vectors_embedded == again.vectors_from_cache == 0
+        if embedder != "onnx":  # a query process with the default settings: not these vectors
+            proc = run_cli("query", "retry delay with capped exponential growth", "--repo", python_repo,
+                           "--json", "--mode", "hybrid", "--no-daemon")
+            assert proc.returncode == 0, proc.stderr
+            answer = json.loads(proc.stdout)
+            assert answer["partial"] and "was embedded by all-MiniLM-L6-v2:q8:t128" in answer["note"]
+            assert answer["results"]  # from keyword and graph
+        keys.append(new_key)
+    assert keys == ["all-MiniLM-L6-v2:q8:t128", "all-MiniLM-L6-v2:onnx-q8:t128"]
+    # (a process of its own: an in-process query keeps Chroma's client of a store a test deletes)
+    proc = run_cli("query", "retry delay with capped exponential growth", "--repo", python_repo,
+                   "--json", "--mode", "vector", "--no-daemon")
+    assert proc.returncode == 0, proc.stderr
+    assert "compute_backoff" in [r["name"] for r in json.loads(proc.stdout)["results"][:3]]
+
+
+def test_a_rebuild_that_changes_the_vector_key_leaves_no_old_collection(python_repo):
+    """A setting that reshapes the index and the vectors at once (the token limit): the catalog is
+    rebuilt, and the store keeps only the new key's collection."""
+    (python_repo / ".codesearch.toml").write_text("embed_max_tokens = 96\n")
+
+    report = run_indexer(python_repo)
+
+    assert report.rebuilt and report.vectors_rekeyed == "all-MiniLM-L6-v2:onnx-q8:t128"
+    assert_vectors_mirror_catalog(python_repo)
+    index = open_index(python_repo)
+    try:
+        assert [c.name for c in index.vectors.client.list_collections()] == [index.collection_name]
+        assert index.collection_name.startswith("chunks-all-minilm-l6-v2-onnx-q8-t96")
+    finally:
+        index.close()
 
 
 # --- 6. a Chroma server -----------------------------------------------------------------------
