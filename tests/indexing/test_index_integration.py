@@ -594,6 +594,30 @@ def test_a_changed_embedder_re_embeds_every_chunk_once(python_repo, monkeypatch)
     assert "compute_backoff" in [r["name"] for r in json.loads(proc.stdout)["results"][:3]]
 
 
+def test_chunks_with_nothing_to_say_get_no_vector(python_repo, monkeypatch):
+    """embed_min_chars: short undocumented chunks are left out of the vector store (the vectors of
+    the rest come from the cache), the index counts as fully embedded, and keyword search still
+    finds them."""
+    monkeypatch.setenv("CODESEARCH_EMBED_MIN_CHARS", "60")
+
+    report = run_indexer(python_repo)
+
+    catalog = catalog_of(python_repo)
+    skipped = dict(query_catalog(catalog, "SELECT id, name FROM chunks WHERE embed_hash IS NULL"))
+    assert report.rebuilt and "test_clamp" in skipped.values() and report.vectors_embedded == 0
+    assert_vectors_mirror_catalog(python_repo)
+    assert not set(skipped) & chroma_ids(python_repo)
+    index = open_index(python_repo)
+    try:
+        assert not index.catalog.needs_vectors() and index.catalog.counts()["without_vectors"] == 0
+    finally:
+        index.close()
+    proc = run_cli("query", "test_clamp", "--repo", python_repo, "--json", "--mode", "hybrid", "--no-daemon")
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["results"][0]["name"] == "test_clamp" and not answer.get("partial")
+
+
 def test_a_rebuild_that_changes_the_vector_key_leaves_no_old_collection(python_repo):
     """A setting that reshapes the index and the vectors at once (the token limit): the catalog is
     rebuilt, and the store keeps only the new key's collection."""
