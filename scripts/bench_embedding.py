@@ -22,8 +22,9 @@ Variants (all by default):
   ov-b32-skip     the default (OpenVINO, batch 32), with chunks that say nothing skipped
                   (embed_min_chars, --min-chars): its rate counts every sampled chunk, as an
                   index does, over the time spent on those that get a vector
-For each: chunks/s, against torch-q8, the cosine with torch-fp32 per chunk (mean and lowest) and
-a short query's embedding time (median of 40).
+For each: chunks/s, against torch-q8, the cosine with torch-fp32 per chunk (mean and lowest), and
+a short query's embedding time (median of 40), alone and while another thread embeds batches (as
+in the daemon, whose searches go on beside its background embedding).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import os
 import random
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -155,12 +157,14 @@ def main() -> int:
             vectors[name] = out if len(subset) == len(texts) else _spread(out, worth, vectors["torch-fp32"])
         loads.append(os.getloadavg()[0])
     query_ms = {name: _query_ms(embedders[name]) for name in names}
+    beside_ms = {name: _query_ms(embedders[name], beside=texts) for name in names}
     print(f"{len(chunks)} chunks from {', '.join(str(r) for r in args.roots)}; {args.runs} rounds; "
           f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores")
     print(f"skip variant: {len(chunks) - len(worth)} of {len(chunks)} chunks get no vector "
           f"(embed_min_chars {args.min_chars})")
     reference = len(chunks) / statistics.median(times["torch-q8"]) if "torch-q8" in times else None
-    print(f"  {'variant':<15} {'chunks/s':>8} {'vs torch-q8':>11}  {'cos with fp32 mean/lowest':>25}  {'query':>8}")
+    print(f"  {'variant':<15} {'chunks/s':>8} {'vs torch-q8':>11}  {'cos with fp32 mean/lowest':>25}  "
+          f"{'query alone / beside a batch':>28}")
     for name in names:
         rate = len(chunks) / statistics.median(times[name])
         agree = np.sum(vectors[name] * vectors["torch-fp32"], axis=1)
@@ -168,7 +172,8 @@ def main() -> int:
             agree = agree[worth]
         ratio = f"x{rate / reference:.2f}" if reference else "-"
         print(f"  {name:<15} {rate:8.1f} {ratio:>11}  {float(agree.mean()):>17.4f} / {float(agree.min()):.4f}"
-              f"  {query_ms[name]:6.1f}ms   rounds: {', '.join(f'{len(chunks) / t:.1f}' for t in times[name])}")
+              f"  {query_ms[name]:12.1f} / {beside_ms[name]:6.1f} ms"
+              f"   rounds: {', '.join(f'{len(chunks) / t:.1f}' for t in times[name])}")
     return 0
 
 
@@ -179,12 +184,29 @@ def _spread(out: np.ndarray, worth: list[int], like: np.ndarray) -> np.ndarray:
     return full
 
 
-def _query_ms(embedder) -> float:
+def _query_ms(embedder, beside: list[str] | None = None) -> float:
+    """Median time to embed a short query; `beside`: while another thread embeds these texts."""
+    stop = threading.Event()
+
+    def batches() -> None:
+        while not stop.is_set():
+            embedder.encode_documents(beside)
+    worker = threading.Thread(target=batches) if beside else None
+    if worker:
+        worker.start()
+        time.sleep(0.5)
     spent = []
-    for i in range(40):
-        started = time.perf_counter()
-        embedder.encode_query(QUERIES[i % len(QUERIES)])
-        spent.append(time.perf_counter() - started)
+    try:
+        for i in range(40 if not beside else 20):
+            started = time.perf_counter()
+            embedder.encode_query(QUERIES[i % len(QUERIES)])
+            spent.append(time.perf_counter() - started)
+            if beside:
+                time.sleep(0.05)
+    finally:
+        stop.set()
+        if worker:
+            worker.join()
     return statistics.median(spent) * 1000
 
 

@@ -127,16 +127,19 @@ def _openvino_runner(model_path: Path, threads: int) -> Runner:
     config: dict[str, Any] = {"PERFORMANCE_HINT": "LATENCY"}
     if threads:
         config["INFERENCE_NUM_THREADS"] = threads
-    try:
-        compiled = openvino.Core().compile_model(str(model_path), "CPU", config)
+    core = openvino.Core()
+    try:  # a compiled model runs one inference at a time: a query would wait for a whole batch
+        compiled = {role: core.compile_model(str(model_path), "CPU", config) for role in ("batch", "query")}
     except Exception as exc:  # noqa: BLE001
         raise EmbeddingError(f"cannot load the onnx model {model_path} with OpenVINO: {exc}") from None
     local = threading.local()  # an infer request serves one call at a time: one per thread
 
     def run(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        request = getattr(local, "request", None)
+        role = "query" if len(ids) == 1 else "batch"
+        request = getattr(local, role, None)
         if request is None:
-            request = local.request = compiled.create_infer_request()
+            request = compiled[role].create_infer_request()
+            setattr(local, role, request)
         outputs = request.infer({"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
                                 share_inputs=True)
         return np.asarray(outputs[0])
