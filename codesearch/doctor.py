@@ -126,12 +126,15 @@ def _model(settings: Settings, status: dict | None, load: bool) -> Iterator[Chec
     from .embedding.registry import create_embedder
     started = time.monotonic()
     try:
-        create_embedder(settings).encode_query("warm up")
+        embedder = create_embedder(settings)
+        embedder.encode_query("warm up")
     except Exception as exc:  # noqa: BLE001 - any loader failure is the finding
         yield Check("model", "fail", f"{label} cannot be loaded: {exc}", MODEL_FIX)
         return
     seconds = time.monotonic() - started
-    yield Check("model", "ok", f"{label} loads in {seconds:.1f}s",
+    chosen = getattr(embedder, "chosen", None)  # the onnx embedder's runtime and device
+    where = f" ({chosen[0]} on {chosen[1]})" if chosen else ""
+    yield Check("model", "ok", f"{label}{where} loads in {seconds:.1f}s",
                 "" if status else "a daemon keeps it loaded: codesearch daemon start (or just query)")
 
 

@@ -128,17 +128,30 @@ def _openvino_runner(model_path: Path, threads: int) -> Runner:
     if threads:
         config["INFERENCE_NUM_THREADS"] = threads
     core = openvino.Core()
-    try:  # a compiled model runs one inference at a time: a query would wait for a whole batch
-        compiled = {role: core.compile_model(str(model_path), "CPU", config) for role in ("batch", "query")}
-    except Exception as exc:  # noqa: BLE001
-        raise EmbeddingError(f"cannot load the onnx model {model_path} with OpenVINO: {exc}") from None
+    model = core.read_model(str(model_path))
+    # A compiled model runs one inference at a time, so queries get one of their own (or a query
+    # would wait for a whole batch of the daemon's background embedding); each is compiled on
+    # first use (a one-off query process compiles only its own).
+    compiled: dict[str, Any] = {}
+    lock = threading.Lock()
     local = threading.local()  # an infer request serves one call at a time: one per thread
+
+    def compiled_for(role: str) -> Any:
+        with lock:
+            if role not in compiled:
+                try:
+                    compiled[role] = core.compile_model(model, "CPU", config)
+                except Exception as exc:  # noqa: BLE001
+                    raise EmbeddingError(f"cannot load the onnx model {model_path} with OpenVINO: {exc}") from None
+            return compiled[role]
+
+    compiled_for("query")  # a model that cannot be loaded fails here, at load time
 
     def run(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         role = "query" if len(ids) == 1 else "batch"
         request = getattr(local, role, None)
         if request is None:
-            request = compiled[role].create_infer_request()
+            request = compiled_for(role).create_infer_request()
             setattr(local, role, request)
         outputs = request.infer({"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
                                 share_inputs=True)
