@@ -201,8 +201,11 @@ class OnnxEmbedder:
             raise EmbeddingError(f"cannot read the tokenizer {tokenizer_path}: {exc}") from None
         tokenizer.enable_truncation(max_length=self.max_tokens)
         tokenizer.no_padding()  # batches are padded here, so the tokenizer is never changed after this
-        runtime, device = choose_runtime(self.runtime, self.device, _have_openvino(), _ort_providers(),
-                                         nvidia_gpu_present())
+        gpu, have_openvino = nvidia_gpu_present(), _have_openvino()
+        # onnxruntime is imported only when it may be chosen: OpenVINO alone maps less memory
+        wants_ort = gpu or self.device.startswith("cuda") or self.runtime == "onnxruntime" or not have_openvino
+        runtime, device = choose_runtime(self.runtime, self.device, have_openvino,
+                                         _ort_providers() if wants_ort else [], gpu)
         if runtime == "openvino":
             run = _openvino_runner(model_path, self.threads)
         else:
