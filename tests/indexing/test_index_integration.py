@@ -39,7 +39,7 @@ from index_helpers import (
     wait_for_http,
 )
 
-from codesearch.analysis.embed_text import embed_text
+from codesearch.analysis.embed_text import embed_text, worth_embedding
 from codesearch.config import load_settings
 from codesearch.indexing.index import IndexLock
 from codesearch.ingest.extract import extract
@@ -84,10 +84,11 @@ def catalog_of(repo: Path) -> Path:
 
 
 def embedded_texts(rel: str, data: bytes, settings) -> dict[str, str]:
-    """chunk id -> the text the model sees, computed from the extraction pipeline itself."""
+    """chunk id -> the text the model sees, computed from the extraction pipeline itself (chunks
+    that get a vector: see embed_min_chars)."""
     result = extract(rel, data, language_for_path(rel), settings)
     return {c.id: embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines)
-            for c in result.chunks}
+            for c in result.chunks if worth_embedding(c.kind, c.docstring, c.text, settings.embed_min_chars)}
 
 
 def chunk_rows(catalog: Path, path: str) -> list[tuple]:
@@ -101,7 +102,8 @@ def test_full_index_via_cli(python_indexed):
     assert "Traceback" not in proc.stderr
     report = json.loads(proc.stdout)
     assert report["added"] == 4 and report["modified"] == report["deleted"] == 0
-    assert report["vectors_embedded"] + report["vectors_from_cache"] == report["chunks_written"] > 0
+    wanted = query_catalog(catalog_of(repo), "SELECT COUNT(*) FROM chunks WHERE embed_hash IS NOT NULL")[0][0]
+    assert report["vectors_embedded"] + report["vectors_from_cache"] == wanted > 0
 
     stats = run_cli("stats", "--repo", repo, "--json")
     assert stats.returncode == 0, stats.stderr
@@ -111,8 +113,8 @@ def test_full_index_via_cli(python_indexed):
     # .gitignore has no language: skipped as such; build/ and *.log are ignored, not "skipped"
     assert data["skipped"] == {"unsupported_type": 1}
     assert data["files"] == 4
-    assert data["vectors"] == data["chunks"] == report["chunks_written"]
-    assert data["vectors_in_store"] == data["chunks"]
+    assert data["vectors"] == wanted and data["chunks"] == report["chunks_written"] >= wanted
+    assert data["vectors_in_store"] == wanted and data["chunks_without_vectors"] == 0
     assert data["edges"] > 0
 
     files = {r[0]: r[1] for r in query_catalog(catalog_of(repo), "SELECT path, skip_reason FROM files")}
@@ -178,7 +180,9 @@ def test_added_file_embeds_only_its_chunks(python_repo):
     new_ids = {r[0] for r in chunk_rows(catalog, "shipping.py")}
     assert len(new_ids) >= 2
     assert (report.added, report.modified, report.deleted, report.unchanged) == (1, 0, 0, 4)
-    assert set(report.embedded_ids) == new_ids and report.vectors_embedded == len(new_ids)
+    wanted = {r[0] for r in query_catalog(catalog, "SELECT id FROM chunks WHERE path = 'shipping.py'"
+                                                   " AND embed_hash IS NOT NULL")}
+    assert set(report.embedded_ids) == wanted and report.vectors_embedded == len(wanted) > 0
     assert report.chunks_written == len(new_ids)
     # the new call resolves: parcel_rate -> config.clamp
     rate = next(r[0] for r in chunk_rows(catalog, "shipping.py") if r[2] == "parcel_rate")
@@ -197,7 +201,8 @@ def test_identical_texts_in_one_run_are_embedded_once(python_repo, monkeypatch):
         return real_encode(self, texts)
 
     monkeypatch.setattr(OnnxEmbedder, "encode_documents", counting_encode)
-    body = "def shared_helper(value):\n    return value + 41\n"  # the same definition in two files
+    # the same (documented: it gets a vector) definition in two files
+    body = 'def shared_helper(value):\n    """Add forty-one."""\n    return value + 41\n'
     (python_repo / "first_copy.py").write_text(body)
     (python_repo / "second_copy.py").write_text(body)
 
@@ -208,7 +213,9 @@ def test_identical_texts_in_one_run_are_embedded_once(python_repo, monkeypatch):
     assert report.added == 2 and len(new_ids) == 4
     assert_vectors_mirror_catalog(python_repo)
     assert len(encoded) == len(set(encoded)), "the same text was encoded more than once"
-    assert report.vectors_embedded + report.vectors_from_cache == len(new_ids)
+    wanted = query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE path IN ('first_copy.py', 'second_copy.py')"
+                                    " AND embed_hash IS NOT NULL")[0][0]
+    assert report.vectors_embedded + report.vectors_from_cache == wanted
     assert len(report.embedded_ids) == report.vectors_embedded
 
 
@@ -598,7 +605,7 @@ def test_chunks_with_nothing_to_say_get_no_vector(python_repo, monkeypatch):
     """embed_min_chars: short undocumented chunks are left out of the vector store (the vectors of
     the rest come from the cache), the index counts as fully embedded, and keyword search still
     finds them."""
-    monkeypatch.setenv("CODESEARCH_EMBED_MIN_CHARS", "60")
+    monkeypatch.setenv("CODESEARCH_EMBED_MIN_CHARS", "80")  # not the default: the index is rebuilt
 
     report = run_indexer(python_repo)
 
