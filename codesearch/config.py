@@ -33,13 +33,21 @@ class Settings:
     max_chunk_chars: int = 1500
     text_window_lines: int = 60
     # embedding
-    embedder: str = "sentence-transformers"  # a backend of embedding/registry.py: or "static"
+    # a backend of embedding/registry.py: "onnx" (the model as int8-weight ONNX, no torch: about 2.5x
+    # the throughput of "sentence-transformers" with int8 quantization, and the model's own vectors;
+    # scripts/bench_embedding.py, README), "sentence-transformers" (torch) or "static"
+    embedder: str = "onnx"
+    embed_runtime: str = "auto"  # the onnx embedder's: auto (a CUDA GPU, else openvino), openvino, onnxruntime
     model: str = "all-MiniLM-L6-v2"
     # the model's input is cut here: 128 tokens embed 1.7x faster than 256 and retrieved better
     # on the benchmark (scripts/bench_embedding.py, scripts/bench_quality.py; README)
     embed_max_tokens: int = 128
     embed_body_lines: int = 30
-    embed_batch_size: int = 8
+    embed_batch_size: int = 0  # texts per forward pass; 0: chosen for the backend and device
+    # a chunk under this many non-whitespace characters, without a docstring (not a file), gets
+    # no vector: keyword and graph search find it by name (analysis/embed_text.py). 60 leaves out
+    # 15% of the chunks (6% of the tokens) and NDCG@10 did not move on the benchmark (README)
+    embed_min_chars: int = 60
     embed_quantize: bool = True  # int8 dynamic quantization on CPU: about 2x faster
     device: str = ""  # "" = cuda when available, else cpu
     # vectors
@@ -71,7 +79,8 @@ class Settings:
 
 
 INDEX_AFFECTING = ("max_file_bytes", "max_line_chars", "max_mean_line_chars", "max_chunk_chars",
-                   "text_window_lines", "model", "embed_max_tokens", "embed_body_lines", "embed_quantize")
+                   "text_window_lines", "model", "embed_max_tokens", "embed_body_lines", "embed_quantize",
+                   "embed_min_chars")
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:

@@ -20,6 +20,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from .api.types import embedded_share
 from .config import Settings
 from .paths import index_dir_for
 
@@ -129,12 +130,15 @@ def _model(settings: Settings, status: dict | None, load: bool) -> Iterator[Chec
     from .embedding.registry import create_embedder
     started = time.monotonic()
     try:
-        create_embedder(settings).encode_query("warm up")
+        embedder = create_embedder(settings)
+        embedder.encode_query("warm up")
     except Exception as exc:  # noqa: BLE001 - any loader failure is the finding
         yield Check("model", "fail", f"{label} cannot be loaded: {exc}", MODEL_FIX)
         return
     seconds = time.monotonic() - started
-    yield Check("model", "ok", f"{label} loads in {seconds:.1f}s",
+    chosen = getattr(embedder, "chosen", None)  # the onnx embedder's runtime and device
+    where = f" ({chosen[0]} on {chosen[1]})" if chosen else ""
+    yield Check("model", "ok", f"{label}{where} loads in {seconds:.1f}s",
                 "" if status else "a daemon keeps it loaded: codesearch daemon start (or just query)")
 
 
@@ -183,9 +187,9 @@ def _index_checks(index: Index, status: dict | None) -> Iterator[Check]:
         else:
             yield Check("vectors", "ok", f"the vector store mirrors the catalog ({expected} vectors)")
     chunks, embedded = counts["chunks"], counts["vectors"]
-    share = embedded / chunks if chunks else 1.0
+    share = embedded_share(embedded, counts["without_vectors"])
     if share >= 1:
-        yield Check("embedded", "ok", f"100% of {chunks} chunks have vectors")
+        yield Check("embedded", "ok", f"every chunk that gets a vector has one ({embedded} of {chunks} chunks)")
     else:
         embedding_now = bool(status and status.get("model_ready"))
         yield Check("embedded", "note", f"{share:.0%} of {chunks} chunks have vectors; hybrid answers are partial "

@@ -1,37 +1,61 @@
 #!/usr/bin/env python3
-"""Embedding throughput: the naive baseline against codesearch's settings, in one run.
+"""Embedding throughput of the backends and their settings on the same chunks, in one run.
 
-Usage: scripts/bench_embedding.py [--chunks 400] [--runs 3] REPO_DIR...
-Chunks are sampled (fixed seed) from the repositories' code chunks. Variants:
-  naive      every chunk's full text through model.encode with default settings
-  bounded    kind + qualified name + signature + docstring + first 30 body lines, length-sorted,
-             batch 8, input cut at 256 tokens (the model's own limit)
-  bounded+q  the same with int8 dynamic quantization of the linear layers (torch)
-  +q,128tok  bounded+q with the input cut at 128 tokens: the torch backend's default
-  fp32,128   bounded, no quantization, 128 tokens: the reference the quantized variants approximate
-  onnx,128   the onnx backend (int8 ONNX Runtime, no torch), 128 tokens
-Also prints the cosine agreement of each variant's vectors with the naive ones, with fp32,128
-(the same input unquantized) and with +q,128tok, the mean over chunks and the lowest.
+Usage: scripts/bench_embedding.py [--chunks 300] [--runs 3] [--variants A,B,...] [--min-chars N] REPO_DIR...
+Chunks are sampled (fixed seed) from the repositories' chunks, every kind but files (a file chunk
+is one in ten or more of a repository's). Each variant embeds the same embedding texts (what the
+indexer gives the model: kind, name, signature, docstring, 30 body lines), input cut at 128
+tokens; the variants take turns in each of `--runs` rounds, and the figure is the median round.
+
+Variants (all by default):
+  torch-q8        sentence-transformers, int8 dynamic quantization, batch 8: the default before
+                  issue 17, the reference for speed
+  torch-fp32      the same unquantized: the reference for the vectors (the model's own)
+  ort-bN          ONNX Runtime on the int8-weight ONNX model, N texts a batch (8, 32, 64)
+  ort-b32-1t      ... on one thread (the daemon's background embedding)
+  ort-b32-nospin  ... intra-op threads that sleep instead of spinning while they wait
+  ort-b32-basic   ... basic graph optimizations only (no fusions)
+  ort-b32-par     ... parallel execution mode (operators side by side)
+  ov-bN           OpenVINO on the same ONNX file (8, 32, 64)
+  ov-b32-1t       ... on one thread
+  ov-b32-bf16     ... bfloat16 inference precision (AVX-512 BF16)
+  ov-b32-skip     the default (OpenVINO, batch 32), with chunks that say nothing skipped
+                  (embed_min_chars, --min-chars): its rate counts every sampled chunk, as an
+                  index does, over the time spent on those that get a vector
+For each: chunks/s, against torch-q8, the cosine with torch-fp32 per chunk (mean and lowest), and
+a short query's embedding time (median of 40), alone and while another thread embeds batches (as
+in the daemon, whose searches go on beside its background embedding).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from codesearch.analysis.embed_text import embed_text
+from codesearch.analysis.embed_text import embed_text, worth_embedding
 from codesearch.config import Settings
-from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder as Embedder
+from codesearch.embedding import onnx as onnx_backend
+from codesearch.embedding.onnx import OnnxEmbedder
+from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder
 from codesearch.ingest.extract import SkipFile, extract_file
 from codesearch.ingest.walker import RepoWalker, SourceFile
+
+ALL = ["torch-q8", "torch-fp32", "ort-b8", "ort-b32", "ort-b64", "ort-b32-1t", "ort-b32-nospin", "ort-b32-basic",
+       "ort-b32-par", "ov-b8", "ov-b32", "ov-b64", "ov-b32-1t", "ov-b32-bf16", "ov-b32-skip"]
+QUERIES = ["retry with exponential backoff", "where are routes registered", "parse the config file",
+           "HTTPException", "who calls render_template", "flag parsing for subcommands", "close the connection",
+           "load environment variables"]
 
 
 def sample_chunks(roots: list[Path], n: int) -> list:
@@ -47,67 +71,143 @@ def sample_chunks(roots: list[Path], n: int) -> list:
     return chunks[:n]
 
 
+def _ort_with(**options) -> OnnxEmbedder:
+    """The onnx embedder on ONNX Runtime with session options the product does not expose."""
+    import onnxruntime
+    model_path, _ = onnx_backend.model_files("all-MiniLM-L6-v2")
+    opts = onnxruntime.SessionOptions()
+    opts.intra_op_num_threads = 0
+    opts.log_severity_level = 3
+    for name, value in options.items():
+        if name == "spinning":
+            opts.add_session_config_entry("session.intra_op.allow_spinning", value)
+        else:
+            setattr(opts, name, value)
+    session = onnxruntime.InferenceSession(str(model_path), opts, providers=["CPUExecutionProvider"])
+    embedder = OnnxEmbedder("all-MiniLM-L6-v2", runtime="onnxruntime", batch_size=32)
+    _, tokenizer = embedder._load()
+    embedder._loaded = (lambda ids, mask: session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                                             "token_type_ids": np.zeros_like(ids)})[0], tokenizer)
+    return embedder
+
+
+def _ov_bf16() -> OnnxEmbedder:
+    import openvino
+    model_path, _ = onnx_backend.model_files("all-MiniLM-L6-v2")
+    compiled = openvino.Core().compile_model(str(model_path), "CPU", {"PERFORMANCE_HINT": "LATENCY",
+                                                                      "INFERENCE_PRECISION_HINT": "bf16"})
+    request = compiled.create_infer_request()
+    embedder = OnnxEmbedder("all-MiniLM-L6-v2", runtime="openvino", batch_size=32)
+    _, tokenizer = embedder._load()
+    embedder._loaded = (lambda ids, mask: np.asarray(request.infer(
+        {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]), tokenizer)
+    return embedder
+
+
+def make(name: str):
+    """The embedder of a variant, loaded."""
+    import onnxruntime
+    level, mode = onnxruntime.GraphOptimizationLevel, onnxruntime.ExecutionMode
+    st = lambda quantize: SentenceTransformerEmbedder("all-MiniLM-L6-v2", batch_size=8, max_tokens=128,
+                                                      quantize=quantize)
+    table: dict[str, Callable[[], object]] = {
+        "torch-q8": lambda: st(True), "torch-fp32": lambda: st(False),
+        "ort-b32-nospin": lambda: _ort_with(spinning="0"),
+        "ort-b32-basic": lambda: _ort_with(graph_optimization_level=level.ORT_ENABLE_BASIC),
+        "ort-b32-par": lambda: _ort_with(execution_mode=mode.ORT_PARALLEL, inter_op_num_threads=2),
+        "ov-b32-bf16": _ov_bf16,
+    }
+    if name in table:
+        embedder = table[name]()
+    else:
+        runtime, batch, *rest = name.split("-")
+        embedder = OnnxEmbedder("all-MiniLM-L6-v2", runtime={"ort": "onnxruntime", "ov": "openvino"}[runtime],
+                                batch_size=int(batch[1:]), threads=1 if "1t" in rest else 0)
+    embedder.encode_query("warm up")  # loaded before the clock starts
+    return embedder
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--chunks", type=int, default=400)
+    parser.add_argument("--chunks", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--variants", default=",".join(ALL))
+    parser.add_argument("--min-chars", type=int, default=Settings().embed_min_chars or 60,
+                        help="the skip variant's embed_min_chars")
     parser.add_argument("roots", nargs="+", type=Path)
     args = parser.parse_args()
+    names = args.variants.split(",")
+    unknown = [n for n in names if n not in ALL]
+    if unknown:
+        parser.error(f"unknown variants {unknown}; choose from {', '.join(ALL)}")
     chunks = sample_chunks(args.roots, args.chunks)
-    settings = Settings()
-    full = [f"{c.header}\n{c.text}" for c in chunks]
-    bounded = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines)
-               for c in chunks]
-    base = Embedder(settings.model, max_tokens=256)
-    model = base.model
-
-    def naive():
-        return model.encode(full, normalize_embeddings=True, show_progress_bar=False)
-
-    def ours():
-        return base.encode_documents(bounded)
-
-    quant = Embedder(settings.model, max_tokens=256, quantize=True)
-
-    def ours_q():
-        return quant.encode_documents(bounded)
-
-    short = Embedder(settings.model, max_tokens=128, quantize=True)
-
-    def ours_q_short():
-        return short.encode_documents(bounded)
-
-    reference = Embedder(settings.model, max_tokens=128)
-
-    def fp32_short():
-        return reference.encode_documents(bounded)
-
-    from codesearch.embedding.onnx import OnnxEmbedder
-    onnx = OnnxEmbedder(settings.model, max_tokens=128)
-
-    def onnx_short():
-        return onnx.encode_documents(bounded)
-
-    variants = {"naive": naive, "bounded": ours, "bounded+q": ours_q, "+q,128tok": ours_q_short,
-                "fp32,128": fp32_short, "onnx,128": onnx_short}
-    times = {name: [] for name in variants}
-    vectors = {}
+    body_lines = Settings().embed_body_lines
+    texts = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, body_lines) for c in chunks]
+    worth = [i for i, c in enumerate(chunks) if worth_embedding(c.kind, c.docstring, c.text, args.min_chars)]
+    loads = [os.getloadavg()[0]]
+    embedders = {name: make(name) for name in dict.fromkeys(["torch-fp32", *names])}
+    times: dict[str, list[float]] = {name: [] for name in names}
+    vectors: dict[str, np.ndarray] = {"torch-fp32": embedders["torch-fp32"].encode_documents(texts)}
     for _ in range(args.runs):
-        for name, fn in variants.items():
-            t = time.perf_counter()
-            vectors[name] = np.asarray(fn())
-            times[name].append(time.perf_counter() - t)
-    import torch
-    print(f"{len(chunks)} chunks, {args.runs} runs, torch threads {torch.get_num_threads()}")
-    naive_rate = len(chunks) / statistics.median(times["naive"])
-    print(f"  {'':<10} {'chunks/s':>8}  {'x naive':>7}  cos with: {'naive':>11}  {'fp32,128':>11}  {'+q,128tok':>11}"
-          "  (mean/lowest)")
-    for name in variants:
+        for name in names:
+            subset = [texts[i] for i in worth] if name.endswith("-skip") else texts
+            started = time.perf_counter()
+            out = embedders[name].encode_documents(subset)
+            times[name].append(time.perf_counter() - started)
+            vectors[name] = out if len(subset) == len(texts) else _spread(out, worth, vectors["torch-fp32"])
+        loads.append(os.getloadavg()[0])
+    query_ms = {name: _query_ms(embedders[name]) for name in names}
+    beside_ms = {name: _query_ms(embedders[name], beside=texts[:64]) for name in names}
+    print(f"{len(chunks)} chunks from {', '.join(str(r) for r in args.roots)}; {args.runs} rounds; "
+          f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores")
+    print(f"skip variant: {len(chunks) - len(worth)} of {len(chunks)} chunks get no vector "
+          f"(embed_min_chars {args.min_chars})")
+    reference = len(chunks) / statistics.median(times["torch-q8"]) if "torch-q8" in times else None
+    print(f"  {'variant':<15} {'chunks/s':>8} {'vs torch-q8':>11}  {'cos with fp32 mean/lowest':>25}  "
+          f"{'query alone / beside a batch':>28}")
+    for name in names:
         rate = len(chunks) / statistics.median(times[name])
-        agree = [np.sum(vectors[name] * vectors[other], axis=1) for other in ("naive", "fp32,128", "+q,128tok")]
-        cells = "  ".join(f"{float(a.mean()):.4f}/{float(a.min()):.3f}" for a in agree)
-        print(f"  {name:<10} {rate:8.1f}  x{rate / naive_rate:6.2f}  {cells}")
+        agree = np.sum(vectors[name] * vectors["torch-fp32"], axis=1)
+        if name.endswith("-skip"):
+            agree = agree[worth]
+        ratio = f"x{rate / reference:.2f}" if reference else "-"
+        print(f"  {name:<15} {rate:8.1f} {ratio:>11}  {float(agree.mean()):>17.4f} / {float(agree.min()):.4f}"
+              f"  {query_ms[name]:12.1f} / {beside_ms[name]:6.1f} ms"
+              f"   rounds: {', '.join(f'{len(chunks) / t:.1f}' for t in times[name])}")
     return 0
+
+
+def _spread(out: np.ndarray, worth: list[int], like: np.ndarray) -> np.ndarray:
+    """The subset's vectors in their places (zeros where no vector was made)."""
+    full = np.zeros_like(like)
+    full[worth] = out
+    return full
+
+
+def _query_ms(embedder, beside: list[str] | None = None) -> float:
+    """Median time to embed a short query; `beside`: while another thread embeds these texts."""
+    stop = threading.Event()
+
+    def batches() -> None:
+        while not stop.is_set():
+            embedder.encode_documents(beside)
+    worker = threading.Thread(target=batches) if beside else None
+    if worker:
+        worker.start()
+        time.sleep(0.5)
+    spent = []
+    try:
+        for i in range(40 if not beside else 20):
+            started = time.perf_counter()
+            embedder.encode_query(QUERIES[i % len(QUERIES)])
+            spent.append(time.perf_counter() - started)
+            if beside:
+                time.sleep(0.05)
+    finally:
+        stop.set()
+        if worker:
+            worker.join()
+    return statistics.median(spent) * 1000
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ importing numpy or torch.
 from __future__ import annotations
 
 import hashlib
+import re
+
+_SPACE = re.compile(r"\s+")
 
 
 def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, text: str,
@@ -25,6 +28,22 @@ def embed_text_of(chunk, body_lines: int) -> str:
     get = chunk.__getitem__ if hasattr(chunk, "keys") else lambda name: getattr(chunk, name)
     return embed_text(get("kind"), get("qualified_name"), get("signature"), get("docstring"), get("text"),
                       body_lines)
+
+
+def worth_embedding(kind: str, docstring: str, text: str, min_chars: int) -> bool:
+    """Whether a chunk says enough for a vector of its own: a file always does (it stands in for
+    what it holds), a documented definition does; otherwise at least `min_chars` non-whitespace
+    characters of code (a one-line accessor, a closing `});` or a lone type alias say little
+    that their name does not, and keyword and graph search still find them by it)."""
+    return kind == "file" or bool(docstring.strip()) or len(_SPACE.sub("", text)) >= min_chars
+
+
+def embed_hash_of(vector_key: str, chunk, body_lines: int, min_chars: int) -> str | None:
+    """The key of a chunk's vector (a Chunk or a catalog row), or None: it gets no vector."""
+    get = chunk.__getitem__ if hasattr(chunk, "keys") else lambda name: getattr(chunk, name)
+    if not worth_embedding(get("kind"), get("docstring") or "", get("text") or "", min_chars):
+        return None
+    return text_hash(vector_key, embed_text_of(chunk, body_lines))
 
 
 def text_hash(model: str, text: str) -> str:

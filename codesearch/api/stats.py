@@ -35,7 +35,7 @@ def collect_stats(index: Index, count_vectors: bool = True) -> Stats:
     return Stats(
         files=counts["files"], chunks=counts["chunks"], vectors=counts["vectors"], edges=counts["edges"],
         skipped=counts["skipped"], languages=counts["languages"],
-        chunks_without_vectors=counts["chunks"] - counts["vectors"], index_bytes=_disk_size(index.dir),
+        chunks_without_vectors=counts["without_vectors"], index_bytes=_disk_size(index.dir),
         source_bytes=counts["source_bytes"], index_dir=str(index.dir), root=str(index.root),
         model=cat.get_meta("model") or index.settings.model,
         last_index_time=float(last) if last else None, last_index_seconds=float(seconds) if seconds else None,

@@ -124,6 +124,13 @@ class IndexAnswer(Record):
     note: str | None = None
 
 
+def embedded_share(vectors: int, without_vectors: int) -> float:
+    """The share of the chunks that get a vector which have it now (1.0: vector search sees all
+    it ever will; chunks with nothing to say get no vector and do not count)."""
+    total = vectors + without_vectors
+    return round(vectors / total, 4) if total else 1.0
+
+
 @dataclass(frozen=True)
 class Stats(Record):
     """What an index holds (`codesearch stats --json`)."""

@@ -46,6 +46,7 @@ from .types import (
     Status,
     SymbolsAnswer,
     SymbolsRequest,
+    embedded_share,
 )
 
 A = TypeVar("A")
@@ -302,11 +303,12 @@ class WorkspaceService:
         left = sum(s.embedding.chunks_without_vectors for s in all_)
         rate = sum(s.embedding.rate_per_second for s in all_)
         eta = round(left / rate, 1) if rate and left else (None if left else 0.0)
-        chunks, vectors = sum(s.chunks for s in all_), sum(s.vectors for s in all_)
+        vectors = sum(s.vectors for s in all_)
         return Status(
             pid=all_[0].pid, root=self.describe, uptime_seconds=max(s.uptime_seconds for s in all_),
             ready=all(s.ready for s in all_), model_ready=all(s.model_ready for s in all_),
-            files=sum(s.files for s in all_), chunks=chunks, vectors=vectors, edges=sum(s.edges for s in all_),
+            files=sum(s.files for s in all_), chunks=sum(s.chunks for s in all_), vectors=vectors,
+            edges=sum(s.edges for s in all_),
             skipped=_summed(s.skipped for s in all_), pending_changes=sum(s.pending_changes for s in all_),
             last_reindex=max((s.last_reindex for s in all_ if s.last_reindex), key=lambda r: r.get("at", 0),
                              default=None),
@@ -316,7 +318,7 @@ class WorkspaceService:
             watcher=",".join(sorted({s.watcher for s in all_ if s.watcher})) or None,
             watcher_note="; ".join([f"{n}: {s.watcher_note}" for n, s in answers if s.watcher_note]
                                    + [f"left out {p}" for p in problems]),
-            embedded_share=round(vectors / chunks, 4) if chunks else 1.0, stale=any(s.stale for s in all_))
+            embedded_share=embedded_share(vectors, left), stale=any(s.stale for s in all_))
 
     def health(self) -> Health:
         answers, _ = self._each(lambda s: s.health())

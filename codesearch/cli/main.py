@@ -648,6 +648,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def _add_index_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
     p.add_argument("--model", dest="model", help="sentence-transformers model name or path")
+    p.add_argument("--device", dest="device", help="where the model runs: cpu, cuda or cuda:N "
+                   "(default: a CUDA GPU when there is one, else the CPU)")
     p.add_argument("--chroma-url", dest="chroma_url", help="use a Chroma server, e.g. http://localhost:8000")
 
 
@@ -659,7 +661,8 @@ def _add_repo_options(p: argparse.ArgumentParser) -> None:
 
 
 def _overrides(args: argparse.Namespace) -> None:
-    args.overrides = {"model": getattr(args, "model", None), "chroma_url": getattr(args, "chroma_url", None)}
+    args.overrides = {"model": getattr(args, "model", None), "chroma_url": getattr(args, "chroma_url", None),
+                      "device": getattr(args, "device", None)}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -863,13 +866,14 @@ def _run(args: argparse.Namespace) -> tuple[int, str | None]:
             raise
         import sqlite3
 
+        from ..embedding.base import EmbeddingError
         from ..store.catalog import CatalogDamaged, CatalogError, is_damage  # only now: the CLI starts light
         if isinstance(exc, CatalogDamaged) or is_damage(exc):
             root = getattr(args, "path", None) or getattr(args, "repo", None) or "."
             root = root[0] if isinstance(root, list) else root  # --repo and daemon PATH may repeat
             detail = str(exc) if isinstance(exc, CatalogError) else f"the index database is damaged ({exc})"
             return EXIT_ERROR, f"{detail}; rebuild it with: codesearch index --rebuild {root}"
-        if isinstance(exc, (CatalogError, sqlite3.DatabaseError)):
+        if isinstance(exc, (CatalogError, sqlite3.DatabaseError, EmbeddingError)):
             return EXIT_ERROR, str(exc)
         return EXIT_ERROR, f"unexpected error: {exc.__class__.__name__}: {exc} (rerun with --debug)"
 

@@ -52,6 +52,7 @@ from ..api.types import (
     Status,
     SymbolsAnswer,
     SymbolsRequest,
+    embedded_share,
 )
 from ..config import Settings
 from ..embedding.base import Embedder
@@ -455,7 +456,7 @@ class Daemon:
     def status(self) -> Status:
         stats = self.stats()
         pending = len(self.pending_paths()) + self._queue.qsize()
-        left = stats.chunks - stats.vectors
+        left = stats.chunks_without_vectors
         active = bool(left) and time.monotonic() - self.embedding["at"] < EMBEDDING_ACTIVE_SECONDS
         rate = self.embedding["rate"] if active else 0.0  # a rate from a finished run says nothing now
         eta = round(left / rate, 1) if active and rate else None  # honest: none without a current rate
@@ -469,7 +470,7 @@ class Daemon:
                                         eta_seconds=eta, active=active),
             watcher=self.watcher.mode if self.watcher else None,
             watcher_note=self.watcher.fallback_reason if self.watcher else "",
-            embedded_share=round(stats.vectors / stats.chunks, 4) if stats.chunks else 1.0,
+            embedded_share=embedded_share(stats.vectors, left),
             stale=bool(pending),
             indexing=[event.to_dict() for event in list(self.indexing.values())] or None,
             idle_stop_minutes=self.idle_stop_minutes, model_error=self.model_error)

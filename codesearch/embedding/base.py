@@ -9,6 +9,10 @@ from typing import Protocol
 
 import numpy as np
 
+# texts per forward pass on a CUDA GPU, for either backend: enough to keep one busy at 128 tokens
+# (not measured: no GPU was at hand when it was chosen)
+GPU_BATCH = 256
+
 
 class EmbeddingError(RuntimeError):
     """The model cannot be loaded or used; the message says which and why."""

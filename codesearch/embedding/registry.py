@@ -22,7 +22,7 @@ def _sentence_transformer(s: Settings) -> Embedder:
 
 def _onnx(s: Settings) -> Embedder:
     from .onnx import OnnxEmbedder
-    return OnnxEmbedder(s.model, s.device, s.embed_batch_size, s.embed_max_tokens, s.embed_threads)
+    return OnnxEmbedder(s.model, s.device, s.embed_batch_size, s.embed_max_tokens, s.embed_threads, s.embed_runtime)
 
 
 def _static(s: Settings) -> Embedder:
@@ -93,7 +93,7 @@ class EmbedderPool:
 
     def get(self, settings: Settings) -> Embedder:
         key = (settings.embedder, settings.model, settings.device, settings.embed_batch_size,
-               settings.embed_max_tokens, settings.embed_quantize, settings.embed_threads)
+               settings.embed_max_tokens, settings.embed_quantize, settings.embed_threads, settings.embed_runtime)
         with self._lock:
             if key not in self._made:
                 self._made[key] = SharedEmbedder(create_embedder(settings))

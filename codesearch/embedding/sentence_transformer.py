@@ -8,11 +8,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import EmbeddingError, length_sorted_encode
+from .base import GPU_BATCH, EmbeddingError, length_sorted_encode
 
 _PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 # vectors whose key carries no ":tN" were made with the model's input cut at this many tokens
 UNNAMED_TOKEN_LIMIT = 256
+CPU_BATCH = 8  # texts per forward pass on a CPU (scripts/bench_embedding.py, before issue 17)
 
 
 def resolve_model_path(name: str) -> str:
@@ -64,13 +65,13 @@ def encode_batches(model, texts: Sequence[str], batch_size: int) -> np.ndarray:
 class SentenceTransformerEmbedder:
     """Loads the model on first use (once, under a lock); encoding may run on several threads."""
 
-    def __init__(self, model: str, device: str = "", batch_size: int = 8, max_tokens: int = 128,
+    def __init__(self, model: str, device: str = "", batch_size: int = 0, max_tokens: int = 128,
                  quantize: bool = False, threads: int = 0):
         self.model_name = model
         self.threads = threads
         self.quantize = quantize
         self.device = device
-        self.batch_size = batch_size
+        self.batch_size = batch_size  # 0: chosen for the device
         self.max_tokens = max_tokens
         self._model = None
         self._lock = threading.Lock()
@@ -88,6 +89,8 @@ class SentenceTransformerEmbedder:
             model.max_seq_length = min(self.max_tokens, model.max_seq_length or self.max_tokens)
         if self.quantize and device == "cpu":
             model = quantize_linear_layers(model)
+        if not self.batch_size:
+            self.batch_size = GPU_BATCH if device.startswith("cuda") else CPU_BATCH
         model.eval()  # once: encode_query runs the modules directly
         return model
 

@@ -269,6 +269,14 @@ class Index:
             self._vector_shortfall = 0
             self._probed = True  # an empty store has nothing to probe
 
+    def retire_vectors(self) -> None:
+        """Forget every vector (they have another key): a local store is deleted; on a Chroma
+        server, whose collections are named by key, the old collection is left to its owner."""
+        if self.settings.chroma_url:
+            self.catalog.forget_all_vectors()
+        else:
+            self.drop_vectors()
+
     def close(self) -> None:
         if self._shared is None and self._vectors is not None:
             self._vectors.close()

@@ -60,6 +60,7 @@ class IndexReport:
     embedded_ids: list[str] = field(default_factory=list)
     rebuilt: str = ""
     vectors_repaired: str = ""  # why the vector store was rebuilt from the catalog, if it was
+    vectors_rekeyed: str = ""  # the key of the vectors the index held before a change of embedder
     vectors_reconciled: int = 0  # vectors the store had lost (or kept astray), put right
     verified: bool = False  # the catalog's integrity and every vector id were checked
     stale_paths: set[str] = field(default_factory=set)  # files that changed under the embedder: to reindex
@@ -124,12 +125,22 @@ class Indexer:
                 if damage:
                     raise CatalogError(f"the index database {self.catalog.path} is damaged ({damage}); "
                                        f"rebuild it with: codesearch index --rebuild {self.index.root}")
+            old_key = self.catalog.get_meta("model")  # read before a reset forgets it
             problem = self.index.compatibility_problem()
+            rekeyed = bool(old_key) and old_key != self.index.vector_key
+            if rekeyed and not problem:
+                # the catalog keeps no chunk text to hash anew: every file is read again (keyword
+                # and graph search come back within the reindex; vectors as the sync makes them)
+                problem = (f"the embedding model changed ({old_key} -> {self.index.vector_key}): "
+                           "every chunk is embedded again, once")
             if problem:
                 self.log(f"rebuilding the index: {problem}")
                 outdated = self.catalog.outdated
                 self.catalog.reset()
-                if outdated and not self.settings.chroma_url:
+                if rekeyed:
+                    report.vectors_rekeyed = old_key or ""
+                    self.index.retire_vectors()
+                elif outdated and not self.settings.chroma_url:
                     self.index.drop_vectors()  # filed under the old catalog's rows: made again from the cache
                 report.rebuilt = problem
                 paths = None
@@ -235,7 +246,8 @@ class Indexer:
         written = StageCounter(self.on_progress, "write") if candidates else None
         batch: list[tuple[SourceFile, Extracted | SkipFile]] = []
         jobs = [(e.rel, e.path, e.language) for e in candidates]
-        finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines)
+        finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines,
+                         self.settings.embed_min_chars)
         for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):
             batch.append((entry, result))
             if parsed:

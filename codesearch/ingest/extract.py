@@ -52,7 +52,7 @@ class Extracted:
     defined_names: list[str] = field(default_factory=list)
     # filled by the indexer's finisher: keyword-index columns per chunk, and chunk id -> embed hash
     keyword_columns: list[tuple[str, str, str, str]] | None = None
-    embed_hashes: dict[str, str] | None = None
+    embed_hashes: dict[str, str | None] | None = None
 
     @classmethod
     def from_parsed(cls, parsed: ParsedFile, chunks: list[Chunk], digest: str) -> Extracted:

@@ -452,7 +452,7 @@ class Catalog:
         db.execute("DELETE FROM chunks WHERE fid = ?", (row[0],))
 
     # --- chunks ---------------------------------------------------------------------------
-    def insert_chunks(self, db: sqlite3.Connection, chunks: list[Chunk], embed_hashes: Mapping[str, str],
+    def insert_chunks(self, db: sqlite3.Connection, chunks: list[Chunk], embed_hashes: Mapping[str, str | None],
                       vector_hashes: Mapping[str, str | None], keywords: list[KeywordColumns]) -> None:
         """Insert one file's chunks (parents before children, as chunking makes them) with their
         keyword-index rows (`keyword_columns` of each chunk, see analysis/rows.py)."""
@@ -507,13 +507,13 @@ class Catalog:
         kinds = "" if definitions is None else f" AND c.kind {'NOT ' if definitions else ''}IN ({_NOT_DEFINITIONS})"
         sql = ("SELECT c.rid, c.id, f.path, f.language, c.kind, c.embed_hash FROM chunks c "
                "JOIN files f ON f.fid = c.fid WHERE c.rid > ? "
-               f"AND (c.vector_hash IS NULL OR c.vector_hash != c.embed_hash){kinds} "
+               f"AND c.embed_hash IS NOT NULL AND c.vector_hash IS NOT c.embed_hash{kinds} "
                "ORDER BY c.rid LIMIT ?")
         return [VectorRow(r[0], r[1], r[2], r[3], r[4], r[5].hex()) for r in self.db.execute(sql, (after_rid, limit))]
 
     def count_needing_vectors(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM chunks WHERE vector_hash IS NULL "
-                                   "OR vector_hash != embed_hash").fetchone()[0])
+        return int(self.db.execute("SELECT COUNT(*) FROM chunks WHERE embed_hash IS NOT NULL "
+                                   "AND vector_hash IS NOT embed_hash").fetchone()[0])
 
     def mark_vectors(self, pairs: list[tuple[str, str]]) -> list[str]:
         """Record that Chroma now holds these (id, embed_hash) vectors; returns the ids that no
@@ -629,13 +629,13 @@ class Catalog:
     def needs_vectors(self) -> bool:
         """Whether Chroma lags the catalog: chunks without current vectors, or vectors to delete."""
         db = self.db
-        return bool(db.execute("SELECT 1 FROM chunks WHERE vector_hash IS NULL OR vector_hash != embed_hash "
+        return bool(db.execute("SELECT 1 FROM chunks WHERE embed_hash IS NOT NULL AND vector_hash IS NOT embed_hash "
                                "LIMIT 1").fetchone()
                     or db.execute("SELECT 1 FROM vector_deletions LIMIT 1").fetchone())
 
     def vector_coverage(self) -> tuple[int, int]:
-        """(chunks, chunks whose current vector Chroma holds): a table scan."""
-        row = self.db.execute("SELECT COUNT(*), SUM(vector_hash = embed_hash) FROM chunks").fetchone()
+        """(chunks that get a vector, those whose current vector Chroma holds): a table scan."""
+        row = self.db.execute("SELECT COUNT(embed_hash), SUM(vector_hash = embed_hash) FROM chunks").fetchone()
         return int(row[0] or 0), int(row[1] or 0)
 
     def names_defined_in(self, path: str) -> set[str]:
@@ -815,6 +815,8 @@ class Catalog:
             "source_bytes": one("SELECT COALESCE(SUM(size), 0) FROM files WHERE skip_reason IS NULL"),
             "chunks": one("SELECT COUNT(*) FROM chunks"),
             "vectors": one("SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash"),
+            "without_vectors": one("SELECT COUNT(*) FROM chunks WHERE embed_hash IS NOT NULL"
+                                   " AND vector_hash IS NOT embed_hash"),
             # calls and imports, and containment (a chunk in its parent)
             "edges": one("SELECT COUNT(*) FROM edges") + one("SELECT COUNT(*) FROM chunks WHERE parent IS NOT NULL"),
             "skipped": skipped,

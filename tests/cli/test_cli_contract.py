@@ -93,6 +93,19 @@ def test_every_json_error_is_json_on_stdout(repo, capsys, monkeypatch, argv, exi
     assert "Traceback" not in err
 
 
+def test_a_device_the_model_cannot_use_is_one_line(repo, capsys, monkeypatch):
+    """--device cuda on a machine whose onnxruntime has no CUDA: exit 1, one sentence that says what
+    to install; nothing of the index is lost (keyword search still answers)."""
+    import onnxruntime
+    if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+        pytest.skip("this onnxruntime has CUDA")
+    code, out, err = run_main(capsys, "index", str(repo), "--device", "cuda", "--json")
+    assert code == 1 and "Traceback" not in err
+    assert "pip install onnxruntime-gpu" in json.loads(out)["error"]
+    code, out, _ = run_main(capsys, "query", "retry", "--repo", str(repo), "--mode", "keyword", "--json")
+    assert code == 0 and json.loads(out)["results"]
+
+
 def test_every_json_success_parses(repo, capsys, monkeypatch):
     monkeypatch.chdir(repo)
     commands = [["query", "backoff", "--json", "--mode", "keyword"], ["callers", "clamp", "--json"],

@@ -652,6 +652,19 @@ def test_cli_query_through_the_daemon_imports_no_heavy_modules(d):
     assert not heavy, f"the daemon client imported {sorted(heavy)}"
 
 
+def test_a_daemon_with_the_default_embedder_never_loads_torch(d):
+    """The default backend runs the model without torch: after indexing, embedding and answering a
+    hybrid query, no torch library is mapped into the daemon (importing torch would map it)."""
+    d.search("retry delay with exponential backoff", mode="hybrid")
+    wait_for(lambda: d.status()["embedded_share"] == 1.0, timeout=120, what="every vector")
+    answer = d.search("retry delay with exponential backoff", mode="hybrid")
+    assert answer["results"] and not answer.get("partial")
+    with open(f"/proc/{d.pid}/maps") as fh:
+        mapped = fh.read()
+    assert "libtorch" not in mapped and "/torch/" not in mapped
+    assert "openvino" in mapped or "onnxruntime" in mapped  # the model did load, without torch
+
+
 # --------------------------------------------------------------------------------------------
 # 3. a burst of files
 # --------------------------------------------------------------------------------------------

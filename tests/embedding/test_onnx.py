@@ -1,4 +1,5 @@
-"""The onnx embedder: the packaged int8 model on ONNX Runtime, against the same model in torch."""
+"""The onnx embedder: the packaged int8-weight model on OpenVINO and ONNX Runtime, against the
+same model in torch; which runtime and device it picks."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import numpy as np
 import pytest
 
 from codesearch.config import Settings
-from codesearch.embedding.base import EmbeddingError
-from codesearch.embedding.onnx import OnnxEmbedder
+from codesearch.embedding.base import GPU_BATCH, EmbeddingError
+from codesearch.embedding.onnx import CPU_BATCH, CUDA_PROVIDER, OnnxEmbedder, choose_runtime
 from codesearch.embedding.registry import create_embedder
 from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder
 
@@ -19,9 +20,12 @@ TEXTS = ["def compute_backoff(attempt):\n    return min(cap, base * 2 ** attempt
          "how are routes registered", "Ünïcödé naïve café 数据", "x = 1\n" * 400]
 
 
-@pytest.fixture(scope="module")
-def onnx():
-    return OnnxEmbedder("all-MiniLM-L6-v2", max_tokens=128)
+@pytest.fixture(scope="module", params=["openvino", "onnxruntime"])
+def onnx(request):
+    embedder = OnnxEmbedder("all-MiniLM-L6-v2", max_tokens=128, runtime=request.param)
+    embedder.encode_query("load")
+    assert embedder.chosen == (request.param, "cpu") and embedder.batch_size == CPU_BATCH
+    return embedder
 
 
 def test_vectors_are_the_models_own(onnx):
@@ -38,12 +42,75 @@ def test_a_texts_vector_does_not_depend_on_its_batch(onnx):
     together = onnx.encode_documents(TEXTS)
     assert np.abs(alone - together).max() < 1e-5
     assert onnx.encode_documents([]).shape == (0, 384)
+    many = TEXTS * 20  # several batches, the texts in other batches and places
+    assert np.abs(onnx.encode_documents(many) - np.tile(together, (20, 1))).max() < 1e-5
 
 
-def test_the_setting_picks_it_and_its_vectors_have_their_own_key():
-    embedder = create_embedder(Settings(embedder="onnx"))
+def test_queries_on_many_threads_get_the_same_vectors(onnx):
+    """The daemon searches on several threads while its embedder thread encodes batches."""
+    from concurrent.futures import ThreadPoolExecutor
+    expected = [onnx.encode_query(t) for t in TEXTS]
+    with ThreadPoolExecutor(4) as pool:
+        batch = pool.submit(onnx.encode_documents, TEXTS * 10)
+        got = list(pool.map(onnx.encode_query, TEXTS * 3))
+        batch.result()
+    assert all(np.abs(g - expected[i % len(TEXTS)]).max() < 1e-5 for i, g in enumerate(got))
+
+
+def test_both_runtimes_give_the_same_vectors_under_one_key():
+    """Why the runtime is not part of the key: their vectors agree as a CPU's and a GPU's would."""
+    ov = OnnxEmbedder("all-MiniLM-L6-v2", runtime="openvino")
+    ort = OnnxEmbedder("all-MiniLM-L6-v2", runtime="onnxruntime")
+    assert ov.key == ort.key
+    agree = np.sum(ov.encode_documents(TEXTS) * ort.encode_documents(TEXTS), axis=1)
+    assert agree.min() > 0.999
+
+
+def test_it_is_the_default_and_its_vectors_have_their_own_key():
+    embedder = create_embedder(Settings())
     assert isinstance(embedder, OnnxEmbedder) and embedder.key == "all-MiniLM-L6-v2:onnx-q8:t128"
-    assert embedder.key != create_embedder(Settings()).key
+    torch_backend = create_embedder(Settings(embedder="sentence-transformers"))
+    assert isinstance(torch_backend, SentenceTransformerEmbedder) and torch_backend.key != embedder.key
+
+
+@pytest.mark.parametrize(("runtime", "device", "openvino", "providers", "gpu", "chosen"), [
+    # nothing asked: a CUDA GPU when there is one and onnxruntime can drive it
+    ("auto", "", True, ["CPUExecutionProvider", CUDA_PROVIDER], True, ("onnxruntime", "cuda")),
+    # onnxruntime-gpu installed on a machine without a GPU: the CPU, and OpenVINO there
+    ("auto", "", True, ["CPUExecutionProvider", CUDA_PROVIDER], False, ("openvino", "cpu")),
+    # a GPU, but an onnxruntime without CUDA: the CPU
+    ("auto", "", True, ["CPUExecutionProvider"], True, ("openvino", "cpu")),
+    ("auto", "", False, ["CPUExecutionProvider"], False, ("onnxruntime", "cpu")),
+    ("auto", "cpu", True, ["CPUExecutionProvider", CUDA_PROVIDER], True, ("openvino", "cpu")),
+    ("onnxruntime", "", True, ["CPUExecutionProvider"], False, ("onnxruntime", "cpu")),
+    ("onnxruntime", "", True, ["CPUExecutionProvider", CUDA_PROVIDER], True, ("onnxruntime", "cuda")),
+    # OpenVINO named: the CPU even beside a GPU (it does not run on CUDA)
+    ("openvino", "", True, ["CPUExecutionProvider", CUDA_PROVIDER], True, ("openvino", "cpu")),
+    ("auto", "cuda:1", True, ["CPUExecutionProvider", CUDA_PROVIDER], True, ("onnxruntime", "cuda:1")),
+])
+def test_the_runtime_and_device_it_chooses(runtime, device, openvino, providers, gpu, chosen):
+    assert choose_runtime(runtime, device, openvino, providers, gpu) == chosen
+
+
+@pytest.mark.parametrize(("runtime", "device", "providers", "message"), [
+    ("auto", "cuda", ["CPUExecutionProvider"], "pip install onnxruntime-gpu"),
+    ("openvino", "cuda", ["CPUExecutionProvider", CUDA_PROVIDER], "OpenVINO does not run on CUDA"),
+    ("auto", "mps", ["CPUExecutionProvider"], "runs on cpu or cuda"),
+    ("tensorrt", "", ["CPUExecutionProvider"], "unknown embed_runtime"),
+])
+def test_a_runtime_or_device_it_cannot_use_is_one_clear_error(runtime, device, providers, message):
+    with pytest.raises(EmbeddingError, match=message):
+        choose_runtime(runtime, device, True, providers, True)
+
+
+def test_cuda_asked_for_on_this_machine_is_one_clear_error_or_the_gpu():
+    embedder = OnnxEmbedder("all-MiniLM-L6-v2", device="cuda")
+    try:
+        embedder.encode_query("x")
+    except EmbeddingError as exc:
+        assert "CUDA" in str(exc)
+    else:  # a machine with onnxruntime-gpu and a GPU: it runs there, with the GPU's batch size
+        assert embedder.chosen == ("onnxruntime", "cuda") and embedder.batch_size == GPU_BATCH
 
 
 def test_a_model_folder_without_its_files_is_one_clear_error(tmp_path):

@@ -221,8 +221,10 @@ def chroma_ids(root: Path, index_dir: Path | None = None) -> set[str]:
 
 
 def assert_vectors_mirror_catalog(repo: Path, index_dir: Path | None = None) -> None:
+    """Chroma holds a vector for exactly the chunks that get one (all but those with nothing to
+    say: embed_min_chars), each the one the catalog records."""
     catalog = (index_dir or repo / ".codesearch") / "catalog.sqlite3"
-    ids = catalog_chunk_ids(catalog)
+    ids = {r[0] for r in query_catalog(catalog, "SELECT id FROM chunks WHERE embed_hash IS NOT NULL")}
     assert ids, "the index has no chunks"
     assert chroma_ids(repo, index_dir) == ids
     marked = query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE vector_hash = embed_hash")[0][0]

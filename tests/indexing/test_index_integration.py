@@ -42,7 +42,7 @@ from index_helpers import (
     wait_for_http,
 )
 
-from codesearch.analysis.embed_text import embed_text
+from codesearch.analysis.embed_text import embed_text, worth_embedding
 from codesearch.config import load_settings
 from codesearch.indexing.index import IndexLock
 from codesearch.ingest.extract import extract
@@ -88,10 +88,11 @@ def catalog_of(repo: Path) -> Path:
 
 
 def embedded_texts(rel: str, data: bytes, settings) -> dict[str, str]:
-    """chunk id -> the text the model sees, computed from the extraction pipeline itself."""
+    """chunk id -> the text the model sees, computed from the extraction pipeline itself (chunks
+    that get a vector: see embed_min_chars)."""
     result = extract(rel, data, language_for_path(rel), settings)
     return {c.id: embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines)
-            for c in result.chunks}
+            for c in result.chunks if worth_embedding(c.kind, c.docstring, c.text, settings.embed_min_chars)}
 
 
 def chunk_rows(catalog: Path, path: str) -> list[tuple]:
@@ -105,7 +106,8 @@ def test_full_index_via_cli(python_indexed):
     assert "Traceback" not in proc.stderr
     report = json.loads(proc.stdout)
     assert report["added"] == 4 and report["modified"] == report["deleted"] == 0
-    assert report["vectors_embedded"] + report["vectors_from_cache"] == report["chunks_written"] > 0
+    wanted = query_catalog(catalog_of(repo), "SELECT COUNT(*) FROM chunks WHERE embed_hash IS NOT NULL")[0][0]
+    assert report["vectors_embedded"] + report["vectors_from_cache"] == wanted > 0
 
     stats = run_cli("stats", "--repo", repo, "--json")
     assert stats.returncode == 0, stats.stderr
@@ -115,8 +117,8 @@ def test_full_index_via_cli(python_indexed):
     # .gitignore has no language: skipped as such; build/ and *.log are ignored, not "skipped"
     assert data["skipped"] == {"unsupported_type": 1}
     assert data["files"] == 4
-    assert data["vectors"] == data["chunks"] == report["chunks_written"]
-    assert data["vectors_in_store"] == data["chunks"]
+    assert data["vectors"] == wanted and data["chunks"] == report["chunks_written"] >= wanted
+    assert data["vectors_in_store"] == wanted and data["chunks_without_vectors"] == 0
     assert data["edges"] > 0
 
     files = {r[0]: r[1] for r in query_catalog(catalog_of(repo), "SELECT path, skip_reason FROM files")}
@@ -182,7 +184,9 @@ def test_added_file_embeds_only_its_chunks(python_repo):
     new_ids = {r[0] for r in chunk_rows(catalog, "shipping.py")}
     assert len(new_ids) >= 2
     assert (report.added, report.modified, report.deleted, report.unchanged) == (1, 0, 0, 4)
-    assert set(report.embedded_ids) == new_ids and report.vectors_embedded == len(new_ids)
+    wanted = {r[0] for r in query_catalog(catalog, "SELECT id FROM chunks WHERE path = 'shipping.py'"
+                                                   " AND embed_hash IS NOT NULL")}
+    assert set(report.embedded_ids) == wanted and report.vectors_embedded == len(wanted) > 0
     assert report.chunks_written == len(new_ids)
     # the new call resolves: parcel_rate -> config.clamp
     rate = next(r[0] for r in chunk_rows(catalog, "shipping.py") if r[2] == "parcel_rate")
@@ -192,16 +196,17 @@ def test_added_file_embeds_only_its_chunks(python_repo):
 
 
 def test_identical_texts_in_one_run_are_embedded_once(python_repo, monkeypatch):
-    from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder
+    from codesearch.embedding.onnx import OnnxEmbedder
     encoded: list[str] = []
-    real_encode = SentenceTransformerEmbedder.encode_documents
+    real_encode = OnnxEmbedder.encode_documents
 
     def counting_encode(self, texts):
         encoded.extend(texts)
         return real_encode(self, texts)
 
-    monkeypatch.setattr(SentenceTransformerEmbedder, "encode_documents", counting_encode)
-    body = "def shared_helper(value):\n    return value + 41\n"  # the same definition in two files
+    monkeypatch.setattr(OnnxEmbedder, "encode_documents", counting_encode)
+    # the same (documented: it gets a vector) definition in two files
+    body = 'def shared_helper(value):\n    """Add forty-one."""\n    return value + 41\n'
     (python_repo / "first_copy.py").write_text(body)
     (python_repo / "second_copy.py").write_text(body)
 
@@ -212,7 +217,9 @@ def test_identical_texts_in_one_run_are_embedded_once(python_repo, monkeypatch):
     assert report.added == 2 and len(new_ids) == 4
     assert_vectors_mirror_catalog(python_repo)
     assert len(encoded) == len(set(encoded)), "the same text was encoded more than once"
-    assert report.vectors_embedded + report.vectors_from_cache == len(new_ids)
+    wanted = query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE path IN ('first_copy.py', 'second_copy.py')"
+                                    " AND embed_hash IS NOT NULL")[0][0]
+    assert report.vectors_embedded + report.vectors_from_cache == wanted
     assert len(report.embedded_ids) == report.vectors_embedded
 
 
@@ -545,17 +552,103 @@ def test_changed_index_setting_rebuilds(python_repo, tmp_path):
 
 
 def test_vector_key_names_what_changes_a_vector(tmp_path):
-    """Cached vectors are keyed by text and model name: a token limit or quantization that gives
-    other vectors must give another name, or a changed setting would reuse the old vectors."""
+    """Cached vectors are keyed by text and model name: a backend, token limit or quantization that
+    gives other vectors must give another name, or a changed setting would reuse the old vectors."""
     from codesearch.indexing.index import Index
     names = {}
-    for label, overrides in {"default": {}, "full precision": {"embed_quantize": False},
-                             "256 tokens": {"embed_max_tokens": 256}}.items():
+    torch = {"embedder": "sentence-transformers"}
+    for label, overrides in {"default": {}, "onnx, 256 tokens": {"embed_max_tokens": 256}, "torch": torch,
+                             "torch, full precision": {**torch, "embed_quantize": False},
+                             "torch, 256 tokens": {**torch, "embed_max_tokens": 256}}.items():
         index = Index(tmp_path, load_settings(tmp_path, overrides), tmp_path / label, create=True)
         names[label] = index.vector_key
         index.close()
-    assert names["256 tokens"] == "all-MiniLM-L6-v2:q8"  # the name that caches from before 128 use
-    assert len(set(names.values())) == 3
+    assert names["default"] == "all-MiniLM-L6-v2:onnx-q8:t128"
+    assert names["torch"] == "all-MiniLM-L6-v2:q8:t128"  # the default before issue 17
+    assert names["torch, 256 tokens"] == "all-MiniLM-L6-v2:q8"  # the name that caches from before 128 use
+    assert len(set(names.values())) == 5
+
+
+def test_a_changed_embedder_re_embeds_every_chunk_once(python_repo, monkeypatch):
+    """An index whose vectors another embedder made (an older default, a changed setting) is
+    read again (the catalog keeps no chunk text to hash anew) and every chunk embedded once by
+    the new one; the old vectors go, their cache stays (keyed by model and text, so going back
+    costs nothing). Both ways: the default to torch, and back."""
+    catalog = catalog_of(python_repo)
+    files = query_catalog(catalog, "SELECT COUNT(*) FROM files WHERE skip_reason IS NULL")[0][0]
+    keys = []
+    for embedder in ("sentence-transformers", "onnx"):
+        monkeypatch.setenv("CODESEARCH_EMBEDDER", embedder)
+        old_key = query_catalog(catalog, "SELECT value FROM meta WHERE key = 'model'")[0][0]
+
+        report = run_indexer(python_repo)
+
+        new_key = query_catalog(catalog, "SELECT value FROM meta WHERE key = 'model'")[0][0]
+        wanted = query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE embed_hash IS NOT NULL")[0][0]
+        assert new_key != old_key and report.vectors_rekeyed == old_key and report.rebuilt
+        assert report.unchanged == 0 and report.chunks_written and files  # every file read again
+        assert report.vectors_embedded + report.vectors_from_cache == wanted
+        assert bool(report.vectors_embedded) == (embedder != "onnx")  # back to the first: all cached
+        assert_vectors_mirror_catalog(python_repo)
+        assert query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE embed_hash IS NOT NULL AND "
+                                      "embed_hash NOT IN (SELECT text_hash FROM embed_cache)") == [(0,)]
+        again = run_indexer(python_repo)
+        assert not again.vectors_rekeyed and again.vectors_embedded == again.vectors_from_cache == 0
+        if embedder != "onnx":  # a query process with the default settings: not these vectors
+            proc = run_cli("query", "retry delay with capped exponential growth", "--repo", python_repo,
+                           "--json", "--mode", "hybrid", "--no-daemon")
+            assert proc.returncode == 0, proc.stderr
+            answer = json.loads(proc.stdout)
+            assert answer["partial"] and "was embedded by all-MiniLM-L6-v2:q8:t128" in answer["note"]
+            assert answer["results"]  # from keyword and graph
+        keys.append(new_key)
+    assert keys == ["all-MiniLM-L6-v2:q8:t128", "all-MiniLM-L6-v2:onnx-q8:t128"]
+    # (a process of its own: an in-process query keeps Chroma's client of a store a test deletes)
+    proc = run_cli("query", "retry delay with capped exponential growth", "--repo", python_repo,
+                   "--json", "--mode", "vector", "--no-daemon")
+    assert proc.returncode == 0, proc.stderr
+    assert "compute_backoff" in [r["name"] for r in json.loads(proc.stdout)["results"][:3]]
+
+
+def test_chunks_with_nothing_to_say_get_no_vector(python_repo, monkeypatch):
+    """embed_min_chars: short undocumented chunks are left out of the vector store (the vectors of
+    the rest come from the cache), the index counts as fully embedded, and keyword search still
+    finds them."""
+    monkeypatch.setenv("CODESEARCH_EMBED_MIN_CHARS", "80")  # not the default: the index is rebuilt
+
+    report = run_indexer(python_repo)
+
+    catalog = catalog_of(python_repo)
+    skipped = dict(query_catalog(catalog, "SELECT id, name FROM chunks WHERE embed_hash IS NULL"))
+    assert report.rebuilt and "test_clamp" in skipped.values() and report.vectors_embedded == 0
+    assert_vectors_mirror_catalog(python_repo)
+    assert not set(skipped) & chroma_ids(python_repo)
+    index = open_index(python_repo)
+    try:
+        assert not index.catalog.needs_vectors() and index.catalog.counts()["without_vectors"] == 0
+    finally:
+        index.close()
+    proc = run_cli("query", "test_clamp", "--repo", python_repo, "--json", "--mode", "hybrid", "--no-daemon")
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["results"][0]["name"] == "test_clamp" and not answer.get("partial")
+
+
+def test_a_rebuild_that_changes_the_vector_key_leaves_no_old_collection(python_repo):
+    """A setting that reshapes the index and the vectors at once (the token limit): the catalog is
+    rebuilt, and the store keeps only the new key's collection."""
+    (python_repo / ".codesearch.toml").write_text("embed_max_tokens = 96\n")
+
+    report = run_indexer(python_repo)
+
+    assert report.rebuilt and report.vectors_rekeyed == "all-MiniLM-L6-v2:onnx-q8:t128"
+    assert_vectors_mirror_catalog(python_repo)
+    index = open_index(python_repo)
+    try:
+        assert [c.name for c in index.vectors.client.list_collections()] == [index.collection_name]
+        assert index.collection_name.startswith("chunks-all-minilm-l6-v2-onnx-q8-t96")
+    finally:
+        index.close()
 
 
 # --- 6. a Chroma server -----------------------------------------------------------------------

@@ -26,14 +26,19 @@ class VectorRetriever:
         self.index = index
         self.min_score = min_score
         self._coverage: tuple[float, int, int] | None = None  # (when, chunks, with vectors)
+        self._foreign_key: str | None = None  # the key of the index's vectors, when not this model's
         self._lock = threading.Lock()
 
     def counts(self) -> tuple[int, int]:
-        """(chunks, chunks with current vectors), cached for a second."""
+        """(chunks that get vectors, those with current vectors), cached for a second. Vectors of
+        another model (the index was embedded with other settings) count as none."""
         with self._lock:
             now = time.monotonic()
             if self._coverage is None or now - self._coverage[0] > COVERAGE_TTL_SECONDS:
-                self._coverage = (now, *self.index.catalog.vector_coverage())
+                total, embedded = self.index.catalog.vector_coverage()
+                stored = self.index.catalog.get_meta("model")
+                self._foreign_key = stored if stored and stored != self.index.vector_key else None
+                self._coverage = (now, total, 0 if self._foreign_key else embedded)
             return self._coverage[1], self._coverage[2]
 
     def coverage(self) -> float | None:
@@ -44,6 +49,10 @@ class VectorRetriever:
 
     def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
         if not self.counts()[1]:
+            if self._foreign_key:
+                return Hits(note=f"the index's vectors are {self._foreign_key}'s", problem=(
+                    f"the index was embedded by {self._foreign_key}, not {self.index.vector_key}: answering "
+                    "from keyword and graph until codesearch index (or a running daemon) embeds it again"))
             return Hits(note="no vectors yet")
         if self.index.vector_problem:
             return self._unusable(self.index.vector_problem)

@@ -1,0 +1,47 @@
+"""What the model sees of a chunk, and which chunks get no vector (embed_min_chars)."""
+
+from __future__ import annotations
+
+from conftest import extract_text
+
+from codesearch.analysis.embed_text import embed_hash_of, embed_text_of, text_hash, worth_embedding
+from codesearch.api.types import embedded_share
+
+SOURCE = '''\
+class Account:
+    def owner(self):
+        return self._owner
+
+    def balance(self):
+        """The balance, in cents, after pending transfers."""
+        return self._b
+
+    def settle(self, transfers):
+        for transfer in transfers:
+            self._b += transfer.amount
+            self.history.append(transfer)
+        return self._b
+'''
+
+
+def test_short_undocumented_chunks_get_no_vector_and_the_rest_keep_theirs():
+    chunks = {c.name: c for c in extract_text("account.py", SOURCE).chunks}
+    hashes = {name: embed_hash_of("model:t128", c, 30, 60) for name, c in chunks.items()}
+    assert hashes["owner"] is None  # a one-line accessor: its name says it all
+    assert hashes["balance"] is not None  # as short, but documented
+    assert hashes["settle"] == text_hash("model:t128", embed_text_of(chunks["settle"], 30))
+    assert all(h is not None for name, h in hashes.items() if chunks[name].kind == "file")
+    assert all(embed_hash_of("model:t128", c, 30, 0) for c in chunks.values())  # 0: every chunk
+
+
+def test_a_file_always_gets_a_vector_whatever_its_size():
+    assert worth_embedding("file", "", "x = 1", 60)
+    assert not worth_embedding("block", "", "});", 60)
+    assert not worth_embedding("method", "", "  def f(self):\n      return  self.x  ", 40)
+    assert worth_embedding("method", "", "def f(self):\n    return " + "x" * 60, 60)
+
+
+def test_the_embedded_share_counts_only_chunks_that_get_vectors():
+    assert embedded_share(0, 0) == 1.0
+    assert embedded_share(30, 0) == 1.0
+    assert embedded_share(30, 10) == 0.75
