@@ -70,7 +70,9 @@ def test_impact_groups_transitive_callers_by_file_nearest_first(service):
     assert answer["depth"] == 3
     assert [f["path"] for f in answer["files"]] == ["config.py", "inventory.py"]
     assert [(c["qualified_name"], c["depth"]) for c in answer["files"][0]["callers"]] == [("parse_config", 1)]
-    assert [(c["qualified_name"], c["depth"]) for c in answer["files"][1]["callers"]] == [("main", 2)]
+    # main, and the module's `if __name__ == "__main__": main()` that calls it
+    assert [(c["qualified_name"], c["depth"]) for c in answer["files"][1]["callers"]] == [
+        ("main", 2), ("inventory.py", 3)]
     assert answer["callers"] == 2
     one_hop = ask(service, "impact", {"name": "_split_line", "depth": 1})
     assert [f["path"] for f in one_hop["files"]] == ["config.py"]
