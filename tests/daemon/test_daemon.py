@@ -54,6 +54,8 @@ from daemon_helpers import (  # noqa: F401 - fixtures are used by name
     write,
 )
 
+from codesearch.daemon.watcher import FEW_PATHS
+
 # --------------------------------------------------------------------------------------------
 # 1. lifecycle
 # --------------------------------------------------------------------------------------------
@@ -302,28 +304,37 @@ def test_gitignore_edit_drops_the_ignored_file(d):
 
 
 def test_pending_changes_are_marked_stale(d):
-    """Best effort: a result from a file whose change is not applied yet carries "stale": true."""
+    """A result from a file whose change is not applied yet carries "stale": true, and only until
+    the change is applied. A single save leaves at once (too soon to catch), so the edit here
+    comes inside a burst: more files than an isolated change touches, written just before it,
+    hold every change of the episode back for the quiet period (500 ms)."""
     token = uniq()
     rel = f"stale_{token}.py"
     write(d.root / rel, f"def {token}():\n    return 0\n")
     wait_for(lambda: rel in d.paths(token), what="the file to be indexed")
     wait_for(d.idle, what="the daemon to settle")
     assert not any(r.get("stale") for r in d.search(token)["results"])
+    folder = d.root / f"stale_burst_{token}"
     caught = False
-    for attempt in range(3):
-        extra = uniq()
-        write(d.root / rel, f"def {token}():\n    return {attempt}\n\n\ndef {extra}():\n    return 1\n")
-        deadline = time.monotonic() + 0.4  # well inside the 500 ms debounce
-        while time.monotonic() < deadline and not caught:
-            caught = any(r["path"] == rel and r.get("stale") is True for r in d.search(token)["results"])
-            time.sleep(0.01)
-        wait_for(lambda extra=extra: d.search(extra)["results"], what="the edit to be applied")
-        wait_for(d.idle, what="the daemon to settle")
-        assert not any(r.get("stale") for r in d.search(token)["results"]), "stale outlived the reindex"
-        if caught:
-            break
+    try:
+        for attempt in range(3):
+            extra = uniq()
+            for i in range(FEW_PATHS + 2):
+                write(folder / f"f{attempt}_{i}.py", f"X{i} = {attempt}\n")
+            write(d.root / rel, f"def {token}():\n    return {attempt}\n\n\ndef {extra}():\n    return 1\n")
+            deadline = time.monotonic() + 0.4  # inside the quiet period that the burst waits for
+            while time.monotonic() < deadline and not caught:
+                caught = any(r["path"] == rel and r.get("stale") is True for r in d.search(token)["results"])
+                time.sleep(0.01)
+            wait_for(lambda extra=extra: d.search(extra)["results"], what="the edit to be applied")
+            wait_for(d.idle, what="the daemon to settle")
+            assert not any(r.get("stale") for r in d.search(token)["results"]), "stale outlived the reindex"
+            if caught:
+                break
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        (d.root / rel).unlink()
     assert caught, "no result of a file with a pending change was marked stale"
-    (d.root / rel).unlink()
 
 
 # --------------------------------------------------------------------------------------------
@@ -664,6 +675,40 @@ def test_burst_of_1000_files_is_batched(d):
     wait_for(lambda: d.status()["files"] == before["files"], timeout=60, interval=0.2,
              what="the burst folder to be dropped")
     assert not d.search(f"{tag}mark")["results"]
+
+
+def test_a_save_is_applied_at_once_and_a_burst_after_the_quiet_period(request, seeded_tree):
+    """Leading edge: with a quiet period of 6 s, a single save (of either kind an editor makes)
+    is searchable long before it; a burst of files waits for the quiet period and is applied
+    in one batch (or two: the first few files may leave before the episode counts as a burst)."""
+    (seeded_tree / ".codesearch.toml").write_text("debounce_ms = 6000\n")
+    daemon = start_daemon(request, seeded_tree)
+    wait_for(daemon.idle, what="the daemon to settle")
+    for save in ("write", "atomic"):
+        name = uniq()
+        target = daemon.root / f"saved_{name}.py"
+        started = time.monotonic()
+        if save == "write":
+            write(target, f"def {name}():\n    return 1\n")
+        else:  # a temporary file renamed over the original
+            temp = daemon.root / f".saved_{name}.py.tmp"
+            temp.write_text(f"def {name}():\n    return 2\n", encoding="utf-8")
+            os.replace(temp, target)
+        wait_for(lambda name=name: daemon.search(name)["results"], timeout=4.5, interval=0.02,
+                 what=f"a single save ({save}) to be searchable before the 6-s quiet period")
+        assert time.monotonic() - started < 6
+    tag = uniq("zb")
+    before = daemon.status()["reindex_count"]
+    started = time.monotonic()
+    for i in range(40):
+        write(daemon.root / f"burst_{tag}" / f"f{i:02d}.py", f"def {tag}{letters(i)}():\n    return {i}\n")
+    last = f"burst_{tag}/f39.py"
+    wait_for(lambda: last in daemon.paths(f"{tag}{letters(39)}"), timeout=30, interval=0.2,
+             what="the burst to be applied")
+    assert time.monotonic() - started >= 5.5, "the burst did not wait for the quiet period"
+    wait_for(daemon.idle, what="the daemon to settle")
+    batches = daemon.status()["reindex_count"] - before
+    assert 1 <= batches <= 2, f"40 files written at once cost {batches} batches"
 
 
 def test_a_two_second_burst_is_applied_in_a_few_batches(d):
