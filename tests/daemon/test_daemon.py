@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import stat
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -34,6 +36,7 @@ from daemon_helpers import (  # noqa: F401 - fixtures are used by name
     THREAD_SLACK,
     Conn,
     Daemon,
+    _env,
     assert_error,
     assert_result,
     cli,
@@ -621,6 +624,8 @@ def test_cli_query_no_daemon_honours_repo(d):
 
 
 def test_cli_query_through_the_daemon_imports_no_heavy_modules(d):
+    """The fast path: no record classes, not even dataclasses, typing or pathlib; and not the
+    full command line, which answers everything else."""
     elsewhere = new_base()  # not the repository: only the daemon can answer from here
     try:
         proc = cli("query", "compute_backoff", "--repo", str(d.root), "--json", cwd=elsewhere,
@@ -630,15 +635,82 @@ def test_cli_query_through_the_daemon_imports_no_heavy_modules(d):
     assert proc.returncode == 0, proc.stderr[-2000:]
     answer = json.loads(proc.stdout)
     assert answer["results"] and answer["results"][0]["name"] == "compute_backoff"
-    imported = set()
-    for line in proc.stderr.splitlines():
-        if line.startswith("import time:") and "|" in line:
-            name = line.rsplit("|", 1)[1].strip()
-            if name != "package":
-                imported.add(name.split(".")[0])
-    assert "codesearch" in imported, "no -X importtime output to check"
-    heavy = imported & {"torch", "chromadb", "networkx"}
+    modules = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+               if line.startswith("import time:") and "|" in line} - {"package"}
+    assert "codesearch.cli.quick" in modules, "no -X importtime output to check"
+    heavy = {name.split(".")[0] for name in modules} & {"torch", "chromadb", "networkx"}
     assert not heavy, f"the daemon client imported {sorted(heavy)}"
+    slow = modules & {"codesearch.cli.main", "codesearch.wire", "codesearch.search.types", "dataclasses", "typing",
+                      "pathlib"}
+    assert not slow, f"the fast path imported {sorted(slow)}"
+
+
+def _full_path(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """`codesearch ARGS` without the fast path: what `codesearch.cli.main.main` alone does."""
+    code = "import sys; from codesearch.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=str(cwd or REPO_ROOT), env=_env(),
+                          capture_output=True, text=True, timeout=120)
+
+
+def _without_timing(stdout: str) -> list:
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    for line in lines:
+        line.pop("timing_ms", None)
+    return lines
+
+
+FAST_PATH_CASES = {  # `query ARGS --json`: the fast path's answers, and the ways out of it
+    "keyword": ("parse_config", "--mode", "keyword", "--repo", "{root}"),
+    "hybrid, files": ("inventory value", "--files", "--limit", "3", "--repo", "{root}"),
+    "explain, context, path": ("retry", "--explain", "-C", "2", "--path", "*.py", "--mode", "keyword",
+                               "--repo", "{root}"),
+    "kind, max tokens": ("value", "--kind", "method", "--max-tokens", "80", "--mode", "keyword", "--repo", "{root}"),
+    "words after options": ("--mode", "keyword", "--repo", "{root}", "parse", "config"),
+    "language (the full path)": ("clamp", "--lang", "python", "--mode", "keyword", "--repo", "{root}"),
+    "unknown language": ("x", "--lang", "cobol", "--repo", "{root}"),
+    "unknown kind": ("x", "--kind", "gizmo", "--repo", "{root}"),
+    "empty": (" ", "--repo", "{root}"),
+    "limit out of range": ("x", "--limit", "0", "--repo", "{root}"),
+    "limit not a number": ("x", "--limit", "many", "--repo", "{root}"),
+    "unknown mode": ("x", "--mode", "psychic", "--repo", "{root}"),
+    "unknown option": ("x", "--frobnicate", "--repo", "{root}"),
+    "no such folder": ("x", "--repo", "/no/such/folder"),
+    "batch without a repository": ("--batch", "/no/such/file"),
+    "no daemon wanted": ("parse_config", "--mode", "keyword", "--no-daemon", "--repo", "{root}"),
+}
+
+
+@pytest.mark.parametrize("args", list(FAST_PATH_CASES.values()), ids=list(FAST_PATH_CASES))
+def test_cli_query_json_fast_path_answers_as_the_full_path_does(d, args):
+    """Same exit code, same stdout (JSON, errors included) and same stderr, whichever path answers."""
+    argv = ["query", *(a.replace("{root}", str(d.root)) for a in args), "--json"]
+    fast, full = cli(*argv), _full_path(*argv)
+    assert fast.returncode == full.returncode, (fast.stderr, full.stderr)
+    assert _without_timing(fast.stdout) == _without_timing(full.stdout)
+    assert fast.stderr == full.stderr
+    assert "Traceback" not in fast.stderr
+    if fast.returncode == 0:
+        assert _without_timing(fast.stdout)[0]["results"] or "cobol" in args
+
+
+def test_cli_query_json_in_a_subfolder_finds_the_repositorys_daemon(d):
+    """No --repo: the enclosing repository (the nearest folder up with an index), as the full path finds it."""
+    fast = cli("query", "parse_config", "--mode", "keyword", "--json", cwd=d.root / "tests")
+    assert fast.returncode == 0, fast.stderr
+    assert _without_timing(fast.stdout) == _without_timing(_full_path("query", "parse_config", "--mode", "keyword",
+                                                                      "--json", cwd=d.root / "tests").stdout)
+    assert json.loads(fast.stdout)["results"][0]["path"] == "config.py"
+
+
+def test_cli_output_to_a_closed_pipe_ends_quietly(d):
+    """`codesearch query ... | head -c 1`: no traceback when the reader leaves early."""
+    command = [sys.executable, "-m", "codesearch.cli", "query", "inventory", "--repo", str(d.root), "--json",
+               "--limit", "50"]
+    for extra in ((), ("--lang", "python")):  # the fast path, and the full one
+        done = subprocess.run(" ".join(map(shlex.quote, [*command, *extra])) + " | head -c 1",
+                              shell=True, cwd=str(REPO_ROOT), env=_env(), capture_output=True, text=True,
+                              timeout=120)
+        assert "Traceback" not in done.stderr, done.stderr
 
 
 # --------------------------------------------------------------------------------------------
