@@ -95,6 +95,7 @@ SAVES = {"append": save_append, "rewrite": save_rewrite, "atomic": save_atomic}
 def reindex_work(work: Path, index_dir: Path, picks: list[Path]) -> None:
     index = Index(work, load_settings(work), index_dir, create=True)
     indexer = Indexer(index)
+    index.embedder.encode_query("warm up")  # the model loads here, not in the first file's time
     kw, full = [], []
     for path in picks:
         rel = path.relative_to(work).as_posix()
