@@ -684,6 +684,8 @@ FAST_PATH_CASES = {  # `query ARGS --json`: the fast path's answers, and the way
 def test_cli_query_json_fast_path_answers_as_the_full_path_does(d, args):
     """Same exit code, same stdout (JSON, errors included) and same stderr, whichever path answers."""
     argv = ["query", *(a.replace("{root}", str(d.root)) for a in args), "--json"]
+    wait_for(lambda: d.status()["embedding"]["chunks_without_vectors"] == 0, timeout=120,
+             what="every chunk to have a vector (a hybrid answer changes while they are made)")
     fast, full = cli(*argv), _full_path(*argv)
     assert fast.returncode == full.returncode, (fast.stderr, full.stderr)
     assert _without_timing(fast.stdout) == _without_timing(full.stdout)
