@@ -14,28 +14,19 @@ import os
 import re
 from pathlib import Path
 
+from .locations import INDEX_DIR_NAME as INDEX_DIR_NAME  # where it is defined; imported from here too
+from .locations import enclosing_repository, index_folder
 from .wire import RequestError
-
-INDEX_DIR_NAME = ".codesearch"
 
 
 def index_dir_for(root: Path, explicit: str | os.PathLike | None = None) -> Path:
     """The index folder: --index-dir, else $CODESEARCH_INDEX_DIR, else ROOT/.codesearch."""
-    chosen = explicit or os.environ.get("CODESEARCH_INDEX_DIR")
-    return Path(chosen).resolve() if chosen else Path(root).resolve() / INDEX_DIR_NAME
+    return Path(index_folder(root, explicit))
 
 
 def project_root(start: Path) -> Path:
-    """The repository a command run in `start` means: the nearest folder up that has an index,
-    else the nearest that is a git work tree, else `start` itself (so that a query from a
-    subfolder neither misses the index nor builds a second one)."""
-    start = start.resolve()
-    folders = [start, *start.parents]
-    for marker in (Path(INDEX_DIR_NAME) / "catalog.sqlite3", Path(".git")):
-        for folder in folders:
-            if (folder / marker).exists():
-                return folder
-    return start
+    """The repository a command run in `start` means (`locations.enclosing_repository`)."""
+    return Path(enclosing_repository(start))
 
 
 class OutsideRoot(RequestError):

@@ -1,4 +1,4 @@
-"""Command-line interface: argument parsing and output formatting only."""
+"""Command-line interface: each command's work, by calling the API, and its output."""
 
 from __future__ import annotations
 
@@ -11,10 +11,22 @@ from collections.abc import Callable
 from dataclasses import asdict
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from ..vocabulary import MODES
+from ..locations import command_root
+from .parser import (
+    EXIT_ERROR,
+    EXIT_NO_MATCH,
+    EXIT_OK,
+    EXIT_USAGE,
+    BadArguments,
+    CommandError,
+    UsageError,
+    build_parser,
+    print_json_error,
+    report_error,
+)
+from .quick import BUSY_ADVICE, NO_ANSWER, search_params
 
 if TYPE_CHECKING:
     from ..api.service import Service
@@ -22,33 +34,10 @@ if TYPE_CHECKING:
     from ..daemon.client import DaemonClient
     from ..indexing.index import Index
     from ..vocabulary import Filters
+    from ..wire import Record
     from ..workspace import Workspace
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
-EXIT_NO_MATCH = 1  # grep's "nothing matched"
 AUTO_START_WAIT_SECONDS = 30.0  # a query waits this long for the daemon it starts over an existing index
-
-
-class UsageError(Exception):
-    """Bad usage: exit code 2."""
-
-
-class CommandError(Exception):
-    """A runtime failure with a one-sentence explanation: exit code 1."""
-
-
-class BadArguments(Exception):
-    """argparse refused the command line (exit code 2); raised instead of exiting, so that a
-    `--json` command still answers in JSON."""
-
-    def __init__(self, parser: argparse.ArgumentParser, message: str):
-        super().__init__(message)
-        self.parser = parser
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise BadArguments(self, message)
 
 
 def _settings_for(root: Path, args: argparse.Namespace):
@@ -103,10 +92,7 @@ def _root_of(args: argparse.Namespace) -> Path:
     given = getattr(args, attr, None)
     if isinstance(given, list):  # --repo may be given more than once (a workspace), daemon PATH too
         given = given[0] if given else None
-    if given is None and not getattr(args, "index_dir", None) and not os.environ.get("CODESEARCH_INDEX_DIR"):
-        from ..paths import project_root
-        return project_root(Path.cwd())
-    root = Path(given or ".").resolve()
+    root = Path(command_root(given, getattr(args, "index_dir", None)))
     if not root.is_dir():
         raise UsageError(f"{root} is not a folder")
     return root
@@ -174,9 +160,9 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
             try:
                 return ask(client)
             except DaemonBusy as exc:
-                raise CommandError(f"{exc}; try again, or add --no-daemon to answer in this process") from None
+                raise CommandError(f"{exc}; {BUSY_ADVICE}") from None
             except TimeoutError:
-                raise CommandError("the daemon did not answer in time; try again, or add --no-daemon") from None
+                raise CommandError(NO_ANSWER) from None
             except OSError as exc:
                 print(f"codesearch: no daemon answered for {_served(args)} ({exc.strerror or exc}); "
                       "answering in this process", file=sys.stderr)
@@ -405,24 +391,24 @@ def cmd_query(args: argparse.Namespace) -> int:
         if not args.text or not " ".join(args.text).strip():
             raise UsageError("the query is empty: codesearch query TEXT")
         queries = [" ".join(args.text)]
-    filters = _filters(args)  # validated before anything is opened
+    _filters(args)  # validated before anything is opened
     for text in queries:
         if args.batch and not text.strip():
             print(json.dumps({"query": text, "results": [], "timing_ms": {"total": 0.0}, "error": "empty query"}))
             continue
         try:
-            request = SearchRequest(query=text, mode=args.mode, limit=args.limit, filters=filters, files=args.files,
-                                    explain=args.explain, context=args.context, max_tokens=args.max_tokens)
+            request = SearchRequest.from_dict(search_params(args, text))
         except RequestError as exc:
             raise UsageError(str(exc)) from None
+        if args.json or args.batch:  # a daemon's answer passed on as it wrote it
+            print(_ask(args, partial(_answer_json, method="search", request=request, ask=_search)), flush=True)
+            continue
         answer = _ask(args, partial(_search, request=request))
-        if args.json or args.batch:
-            print(json.dumps(answer.to_dict(), ensure_ascii=False), flush=True)
-        elif args.vimgrep:
+        if args.vimgrep:
             print_vimgrep(answer)
         else:
             print_human(answer, color=sys.stdout.isatty(), explain=args.explain)
-        if answer.note and not (args.json or args.batch):
+        if answer.note:
             print(f"codesearch: {answer.note}", file=sys.stderr)
     return EXIT_OK
 
@@ -504,6 +490,14 @@ def _write_grep_json(service: Service, request: GrepRequest, head: int) -> bytes
     data = service.grep_json(request)
     sys.stdout.buffer.write(data)
     return data
+
+
+def _answer_json(service: Service, method: str, request: Record, ask: Callable[[Service, Any], Record]) -> str:
+    """The JSON text of `ask(service, request)`: a daemon's passed on as it came, this process's written."""
+    from ..daemon.client import DaemonClient
+    if isinstance(service, DaemonClient):
+        return service.call_json(method, request.to_dict()).decode("utf-8")
+    return json.dumps(ask(service, request).to_dict(), ensure_ascii=False)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -645,212 +639,31 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return serve_stdio(root, args.index_dir, start=not args.no_start, workspace=workspace)
 
 
-def _add_index_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
-    p.add_argument("--model", dest="model", help="sentence-transformers model name or path")
-    p.add_argument("--device", dest="device", help="where the model runs: cpu, cuda or cuda:N "
-                   "(default: a CUDA GPU when there is one, else the CPU)")
-    p.add_argument("--chroma-url", dest="chroma_url", help="use a Chroma server, e.g. http://localhost:8000")
-
-
-def _add_repo_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--repo", action="append", default=None, metavar="PATH",
-                   help="the indexed repository (default: the enclosing one); more than once: search them all as one")
-    p.add_argument("--workspace", metavar="FILE",
-                   help="the repositories of a workspace file ([[repo]] tables: path, name, boost)")
-
-
-def _overrides(args: argparse.Namespace) -> None:
-    args.overrides = {"model": getattr(args, "model", None), "chroma_url": getattr(args, "chroma_url", None),
-                      "device": getattr(args, "device", None)}
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="codesearch", description="Local code search.")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    parser.add_argument("--version", action="version", version=f"codesearch {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    p = sub.add_parser("chunks", help="print the chunks of some files (no index needed)")
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--json", action="store_true", help="print {\"chunks\": [...]}")
-    p.add_argument("--text", action="store_true", help="include each chunk's text")
-    p.set_defaults(func=cmd_chunks)
-
-    p = sub.add_parser("index", help="build or update the index of a repository")
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
-    _add_index_options(p)
-    p.add_argument("--no-vectors", action="store_true", help="keyword index and graph only; embed later")
-    p.add_argument("--verify", action="store_true",
-                   help="also check the catalog's integrity and reconcile every vector with the store")
-    p.add_argument("--rebuild", action="store_true",
-                   help="build the index again from scratch (a damaged catalog); cached vectors are kept")
-    p.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
-                   help="how long to wait for another indexer to finish (default 60)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
-    p.add_argument("--progress-json", action="store_true",
-                   help="progress as JSON lines on stderr, for editors: {\"event\": \"progress\", \"stage\", ...}")
-    p.add_argument("--no-daemon", action="store_true", help="index in this process even if a daemon runs")
-    p.set_defaults(func=cmd_index)
-
-    p = sub.add_parser("query", help="search the index")
-    p.add_argument("text", nargs="*", metavar="TEXT")
-    _add_repo_options(p)
-    _add_index_options(p)
-    p.add_argument("--limit", "-n", type=int, default=10)
-    p.add_argument("--json", action="store_true", help="one JSON object (JSON Lines with --batch)")
-    p.add_argument("--vimgrep", action="store_true", help="path:line:col:text lines for editors")
-    p.add_argument("--files", action="store_true", help="at most one result per file")
-    p.add_argument("--mode", choices=MODES, default="hybrid")
-    p.add_argument("--lang", help="only this language")
-    p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
-    p.add_argument("--kind", help="only this kind of chunk (function, class, method, file, ...)")
-    p.add_argument("--batch", metavar="FILE", help="one query per line; JSON Lines out")
-    p.add_argument("--explain", action="store_true", help="show retriever ranks and ranking steps")
-    p.add_argument("--context", type=int, default=0, metavar="N", help="N more snippet lines")
-    p.add_argument("--max-tokens", type=int, metavar="N",
-                   help="fit the answer to about N tokens: shorter snippets, then fewer results")
-    p.add_argument("--no-daemon", action="store_true", help="answer in this process even if a daemon runs")
-    p.set_defaults(func=cmd_query)
-
-    for name, what in (("callers", "who calls NAME"), ("callees", "what NAME calls")):
-        p = sub.add_parser(name, help=what)
-        p.add_argument("name", metavar="NAME")
-        _add_repo_options(p)
-        _add_index_options(p)
-        p.add_argument("--depth", type=int, default=1, help="hops along the call graph (default 1)")
-        p.add_argument("--limit", "-n", type=int, default=None, help="at most N results, nearest first")
-        p.add_argument("--json", action="store_true", help="one JSON object")
-        p.add_argument("--lang", help="only this language")
-        p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
-        p.add_argument("--kind", help="only this kind of chunk (function, method, ...)")
-        p.add_argument("--no-daemon", action="store_true", help="answer in this process even if a daemon runs")
-        p.set_defaults(func=cmd_relations)
-
-    p = sub.add_parser("grep", help="exact text or a regex, ranked by structure (exit 0 match, 1 none, 2 error)")
-    p.add_argument("pattern", metavar="PATTERN")
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders inside the repository")
-    _add_repo_options(p)
-    p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
-    p.add_argument("-F", "--fixed-strings", action="store_true", help="the pattern is exact text")
-    p.add_argument("-w", "--word-regexp", action="store_true", help="whole words only")
-    p.add_argument("-i", "--ignore-case", action="store_true")
-    p.add_argument("-s", "--case-sensitive", action="store_true", help="case matters (the default)")
-    p.add_argument("-A", "--after-context", type=int, metavar="N")
-    p.add_argument("-B", "--before-context", type=int, metavar="N")
-    p.add_argument("-C", "--context", type=int, default=0, metavar="N")
-    p.add_argument("-l", "--files-with-matches", action="store_true", help="only the files, ranked")
-    p.add_argument("-c", "--count", action="store_true", help="matching lines per file")
-    p.add_argument("--lang", help="only files of this language")
-    p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
-    p.add_argument("--sort", choices=("rank", "path"), default="rank",
-                   help="rank: definitions, central code, then tests (default); path: file order")
-    p.add_argument("--limit", type=int, default=10_000, help="matching lines shown at most (default 10000)")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--vimgrep", action="store_true", help="path:line:column:text lines")
-    p.add_argument("--explain", action="store_true", help="say why each group ranks where it does")
-    p.add_argument("--no-daemon", action="store_true", help="answer in this process even if a daemon runs")
-    p.set_defaults(func=cmd_grep)
-
-    p = sub.add_parser("eval", help="NDCG@10, MRR@10, P@5, Recall@10 of a query file")
-    p.add_argument("queries", metavar="QUERIES.json")
-    p.add_argument("--repo", default=None, metavar="PATH")
-    _add_index_options(p)
-    p.add_argument("--mode", choices=MODES, default="hybrid")
-    p.add_argument("--limit", type=int, default=30)
-    p.add_argument("--files", action="store_true", help="rank files (aggregated) instead of chunks")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_eval)
-
-    p = sub.add_parser("daemon", help="background watcher and socket server")
-    p.add_argument("action", choices=("start", "stop", "status", "list", "run"))
-    p.add_argument("path", nargs="*", metavar="PATH",
-                   help="the repository (default: the enclosing one); several: one daemon for all")
-    p.add_argument("--workspace", metavar="FILE", help="serve every repository of a workspace file")
-    p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--polling", action="store_true", help="poll instead of native file events")
-    p.add_argument("--timeout", type=float, default=600, help="seconds to wait for readiness on start")
-    p.add_argument("--http", metavar="[HOST:]PORT",
-                   help="also serve the HTTP API (127.0.0.1 unless HOST is given; another host needs a token)")
-    p.add_argument("--http-token", metavar="TOKEN",
-                   help="require `Authorization: Bearer TOKEN` on HTTP (default: $CODESEARCH_HTTP_TOKEN)")
-    p.set_defaults(func=cmd_daemon)
-
-    p = sub.add_parser("merge", help="fuse ranked lists from several sources (JSON on stdin) into one")
-    p.add_argument("--boost-sources", metavar="NAME:W,...",
-                   help="multiply the fused score of results first seen in NAME by W, e.g. docs:1.2,memory:0.8")
-    p.add_argument("--k", default="60", metavar="K", help="the RRF constant: each rank adds 1/(K + rank) (default 60)")
-    p.add_argument("--limit", default=None, metavar="N", help="at most N merged results")
-    p.set_defaults(func=cmd_merge)
-
-    p = sub.add_parser("mcp", help="serve the MCP tools over stdio, through the repository's daemon")
-    p.add_argument("path", nargs="*", metavar="PATH", help="the repository (default: .); several: a workspace")
-    p.add_argument("--workspace", metavar="FILE", help="serve the repositories of a workspace file")
-    p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
-    p.add_argument("--no-start", action="store_true", help="do not start a daemon when none runs")
-    p.set_defaults(func=cmd_mcp)
-
-    p = sub.add_parser("lsp", help="serve the Language Server Protocol over stdio (the root comes from initialize)")
-    p.add_argument("--index-dir", help="where the index lives (default: ROOT/.codesearch)")
-    p.add_argument("--no-start", action="store_true", help="do not start a daemon when none runs")
-    p.add_argument("--stdio", action="store_true", help="accepted for clients that pass it (stdio is the only way)")
-    p.set_defaults(func=cmd_lsp)
-
-    p = sub.add_parser("stats", help="what the index holds")
-    p.add_argument("--repo", default=None, metavar="PATH", help="the indexed repository (default: the enclosing one)")
-    _add_index_options(p)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--fast", action="store_true", help="do not open Chroma to count vectors")
-    p.set_defaults(func=cmd_stats)
-
-    p = sub.add_parser("doctor", help="check the install, index, daemon and watcher; say what to do (exit 1: action)")
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
-    _add_index_options(p)
-    p.add_argument("--json", action="store_true", help="{\"root\", \"healthy\", \"checks\": [...]}")
-    p.add_argument("--fast", action="store_true", help="do not load the embedding model to time it")
-    p.set_defaults(func=cmd_doctor)
-
-    from .completion import SHELLS
-    p = sub.add_parser("completion", help="print shell completion: eval \"$(codesearch completion bash)\"")
-    p.add_argument("shell", choices=SHELLS)
-    p.set_defaults(func=cmd_completion)
-    return parser
-
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(only=argv[0] if argv and argv[0] in HANDLERS else None)
     try:
         args = parser.parse_args(argv)
     except BadArguments as exc:
         if "--json" in argv:
-            _print_json_error(str(exc), EXIT_USAGE)
+            print_json_error(str(exc), EXIT_USAGE)
         exc.parser.print_usage(sys.stderr)
         print(f"{exc.parser.prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if not getattr(args, "func", None):
+    if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     code, message = _run(args)
     if message is not None:
-        if getattr(args, "json", False):
-            _print_json_error(message, code)
-        print(f"codesearch: {message}", file=sys.stderr)
+        report_error(message, code, as_json=getattr(args, "json", False))
     return code
-
-
-def _print_json_error(message: str, code: int) -> None:
-    """A `--json` command's failure: `{"error", "exit_code"}` on stdout as well (scripts parse it)."""
-    print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False), flush=True)
 
 
 def _run(args: argparse.Namespace) -> tuple[int, str | None]:
     """The command's exit code, and the one sentence that explains a failure."""
-    handler: Callable[[argparse.Namespace], int] = args.func
-    _overrides(args)
+    handler = HANDLERS[args.command]
+    args.overrides = {"model": getattr(args, "model", None), "chroma_url": getattr(args, "chroma_url", None),
+                      "device": getattr(args, "device", None)}
     try:
         return handler(args), None
     except UsageError as exc:
@@ -878,5 +691,7 @@ def _run(args: argparse.Namespace) -> tuple[int, str | None]:
         return EXIT_ERROR, f"unexpected error: {exc.__class__.__name__}: {exc} (rerun with --debug)"
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "chunks": cmd_chunks, "index": cmd_index, "query": cmd_query, "callers": cmd_relations,
+    "callees": cmd_relations, "grep": cmd_grep, "eval": cmd_eval, "daemon": cmd_daemon, "merge": cmd_merge,
+    "mcp": cmd_mcp, "lsp": cmd_lsp, "stats": cmd_stats, "doctor": cmd_doctor, "completion": cmd_completion}

@@ -8,13 +8,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..locations import CATALOG_FILE
 from ..paths import index_dir_for
+from .client import NO_DAEMON_ENV
 
 if TYPE_CHECKING:
     from ..config import Settings
 
-NO_DAEMON_ENV = "CODESEARCH_NO_DAEMON"  # set: no front-end talks to or starts a daemon
-CATALOG_FILE = "catalog.sqlite3"
 
 
 def may_start(settings: Settings, refused: bool = False) -> bool:

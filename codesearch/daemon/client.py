@@ -1,22 +1,23 @@
 """Talking to a running daemon: the API's methods over its socket, with typed answers.
-Light imports only (no torch, no chromadb, no NetworkX): the CLI starts fast."""
+Light imports only (no torch, no chromadb, no NetworkX; not even typing, pathlib or dataclasses
+until a typed answer is asked for): the CLI's fast path sends a query with `call_json` alone."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import socket
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from ..gc_pause import paused_gc
-from ..paths import index_dir_for
-from ..wire import Record
+from ..locations import SOCKET_NAME as SOCKET_NAME  # the daemon's own name for it; imported from here too
+from ..locations import index_folder
 
+TYPE_CHECKING = False  # typing is not imported at run time (4-5 ms of CPU per CLI process, measured loaded)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+    from typing import Any, BinaryIO, TypeVar
+
     from ..api.types import Health, IndexAnswer, IndexRequest, Ok, ReadAnswer, ReadRequest, Stats, Status
     from ..search.types import (
         DefinitionAnswer,
@@ -34,12 +35,13 @@ if TYPE_CHECKING:
         SymbolsAnswer,
         SymbolsRequest,
     )
+    from ..wire import Record
     from ..workspace import Workspace
 
-R = TypeVar("R", bound=Record)
-T = TypeVar("T")
+    R = TypeVar("R", bound=Record)
+    T = TypeVar("T")
 
-SOCKET_NAME = "daemon.sock"
+NO_DAEMON_ENV = "CODESEARCH_NO_DAEMON"  # set: no front-end talks to or starts a daemon
 INVALID_PARAMS, BUSY = -32602, -32001
 INDEX_REPLY_SLACK_SECONDS = 30.0  # an index request's reply may come this long after its own timeout
 BUSY_RETRY_SECONDS = 3.0  # a busy daemon is asked again for this long before the caller is told
@@ -50,7 +52,12 @@ RESULT_OPENING = b'{"jsonrpc": "2.0", "id": 1, "result": '
 
 
 def socket_path(root: Path, index_dir: str | None) -> Path:
-    return index_dir_for(root, index_dir) / SOCKET_NAME
+    from pathlib import Path
+    return Path(socket_file(root, index_dir))
+
+
+def socket_file(root: str | os.PathLike, index_dir: str | None) -> str:
+    return os.path.join(index_folder(root, index_dir), SOCKET_NAME)
 
 
 class DaemonBusy(RuntimeError):
@@ -70,13 +77,14 @@ class DaemonError(RuntimeError):
         return self.code == INVALID_PARAMS
 
 
-def call(path: Path, method: str, params: dict | None = None, timeout: float = 30.0) -> Any:
+def call(path: str | os.PathLike, method: str, params: dict | None = None, timeout: float = 30.0) -> Any:
     """One JSON-RPC request over the Unix socket; raises OSError when no daemon listens."""
+    from ..gc_pause import paused_gc
     with paused_gc():
         return _reply(_exchange(path, method, params, timeout))["result"]
 
 
-def call_json(path: Path, method: str, params: dict | None = None, timeout: float = 30.0) -> bytes:
+def call_json(path: str | os.PathLike, method: str, params: dict | None = None, timeout: float = 30.0) -> bytes:
     """The same request, its result as the JSON text (UTF-8) the daemon wrote: cut out of the
     reply's pieces as they came when the reply is a result (the daemon writes `RESULT_OPENING`
     first), read and written again otherwise. One copy of a 40-MB answer, not three."""
@@ -87,7 +95,8 @@ def call_json(path: Path, method: str, params: dict | None = None, timeout: floa
     return _result_json(parts)
 
 
-def call_json_into(path: Path, method: str, params: dict | None, timeout: float, out: BinaryIO, head: int) -> bytes:
+def call_json_into(path: str | os.PathLike, method: str, params: dict | None, timeout: float,
+                   out: BinaryIO, head: int) -> bytes:
     """call_json's result written to `out` as it comes instead of held whole (a 40-MB grep answer
     is passed on while the daemon still sends it); its first `head` bytes are returned. An error
     reply raises before anything is written; a reply that breaks off after that raises DaemonError."""
@@ -103,7 +112,7 @@ def call_json_into(path: Path, method: str, params: dict | None, timeout: float,
         return result[:head]
     body, held = first[len(RESULT_OPENING):], b""  # the last two bytes seen: the reply's closing "}\n"
     try:
-        for data in itertools.chain((body,), pieces):
+        for data in _chain(body, pieces):
             if len(data) < 2:  # too short to hold the last two bytes back alone
                 held += data
                 out.write(held[:-2])
@@ -123,21 +132,27 @@ def _result_json(parts: list[bytes]) -> bytes:
     data = b"".join(parts)
     if data.startswith(RESULT_OPENING) and data.endswith(b"}\n"):
         return data[len(RESULT_OPENING):-2]
+    from ..gc_pause import paused_gc
     with paused_gc():
         return json.dumps(_reply(data)["result"], ensure_ascii=False).encode()
 
 
-def _exchange(path: Path, method: str, params: dict | None, timeout: float) -> bytes:
+def _exchange(path: str | os.PathLike, method: str, params: dict | None, timeout: float) -> bytes:
     """Send one request (id 1) and read its one-line reply."""
     return b"".join(_receive(path, method, params, timeout))
 
 
-def _receive(path: Path, method: str, params: dict | None, timeout: float) -> list[bytes]:
+def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield first
+    yield from rest
+
+
+def _receive(path: str | os.PathLike, method: str, params: dict | None, timeout: float) -> list[bytes]:
     """Send one request (id 1); its one-line reply as the pieces it came in."""
     return list(_pieces(path, method, params, timeout))
 
 
-def _pieces(path: Path, method: str, params: dict | None, timeout: float) -> Iterator[bytes]:
+def _pieces(path: str | os.PathLike, method: str, params: dict | None, timeout: float) -> Iterator[bytes]:
     """Send one request (id 1); its one-line reply, piece by piece as it comes. Raises
     ConnectionError when the daemon hangs up before the line ends."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -177,23 +192,25 @@ class DaemonClient:
     Each method imports its answer's type when it is called: a CLI process that only searches
     builds no other record classes (each costs about a millisecond to create)."""
 
-    def __init__(self, sock: Path, timeout: float = 30.0):
+    def __init__(self, sock: str | os.PathLike, timeout: float = 30.0):
         self.sock = sock
         self.timeout = timeout
 
     def _call(self, name: str, request: Record | None, answer: type[R], timeout: float | None = None) -> R:
+        from ..gc_pause import paused_gc
+
         def read() -> R:
             result = call(self.sock, name, request.to_dict() if request is not None else {}, timeout or self.timeout)
             with paused_gc():
                 return answer.from_dict(result, name)
         return self._retrying(read)
 
-    def call_json(self, name: str, request: Record, timeout: float | None = None) -> bytes:
+    def call_json(self, name: str, params: dict, timeout: float | None = None) -> bytes:
         """The answer of method `name` as the daemon wrote it, JSON text: for a front-end that only
         passes it on (reading the 79,000 matches of a common word into records took 0.36 s, and
         writing them out again 0.33 s more)."""
         seconds = timeout or REPLY_SECONDS.get(name, self.timeout)
-        return self._retrying(lambda: call_json(self.sock, name, request.to_dict(), seconds))
+        return self._retrying(lambda: call_json(self.sock, name, params, seconds))
 
     def _retrying(self, ask: Callable[[], T]) -> T:
         """Busy answers are retried for BUSY_RETRY_SECONDS (as the daemon asks), then DaemonBusy."""
@@ -237,7 +254,7 @@ class DaemonClient:
         return self._call("grep", request, GrepAnswer, timeout=REPLY_SECONDS["grep"])
 
     def grep_json(self, request: GrepRequest) -> bytes:
-        return self.call_json("grep", request)
+        return self.call_json("grep", request.to_dict())
 
     def grep_json_into(self, request: GrepRequest, out: BinaryIO, head: int) -> bytes:
         """The grep answer's JSON written to `out` as it comes; its first `head` bytes."""
@@ -273,18 +290,18 @@ class DaemonClient:
         return self._call("shutdown", None, Ok)
 
 
-def connect(root: Path, index_dir: str | None) -> DaemonClient | None:
+def connect(root: str | os.PathLike, index_dir: str | None) -> DaemonClient | None:
     """A client of the daemon serving this repository, or None when no socket is there (or
     CODESEARCH_NO_DAEMON is set)."""
-    if os.environ.get("CODESEARCH_NO_DAEMON"):
+    if os.environ.get(NO_DAEMON_ENV):
         return None
-    path = socket_path(root, index_dir)
-    return DaemonClient(path) if path.exists() else None
+    path = socket_file(root, index_dir)
+    return DaemonClient(path) if os.path.exists(path) else None
 
 
 def connect_workspace(workspace: Workspace) -> DaemonClient | None:
     """A client of the daemon serving this workspace (found by its key), or None."""
-    if os.environ.get("CODESEARCH_NO_DAEMON"):
+    if os.environ.get(NO_DAEMON_ENV):
         return None
     path = workspace.state_dir() / SOCKET_NAME
     return DaemonClient(path) if path.exists() else None

@@ -1,4 +1,5 @@
-"""Watch a repository with watchdog and hand debounced, coalesced batches of paths onward."""
+"""Watch a repository with watchdog and hand batches of changed paths onward: an isolated change
+at once, a burst coalesced."""
 
 from __future__ import annotations
 
@@ -27,18 +28,37 @@ from watchdog.observers.polling import PollingObserver
 from ..ingest.ignore import ALWAYS_SKIPPED_DIRS, IGNORE_FILES, IgnoreRules
 from ..paths import INDEX_DIR_NAME, escape_name
 
+# An editor's save is several events within a few milliseconds (truncate then write; or write a
+# temporary file, then rename it over the original): an isolated change leaves once its paths have
+# been quiet this long, or at the latest this long after its first event.
+SETTLE_MS, SETTLE_MAX_MS = 25, 100
+# What an isolated change may be: at most this many paths, and this many batches, in one episode
+# (events each within the quiet period of the one before). A save touches one path, or three with
+# a temporary and a backup file; save-then-format is two batches. More is a burst (a checkout, a
+# code generator, a file written again and again): it waits for the quiet period and leaves whole.
+FEW_PATHS, FEW_BATCHES = 8, 4
+
 
 class Debouncer:
-    """Collects paths, each with the time of its last event. Pending paths leave together, as
-    one batch, once no path has been touched for `delay` seconds (a burst such as a checkout
-    becomes one batch), or once the oldest has waited `max_delay` under constant churn."""
+    """Collects changed paths and hands them on in batches.
 
-    def __init__(self, delay: float, on_batch: Callable[[set[str]], None], max_delay: float | None = None):
+    Leading edge: a change after a quiet period leaves at once, as soon as its own events have
+    settled (`settle`), so a save is searchable in tens of milliseconds rather than after the
+    quiet period. Bursts still coalesce: once an episode has touched more than FEW_PATHS paths,
+    or sent FEW_BATCHES batches, what follows leaves together once no path has been touched for
+    `delay` seconds, or once the oldest has waited `max_delay` under constant churn."""
+
+    def __init__(self, delay: float, on_batch: Callable[[set[str]], None], max_delay: float | None = None,
+                 settle: float = SETTLE_MS / 1000, settle_max: float = SETTLE_MAX_MS / 1000):
         self.delay = delay
         self.max_delay = max_delay if max_delay is not None else max(4 * delay, 2.0)
+        self.settle, self.settle_max = settle, settle_max
         self.on_batch = on_batch
-        self._last: dict[str, float] = {}
-        self._first: dict[str, float] = {}
+        self._pending: set[str] = set()
+        self._oldest = 0.0  # the first event of the pending paths
+        self._latest = float("-inf")  # the last event of any path (a pending one, while any are)
+        self._episode_paths: set[str] = set()  # grows to FEW_PATHS + 1 at most
+        self._episode_batches = 0
         self._cond = threading.Condition()
         self._stopped = False
         self._thread = threading.Thread(target=self._loop, name="debouncer", daemon=True)
@@ -47,14 +67,30 @@ class Debouncer:
     def add(self, rel: str) -> None:
         now = time.monotonic()
         with self._cond:
-            self._last[rel] = now
-            self._first.setdefault(rel, now)
-            self._cond.notify()
+            if now - self._latest > self.delay:  # a new episode
+                self._episode_paths.clear()
+                self._episode_batches = 0
+            self._latest = now
+            if len(self._episode_paths) <= FEW_PATHS:
+                self._episode_paths.add(rel)
+            if not self._pending:
+                self._oldest = now
+                self._cond.notify()  # later events only move the batch's time on: no need to wake the loop
+            self._pending.add(rel)
 
     @property
     def pending(self) -> set[str]:
         with self._cond:
-            return set(self._last)
+            return set(self._pending)
+
+    @property
+    def in_burst(self) -> bool:
+        """Whether the current episode is a burst (its changes wait for the quiet period)."""
+        with self._cond:
+            return self._burst()
+
+    def _burst(self) -> bool:
+        return len(self._episode_paths) > FEW_PATHS or self._episode_batches >= FEW_BATCHES
 
     def stop(self) -> None:
         with self._cond:
@@ -65,19 +101,17 @@ class Debouncer:
     def _loop(self) -> None:
         while True:
             with self._cond:
-                while not self._last and not self._stopped:
+                while not self._pending and not self._stopped:
                     self._cond.wait()
                 if self._stopped:
                     return
-                now = time.monotonic()
-                quiet_at = max(self._last.values()) + self.delay
-                overdue_at = min(self._first.values()) + self.max_delay
-                if now < min(quiet_at, overdue_at):
-                    self._cond.wait(timeout=max(0.01, min(quiet_at, overdue_at) - now))
+                quiet, longest = (self.delay, self.max_delay) if self._burst() else (self.settle, self.settle_max)
+                wait = min(self._latest + quiet, self._oldest + longest) - time.monotonic()
+                if wait > 0:
+                    self._cond.wait(timeout=wait)
                     continue
-                ready = set(self._last)
-                self._last.clear()
-                self._first.clear()
+                ready, self._pending = self._pending, set()
+                self._episode_batches += 1
             self.on_batch(ready)
 
 

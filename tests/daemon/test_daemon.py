@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import stat
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -34,6 +36,7 @@ from daemon_helpers import (  # noqa: F401 - fixtures are used by name
     THREAD_SLACK,
     Conn,
     Daemon,
+    _env,
     assert_error,
     assert_result,
     cli,
@@ -53,6 +56,8 @@ from daemon_helpers import (  # noqa: F401 - fixtures are used by name
     wait_for,
     write,
 )
+
+from codesearch.daemon.watcher import FEW_PATHS
 
 # --------------------------------------------------------------------------------------------
 # 1. lifecycle
@@ -302,28 +307,37 @@ def test_gitignore_edit_drops_the_ignored_file(d):
 
 
 def test_pending_changes_are_marked_stale(d):
-    """Best effort: a result from a file whose change is not applied yet carries "stale": true."""
+    """A result from a file whose change is not applied yet carries "stale": true, and only until
+    the change is applied. A single save leaves at once (too soon to catch), so the edit here
+    comes inside a burst: more files than an isolated change touches, written just before it,
+    hold every change of the episode back for the quiet period (500 ms)."""
     token = uniq()
     rel = f"stale_{token}.py"
     write(d.root / rel, f"def {token}():\n    return 0\n")
     wait_for(lambda: rel in d.paths(token), what="the file to be indexed")
     wait_for(d.idle, what="the daemon to settle")
     assert not any(r.get("stale") for r in d.search(token)["results"])
+    folder = d.root / f"stale_burst_{token}"
     caught = False
-    for attempt in range(3):
-        extra = uniq()
-        write(d.root / rel, f"def {token}():\n    return {attempt}\n\n\ndef {extra}():\n    return 1\n")
-        deadline = time.monotonic() + 0.4  # well inside the 500 ms debounce
-        while time.monotonic() < deadline and not caught:
-            caught = any(r["path"] == rel and r.get("stale") is True for r in d.search(token)["results"])
-            time.sleep(0.01)
-        wait_for(lambda extra=extra: d.search(extra)["results"], what="the edit to be applied")
-        wait_for(d.idle, what="the daemon to settle")
-        assert not any(r.get("stale") for r in d.search(token)["results"]), "stale outlived the reindex"
-        if caught:
-            break
+    try:
+        for attempt in range(3):
+            extra = uniq()
+            for i in range(FEW_PATHS + 2):
+                write(folder / f"f{attempt}_{i}.py", f"X{i} = {attempt}\n")
+            write(d.root / rel, f"def {token}():\n    return {attempt}\n\n\ndef {extra}():\n    return 1\n")
+            deadline = time.monotonic() + 0.4  # inside the quiet period that the burst waits for
+            while time.monotonic() < deadline and not caught:
+                caught = any(r["path"] == rel and r.get("stale") is True for r in d.search(token)["results"])
+                time.sleep(0.01)
+            wait_for(lambda extra=extra: d.search(extra)["results"], what="the edit to be applied")
+            wait_for(d.idle, what="the daemon to settle")
+            assert not any(r.get("stale") for r in d.search(token)["results"]), "stale outlived the reindex"
+            if caught:
+                break
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        (d.root / rel).unlink()
     assert caught, "no result of a file with a pending change was marked stale"
-    (d.root / rel).unlink()
 
 
 # --------------------------------------------------------------------------------------------
@@ -632,6 +646,8 @@ def test_cli_query_no_daemon_honours_repo(d):
 
 
 def test_cli_query_through_the_daemon_imports_no_heavy_modules(d):
+    """The fast path: no record classes, not even dataclasses, typing or pathlib; and not the
+    full command line, which answers everything else."""
     elsewhere = new_base()  # not the repository: only the daemon can answer from here
     try:
         proc = cli("query", "compute_backoff", "--repo", str(d.root), "--json", cwd=elsewhere,
@@ -641,15 +657,84 @@ def test_cli_query_through_the_daemon_imports_no_heavy_modules(d):
     assert proc.returncode == 0, proc.stderr[-2000:]
     answer = json.loads(proc.stdout)
     assert answer["results"] and answer["results"][0]["name"] == "compute_backoff"
-    imported = set()
-    for line in proc.stderr.splitlines():
-        if line.startswith("import time:") and "|" in line:
-            name = line.rsplit("|", 1)[1].strip()
-            if name != "package":
-                imported.add(name.split(".")[0])
-    assert "codesearch" in imported, "no -X importtime output to check"
-    heavy = imported & {"torch", "chromadb", "networkx"}
+    modules = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+               if line.startswith("import time:") and "|" in line} - {"package"}
+    assert "codesearch.cli.quick" in modules, "no -X importtime output to check"
+    heavy = {name.split(".")[0] for name in modules} & {"torch", "chromadb", "networkx"}
     assert not heavy, f"the daemon client imported {sorted(heavy)}"
+    slow = modules & {"codesearch.cli.main", "codesearch.wire", "codesearch.search.types", "dataclasses", "typing",
+                      "pathlib"}
+    assert not slow, f"the fast path imported {sorted(slow)}"
+
+
+def _full_path(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """`codesearch ARGS` without the fast path: what `codesearch.cli.main.main` alone does."""
+    code = "import sys; from codesearch.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=str(cwd or REPO_ROOT), env=_env(),
+                          capture_output=True, text=True, timeout=120)
+
+
+def _without_timing(stdout: str) -> list:
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    for line in lines:
+        line.pop("timing_ms", None)
+    return lines
+
+
+FAST_PATH_CASES = {  # `query ARGS --json`: the fast path's answers, and the ways out of it
+    "keyword": ("parse_config", "--mode", "keyword", "--repo", "{root}"),
+    "hybrid, files": ("inventory value", "--files", "--limit", "3", "--repo", "{root}"),
+    "explain, context, path": ("retry", "--explain", "-C", "2", "--path", "*.py", "--mode", "keyword",
+                               "--repo", "{root}"),
+    "kind, max tokens": ("value", "--kind", "method", "--max-tokens", "80", "--mode", "keyword", "--repo", "{root}"),
+    "words after options": ("--mode", "keyword", "--repo", "{root}", "parse", "config"),
+    "language (the full path)": ("clamp", "--lang", "python", "--mode", "keyword", "--repo", "{root}"),
+    "unknown language": ("x", "--lang", "cobol", "--repo", "{root}"),
+    "unknown kind": ("x", "--kind", "gizmo", "--repo", "{root}"),
+    "empty": (" ", "--repo", "{root}"),
+    "limit out of range": ("x", "--limit", "0", "--repo", "{root}"),
+    "limit not a number": ("x", "--limit", "many", "--repo", "{root}"),
+    "unknown mode": ("x", "--mode", "psychic", "--repo", "{root}"),
+    "unknown option": ("x", "--frobnicate", "--repo", "{root}"),
+    "no such folder": ("x", "--repo", "/no/such/folder"),
+    "batch without a repository": ("--batch", "/no/such/file"),
+    "no daemon wanted": ("parse_config", "--mode", "keyword", "--no-daemon", "--repo", "{root}"),
+}
+
+
+@pytest.mark.parametrize("args", list(FAST_PATH_CASES.values()), ids=list(FAST_PATH_CASES))
+def test_cli_query_json_fast_path_answers_as_the_full_path_does(d, args):
+    """Same exit code, same stdout (JSON, errors included) and same stderr, whichever path answers."""
+    argv = ["query", *(a.replace("{root}", str(d.root)) for a in args), "--json"]
+    wait_for(lambda: d.status()["embedding"]["chunks_without_vectors"] == 0, timeout=120,
+             what="every chunk to have a vector (a hybrid answer changes while they are made)")
+    fast, full = cli(*argv), _full_path(*argv)
+    assert fast.returncode == full.returncode, (fast.stderr, full.stderr)
+    assert _without_timing(fast.stdout) == _without_timing(full.stdout)
+    assert fast.stderr == full.stderr
+    assert "Traceback" not in fast.stderr
+    if fast.returncode == 0:
+        assert _without_timing(fast.stdout)[0]["results"] or "cobol" in args
+
+
+def test_cli_query_json_in_a_subfolder_finds_the_repositorys_daemon(d):
+    """No --repo: the enclosing repository (the nearest folder up with an index), as the full path finds it."""
+    fast = cli("query", "parse_config", "--mode", "keyword", "--json", cwd=d.root / "tests")
+    assert fast.returncode == 0, fast.stderr
+    assert _without_timing(fast.stdout) == _without_timing(_full_path("query", "parse_config", "--mode", "keyword",
+                                                                      "--json", cwd=d.root / "tests").stdout)
+    assert json.loads(fast.stdout)["results"][0]["path"] == "config.py"
+
+
+def test_cli_output_to_a_closed_pipe_ends_quietly(d):
+    """`codesearch query ... | head -c 1`: no traceback when the reader leaves early."""
+    command = [sys.executable, "-m", "codesearch.cli", "query", "inventory", "--repo", str(d.root), "--json",
+               "--limit", "50"]
+    for extra in ((), ("--lang", "python")):  # the fast path, and the full one
+        done = subprocess.run(" ".join(map(shlex.quote, [*command, *extra])) + " | head -c 1",
+                              shell=True, cwd=str(REPO_ROOT), env=_env(), capture_output=True, text=True,
+                              timeout=120)
+        assert "Traceback" not in done.stderr, done.stderr
 
 
 def test_a_daemon_with_the_default_embedder_never_loads_torch(d):
@@ -699,6 +784,40 @@ def test_burst_of_1000_files_is_batched(d):
     wait_for(lambda: d.status()["files"] == before["files"], timeout=60, interval=0.2,
              what="the burst folder to be dropped")
     assert not d.search(f"{tag}mark")["results"]
+
+
+def test_a_save_is_applied_at_once_and_a_burst_after_the_quiet_period(request, seeded_tree):
+    """Leading edge: with a quiet period of 6 s, a single save (of either kind an editor makes)
+    is searchable long before it; a burst of files waits for the quiet period and is applied
+    in one batch (or two: the first few files may leave before the episode counts as a burst)."""
+    (seeded_tree / ".codesearch.toml").write_text("debounce_ms = 6000\n")
+    daemon = start_daemon(request, seeded_tree)
+    wait_for(daemon.idle, what="the daemon to settle")
+    for save in ("write", "atomic"):
+        name = uniq()
+        target = daemon.root / f"saved_{name}.py"
+        started = time.monotonic()
+        if save == "write":
+            write(target, f"def {name}():\n    return 1\n")
+        else:  # a temporary file renamed over the original
+            temp = daemon.root / f".saved_{name}.py.tmp"
+            temp.write_text(f"def {name}():\n    return 2\n", encoding="utf-8")
+            os.replace(temp, target)
+        wait_for(lambda name=name: daemon.search(name)["results"], timeout=4.5, interval=0.02,
+                 what=f"a single save ({save}) to be searchable before the 6-s quiet period")
+        assert time.monotonic() - started < 6
+    tag = uniq("zb")
+    before = daemon.status()["reindex_count"]
+    started = time.monotonic()
+    for i in range(40):
+        write(daemon.root / f"burst_{tag}" / f"f{i:02d}.py", f"def {tag}{letters(i)}():\n    return {i}\n")
+    last = f"burst_{tag}/f39.py"
+    wait_for(lambda: last in daemon.paths(f"{tag}{letters(39)}"), timeout=30, interval=0.2,
+             what="the burst to be applied")
+    assert time.monotonic() - started >= 5.5, "the burst did not wait for the quiet period"
+    wait_for(daemon.idle, what="the daemon to settle")
+    batches = daemon.status()["reindex_count"] - before
+    assert 1 <= batches <= 2, f"40 files written at once cost {batches} batches"
 
 
 def test_a_two_second_burst_is_applied_in_a_few_batches(d):

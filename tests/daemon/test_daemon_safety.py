@@ -198,6 +198,11 @@ def test_past_the_connection_cap_a_client_is_told_busy(d):
         busy = cli("query", "parse_config", "--repo", str(d.root), "--mode", "keyword", timeout=60)
         assert busy.returncode == 1 and "busy" in busy.stderr and "--no-daemon" in busy.stderr, (busy.stdout,
                                                                                                  busy.stderr)
+        # the same with --json, which the CLI's fast path answers: the same sentence, and as JSON
+        busy_json = cli("query", "parse_config", "--repo", str(d.root), "--mode", "keyword", "--json", timeout=60)
+        assert busy_json.returncode == 1 and busy_json.stderr == busy.stderr, (busy_json.stdout, busy_json.stderr)
+        assert json.loads(busy_json.stdout) == {"error": busy.stderr.strip().removeprefix("codesearch: "),
+                                                "exit_code": 1}
     finally:
         for conn in held:
             conn.close()
