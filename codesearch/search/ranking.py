@@ -11,9 +11,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..analysis.query_shape import code_words, is_long_query, shape_of
 from ..analysis.tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
 from ..model import Chunk
 from ..vocabulary import DEFINITION_KINDS, TYPE_KINDS
+from .vendored import in_folders
 
 # folders and file names of tests, examples, benchmarks and vendored code; `example` alone is
 # left out on purpose (Java's com/example/... packages are real code)
@@ -49,6 +51,10 @@ class Ranked:
 
 
 def _query_words(query: str) -> set[str]:
+    """The words to find in file, folder and definition names: a question's words; a report's
+    identifiers and file names (its prose would match names everywhere)."""
+    if is_long_query(query):
+        return code_words(shape_of(query))
     words = set()
     for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
         for t in identifier_terms(w):
@@ -64,12 +70,15 @@ def _stem(word: str) -> str:
     return word
 
 
-def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions) -> list[Ranked]:
+def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
+         vendored: frozenset[str] = frozenset()) -> list[Ranked]:
+    """`vendored`: folders of code that is not the project's own (search/vendored.py), penalized
+    as tests are."""
     items = [Ranked(chunk, score) for chunk, score in fused]
     if options.name_path_boost:
         _boost_names(query, items)
     if options.test_penalty:
-        _penalize_tests(query, items, options.test_factor)
+        _penalize_tests(query, items, options.test_factor, vendored)
     if options.symbol_boost and looks_like_symbol(query):  # last: its tiers must not be reordered
         _boost_symbol(query, items)
     items.sort(key=lambda r: -r.score)
@@ -129,12 +138,14 @@ def _name_terms(name: str) -> frozenset[str]:
     return frozenset(_stem(t) for t in split_identifier(name))
 
 
-def _penalize_tests(query: str, items: list[Ranked], factor: float) -> None:
+def _penalize_tests(query: str, items: list[Ranked], factor: float, vendored: frozenset[str]) -> None:
+    """Tests, examples and vendored code down, unless a question asks for them. A report that
+    says "test" is not asking for tests (it tells how the bug was found): it is penalized too."""
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", query)}
-    if words & TEST_WORDS:
+    if words & TEST_WORDS and not is_long_query(query):
         return
     for r in items:
-        if is_test_path(r.chunk.path):
+        if is_test_path(r.chunk.path) or in_folders(r.chunk.path, vendored):
             r.score *= factor
             r.notes.append(f"test/example/vendor path x{factor}")
 

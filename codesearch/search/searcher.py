@@ -42,6 +42,7 @@ from .types import (
     SymbolsAnswer,
     SymbolsRequest,
 )
+from .vendored import FileEntry, vendored_folders
 
 SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search (shorter: names only)
 SYMBOL_SEARCH_RESULTS = 20  # at most this many symbols come from it (more costs time on every keystroke)
@@ -63,6 +64,7 @@ class Searcher:
         self.graphs = GraphCache(index.catalog)
         self._context = SearchContext(index, self.graphs)
         self._retrievers: dict[str, Retriever] = {}
+        self._vendored: tuple[str | None, frozenset[str]] = (None, frozenset())  # (index stamp, folders)
 
     def retriever(self, name: str) -> Retriever:
         found = self._retrievers.get(name)
@@ -151,7 +153,18 @@ class Searcher:
     def _rank(self, query: str, lists: dict[str, list[str]], request: SearchRequest) -> list[Ranked]:
         fused = weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k)
         chunks = self.catalog.chunks_by_ids([i for i, _ in fused], with_text=False)
-        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request))
+        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request),
+                    self.vendored_folders())
+
+    def vendored_folders(self) -> frozenset[str]:
+        """Folders of code that is not the project's own (search/vendored.py), found again after
+        each reindex (a race between threads only computes it twice)."""
+        stamp = self.catalog.get_meta("last_index_time")
+        if stamp != self._vendored[0]:
+            files = self.catalog.files()
+            self._vendored = (stamp, vendored_folders(
+                FileEntry(path, f.content_hash if f.skip_reason is None else "") for path, f in files.items()))
+        return self._vendored[1]
 
     # --- relations ------------------------------------------------------------------------
     def _related(self, query: str, filters: Filters, limit: int) -> tuple[str, list[Related]] | None:
@@ -179,7 +192,8 @@ class Searcher:
         chunks = self.catalog.chunks_by_ids([r.id for r in related], with_text=False)
         options = RankingOptions.off()
         options.test_penalty = self._options(request).test_penalty
-        answer = rank(query, [(chunks[r.id], fused[r.id]) for r in related if r.id in chunks], options)
+        answer = rank(query, [(chunks[r.id], fused[r.id]) for r in related if r.id in chunks], options,
+                      self.vendored_folders())
         depth = {r.id: r.depth for r in related}
         gap = 2 * max((r.score for r in context + answer), default=0.0)
         for r in answer:  # tiers by hops, all above every context result
