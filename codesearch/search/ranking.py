@@ -24,6 +24,7 @@ TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures
                        r"(^|/)(test_[^/]*|[^/]*_(test|spec)\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$",
                        re.IGNORECASE)
 TEST_CLASS_FILE = re.compile(r"(^|/)[A-Z][A-Za-z0-9]*(Test|Tests|Spec|Specs)\.[a-z]+$")  # FooTest.java
+PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org"})  # documents, not code
 TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "example", "examples", "benchmark", "fixture",
               "fixtures", "mock", "mocks", "vendor", "demo", "sample", "doc", "docs"}
 
@@ -139,15 +140,20 @@ def _name_terms(name: str) -> frozenset[str]:
 
 
 def _penalize_tests(query: str, items: list[Ranked], factor: float, vendored: frozenset[str]) -> None:
-    """Tests, examples and vendored code down, unless a question asks for them. A report that
-    says "test" is not asking for tests (it tells how the bug was found): it is penalized too."""
+    """Tests, examples and vendored code down, unless a question asks for them. A report is
+    answered by code: a report that says "test" is not asking for tests (it tells how the bug was
+    found), and its documentation and changelogs, which retell it in words, go down too."""
+    report = is_long_query(query)
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", query)}
-    if words & TEST_WORDS and not is_long_query(query):
+    if words & TEST_WORDS and not report:
         return
     for r in items:
         if is_test_path(r.chunk.path) or in_folders(r.chunk.path, vendored):
             r.score *= factor
             r.notes.append(f"test/example/vendor path x{factor}")
+        elif report and r.chunk.language in PROSE_LANGUAGES:
+            r.score *= factor
+            r.notes.append(f"documentation, for a report x{factor}")
 
 
 @lru_cache(maxsize=65536)
