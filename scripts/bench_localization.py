@@ -221,13 +221,18 @@ def main() -> int:
                         help="indexes (DIR/NAME) whose embedding caches a new index starts from "
                              "(e.g. ~/.cache/csidx-base)")
     parser.add_argument("--json", type=Path, help="write every row here")
+    parser.add_argument("--from-json", type=Path, nargs="+", metavar="ROWS",
+                        help="print the figures of earlier runs' rows (--json files) together; run nothing")
     args = parser.parse_args()
 
-    data = json.loads(args.commits.read_text())
     systems = [s for s in args.systems.split(",") if s]
     unknown = set(systems) - set(ALL_SYSTEMS)
     if unknown:
         parser.error(f"unknown systems: {', '.join(sorted(unknown))}")
+    if args.from_json:
+        summarize([row for path in args.from_json for row in json.loads(path.read_text())], systems)
+        return 0
+    data = json.loads(args.commits.read_text())
     wanted = set(filter(None, args.repos.split(",")))
     overrides = dict(item.split("=", 1) for item in args.set)
     started = time.monotonic()

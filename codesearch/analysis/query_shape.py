@@ -307,3 +307,17 @@ def symbol_names(shape: QueryShape) -> list[str]:
         for name in parts[-1:] + [p for p in parts[-2:-1] if len(p) > 2]:
             names.setdefault(name, None)
     return list(names)
+
+
+def mentions(path: str, named: tuple[str, ...]) -> bool:
+    """Whether a repository path is one of the files a report names: the file's name and, when
+    both sides have one, its folder agree (`src/flask/app.py` is named by
+    `/usr/lib/python3/site-packages/flask/app.py`, by `flask/app.py` and by `app.py`)."""
+    mine = path.split("/")
+    for other in named:
+        theirs = [p for p in other.split("/") if p]
+        if not theirs or theirs[-1] != mine[-1]:
+            continue
+        if len(theirs) == 1 or len(mine) == 1 or theirs[-2] == mine[-2]:
+            return True
+    return False

@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..analysis.query_shape import code_words, is_long_query, shape_of
+from ..analysis.query_shape import code_words, is_long_query, mentions, shape_of
 from ..analysis.tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
 from ..model import Chunk
 from ..vocabulary import DEFINITION_KINDS, TYPE_KINDS
@@ -24,6 +24,7 @@ TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures
                        r"(^|/)(test_[^/]*|[^/]*_(test|spec)\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$",
                        re.IGNORECASE)
 TEST_CLASS_FILE = re.compile(r"(^|/)[A-Z][A-Za-z0-9]*(Test|Tests|Spec|Specs)\.[a-z]+$")  # FooTest.java
+NAMED_FILE_BOOST = 1.5  # a file that a report's traceback or text names
 PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org"})  # documents, not code
 TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "example", "examples", "benchmark", "fixture",
               "fixtures", "mock", "mocks", "vendor", "demo", "sample", "doc", "docs"}
@@ -78,6 +79,8 @@ def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
     items = [Ranked(chunk, score) for chunk, score in fused]
     if options.name_path_boost:
         _boost_names(query, items)
+        if is_long_query(query):
+            _boost_named_files(query, items)
     if options.test_penalty:
         _penalize_tests(query, items, options.test_factor, vendored)
     if options.symbol_boost and looks_like_symbol(query):  # last: its tiers must not be reordered
@@ -127,6 +130,17 @@ def _boost_names(query: str, items: list[Ranked]) -> None:
             factor = 1.0 + 0.3 * min(in_path, 2) + 0.15 * min(in_name, 2)
             r.score *= factor
             r.notes.append(f"name/path match x{factor:.2f}")
+
+
+def _boost_named_files(query: str, items: list[Ranked]) -> None:
+    """A report's own pointers: the files its traceback or text names."""
+    named = shape_of(query).paths
+    if not named:
+        return
+    for r in items:
+        if mentions(r.chunk.path, named):
+            r.score *= NAMED_FILE_BOOST
+            r.notes.append(f"file named by the report x{NAMED_FILE_BOOST}")
 
 
 @lru_cache(maxsize=65536)

@@ -14,6 +14,7 @@ from codesearch.analysis.query_shape import (
     is_file_path,
     is_long_query,
     keyword_terms,
+    mentions,
     normalize_path,
     shape_of,
     symbol_names,
@@ -65,7 +66,8 @@ stack backtrace:
     (PYTHON_TRACE, "/home/me/project/src/flask/ctx.py", 301, "push"),
     (JAVA_TRACE, "MapTypeAdapterFactory.java", 211, "com.google.gson.internal.bind.MapTypeAdapterFactory$Adapter.read"),
     (JS_TRACE, "/srv/app/node_modules/express/lib/response.js", 142, "ServerResponse.send"),
-    (GO_TRACE, "/home/me/go/pkg/mod/github.com/spf13/cobra/command.go", 989, "github.com/spf13/cobra.(*Command).execute"),
+    (GO_TRACE, "/home/me/go/pkg/mod/github.com/spf13/cobra/command.go", 989,
+     "github.com/spf13/cobra.(*Command).execute"),
     (RUST_TRACE, "serde_derive/src/de.rs", 1123, "serde_derive::de::deserialize_struct"),
 ])
 def test_traceback_frames(report, path, line, function):
@@ -140,7 +142,8 @@ def test_identifiers(text, expected):
 
 @pytest.mark.parametrize("token, code", [
     ("parse_config", True), ("__init__", True), ("MAX_SIZE", True), ("getUser", True), ("XMLParser", True),
-    ("ab.cd", True), ("a.b.c", False), ("e.g", False), ("Hello", False), ("URLs", False), ("_", False), ("value", False),
+    ("ab.cd", True), ("a.b.c", False), ("e.g", False), ("Hello", False), ("URLs", False), ("_", False),
+    ("value", False),
 ])
 def test_is_code_style(token, code):
     assert is_code_style(token) is code
@@ -224,3 +227,15 @@ def test_code_words_from_identifiers_and_paths():
 ])
 def test_is_long_query(query, long):
     assert is_long_query(query) is long
+
+
+@pytest.mark.parametrize("path, named, expected", [
+    ("src/flask/app.py", ("/usr/lib/python3/site-packages/flask/app.py",), True),
+    ("src/flask/app.py", ("flask/app.py",), True),
+    ("src/flask/app.py", ("app.py",), True),
+    ("src/flask/app.py", ("/home/me/project/app.py",), False),  # another folder's app.py
+    ("app.py", ("/srv/x/app.py",), True),
+    ("src/flask/app.py", ("src/flask/ctx.py", "views.py"), False),
+])
+def test_mentions(path, named, expected):
+    assert mentions(path, named) is expected
