@@ -25,6 +25,8 @@ MAX_MESSAGES = 8  # quoted messages kept
 MAX_PROSE_TERMS = 48  # distinct prose terms searched (the rest of a long report adds noise, not evidence)
 MAX_KEYWORD_TERMS = 256  # terms sent to BM25, repeats (weights) included
 EMBED_WORDS = 80  # the embedding model reads about this many words (128 tokens)
+MAX_ANALYSED_CHARS = 20_000  # a report's head; beyond it a paste is a log, and costs time, not evidence
+MAX_FRAMES = 200
 
 # keyword weights: how many times a term is repeated in the BM25 query (FTS5 sums over phrases)
 WEIGHT_SYMBOL = 3
@@ -55,38 +57,47 @@ class QueryShape:
 
 # --- recognizers -----------------------------------------------------------------------------
 _URL = re.compile(r"\b(?:https?|file|ftp)://\S+|\bwww\.\S+")
-_ISSUE_REF = re.compile(r"\(?(?<![\w&])(?:[\w.-]+/[\w.-]+)?#\d+\b\)?|\bGH-\d+\b")  # (#123), org/repo#12, GH-7
+_ISSUE_REF = re.compile(r"\(?(?<![\w&.-])(?:[\w.-]{1,100}/[\w.-]{1,100})?#\d+\b\)?|\bGH-\d+\b")  # (#12), org/repo#12
+_OVERLONG = re.compile(r"\S{200,}")  # not a word, a name or a path: a blob, a minified line
 _CONVENTIONAL = re.compile(  # a Conventional Commits type: "fix(parser): ..." -> "parser ..."
     r"^(\s*)(?:fix|bugfix|hotfix|feat|feature|chore|docs?|refactor|perf|test|build|ci|style|revert)"
     r"(?:\(([^)\n]*)\))?!?:(?=\s)", re.IGNORECASE)
-_FENCE = re.compile(r"^\s*(```|~~~)[^\n]*\n(.*?)^\s*\1[ \t]*$", re.MULTILINE | re.DOTALL)
-_INLINE_CODE = re.compile(r"(`+)([^`\n]+?)\1")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_INLINE_CODE = re.compile(r"(`+)([^`\n]{1,300}?)\1")
 _IDENT = r"[A-Za-z_$][\w$]*"
 _QUALIFIED = re.compile(rf"(?<![\w$.#:/\\-]){_IDENT}(?:(?:\.|::|->|#){_IDENT})*(?P<call>\()?")
-_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2,}[a-z]{2,}")
-_PATH = re.compile(r"(?<![\w@$/\\.-])((?:[A-Za-z]:)?[\\/]?(?:\.{1,2}[\\/])*(?:[\w@+~-][\w@+.~-]*[\\/])*"
-                   r"[\w@+~-][\w@+.~-]*\.[A-Za-z0-9]{1,6})(?=$|[\s:,;'\")\]>(])")
+_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]{2}")
+# Every pattern that can start inside a long token starts at a token's edge (a look-behind) and
+# repeats a bounded number of times: a 64-KB query of one word or of `a/a/a...` stays linear.
+_EDGE = r"(?<![^\s'\"(\[<,;=`:])"  # what may stand before a path: start, space, an opening mark
+_SEGMENT = r"[\w@+~-][\w@+.~-]{0,127}"
+_PATH = re.compile(rf"(?<![\w@$/\\.-])((?:[A-Za-z]:)?[\\/]?(?:\.{{1,2}}[\\/]){{0,8}}(?:{_SEGMENT}[\\/]){{0,32}}"
+                   rf"[\w@+~-][\w@+.~-]{{0,127}}\.[A-Za-z0-9]{{1,6}})(?=$|[\s:,;'\")\]>(])")
+_PATH_CHARS = r"[^\s:'\"()\[\]<>,;`]{1,256}"
 _QUOTED = re.compile(r"(?<![\w`])(?:\"([^\"\n]{3,200})\"|'([^'\n]{3,200})'|“([^”\n]{3,200})”)(?![\w`])")
 _EXCEPTION_LINE = re.compile(  # "pkg.SomeError: message", "panic: message", "error[E0382]: message"
-    r"(?:^|(?<=\s))(?:[\w$]+[.\\])*(?P<name>[A-Z]\w*(?:Error|Exception|Panic|Fault|Failure))\b"
-    r"(?:(?::|\s+-)\s+(?P<msg>[^\n]*))?"
-    r"|^\s*(?:fatal error|panic|error|Error|ERROR|FATAL|fatal)(?:\[\w+\])?:\s*(?P<msg2>[^\n]+)$", re.MULTILINE)
-_PANIC = re.compile(r"panicked at (?:'(?P<msg>[^'\n]+)', )?(?P<path>[^\s:]+\.rs):(?P<line>\d+)")
+    r"(?:^|(?<=\s))(?:[\w$]{1,128}[.\\]){0,16}(?P<name>[A-Z]\w{0,128}?(?:Error|Exception|Panic|Fault|Failure))\b"
+    r"(?:(?::|\s+-)\s+(?P<msg>[^\n]{0,200}))?"
+    r"|^[ \t]*(?:fatal error|panic|error|Error|ERROR|FATAL|fatal)(?:\[\w+\])?:[ \t]*(?P<msg2>[^\n]{1,200})",
+    re.MULTILINE)
+_PANIC = re.compile(r"panicked at (?:'(?P<msg>[^'\n]{1,200})', )?(?P<path>[^\s:]{1,256}\.rs):(?P<line>\d+)")
 
 # traceback frames, by language; each names some of: path, line, func
 _FRAMES = [
-    re.compile(r'File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?'),  # Python
-    re.compile(r"\bat (?P<func>[\w$.<>/]+)\((?P<path>[\w$.-]+\.\w+):(?P<line>\d+)\)"),  # Java, Kotlin, Scala
-    re.compile(r"\bat (?P<func>[\w$.<>`\[\],]+)\([^)\n]*\) in (?P<path>[^\n]+?):line (?P<line>\d+)"),  # C#
-    re.compile(r"\bat (?:(?:async |new )?(?P<func>[^\s()][^()\n]*?) \()?(?:file://)?"
-               r"(?P<path>[^\s()]+?\.[A-Za-z]{1,5}):(?P<line>\d+)(?::\d+)?\)?(?=\s|$)"),  # JS, TS, Rust `at`
-    re.compile(r"(?P<path>[^\s:'\"()]+\.rb):(?P<line>\d+):in [`'](?:[\w:]+[#.])?(?P<func>[^'`\n]+)'"),  # Ruby
-    re.compile(r"#\d+ (?P<path>[^\s(]+\.php)\((?P<line>\d+)\): (?P<func>[\w\\]+(?:->|::)\w+)"),  # PHP
-    re.compile(r"(?P<path>[\w./-]+\.exs?):(?P<line>\d+): (?P<func>[\w.!?]+)/\d+"),  # Elixir
-    re.compile(r"^(?P<func>[\w./-]+\.(?:\(\*?\w+\)\.)?\w+)\([^\n]*\)\n\s+(?P<path>[^\s:]+\.go):(?P<line>\d+)",
-               re.MULTILINE),  # Go: function line, then its file line
-    re.compile(r"^\s*\d+:\s+(?:0x[0-9a-f]+ - )?(?P<func>[\w:<>]+::[\w<>]+)(?:::h[0-9a-f]{16})?$", re.MULTILINE),  # Rust
-    re.compile(r"(?P<path>[^\s:'\"()]+\.\w{1,5}):(?P<line>\d+)(?::\d+)?"),  # any path:line
+    re.compile(r'File "(?P<path>[^"\n]{1,256})", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]{1,128}))?'),  # Python
+    re.compile(r"\bat (?P<func>[\w$.<>/]{1,256})\((?P<path>[\w$.-]{1,128}\.\w+):(?P<line>\d+)\)"),  # Java, Kotlin
+    re.compile(r"\bat (?P<func>[\w$.<>`\[\],]{1,256})\([^)\n]{0,256}\) in (?P<path>[^\n]{1,256}?):line (?P<line>\d+)"),
+    re.compile(r"\bat (?:(?:async |new )?(?P<func>[^\s()][^()\n]{0,200}?) \()?(?:file://)?"
+               r"(?P<path>[^\s()]{1,256}?\.[A-Za-z]{1,5}):(?P<line>\d+)(?::\d+)?\)?(?=\s|$)"),  # JS, TS, Rust `at`
+    re.compile(rf"{_EDGE}(?P<path>{_PATH_CHARS}\.rb):(?P<line>\d+):in [`'](?:[\w:]{{1,128}}[#.])?"
+               r"(?P<func>[^'`\n]{1,128})'"),  # Ruby
+    re.compile(r"#\d+ (?P<path>[^\s(]{1,256}\.php)\((?P<line>\d+)\): (?P<func>[\w\\]{1,256}(?:->|::)\w+)"),  # PHP
+    re.compile(rf"{_EDGE}(?P<path>[\w./-]{{1,256}}\.exs?):(?P<line>\d+): (?P<func>[\w.!?]{{1,128}})/\d+"),  # Elixir
+    re.compile(r"^(?P<func>[\w./-]{1,256}\.(?:\(\*?\w+\)\.)?\w+)\([^\n]{0,256}\)\n\s{1,16}"
+               r"(?P<path>[^\s:]{1,256}\.go):(?P<line>\d+)", re.MULTILINE),  # Go: function line, then its file line
+    re.compile(r"^[ \t]*\d+:[ \t]+(?:0x[0-9a-f]+ - )?(?P<func>[\w:<>]{1,256}::[\w<>]+)(?:::h[0-9a-f]{16})?$",
+               re.MULTILINE),  # Rust backtrace
+    re.compile(rf"{_EDGE}(?P<path>{_PATH_CHARS}\.\w{{1,5}}):(?P<line>\d+)(?::\d+)?"),  # any path:line
 ]
 
 
@@ -133,6 +144,8 @@ def _frames(text: str) -> list[Frame]:
     taken: list[tuple[int, int]] = []
     for pattern in _FRAMES:
         for m in pattern.finditer(text):
+            if len(found) >= MAX_FRAMES:
+                break
             if any(s <= m.start() < e or s < m.end() <= e for s, e in taken):
                 continue
             groups = m.groupdict()
@@ -157,7 +170,8 @@ def _add(items: dict[str, None], value: str, limit: int) -> None:
 @lru_cache(maxsize=64)
 def shape_of(query: str) -> QueryShape:
     """The parts of a report, each in order of first appearance."""
-    text = _CONVENTIONAL.sub(lambda m: f"{m.group(1)}{m.group(2) or ''}", _ISSUE_REF.sub(" ", _URL.sub(" ", query)))
+    text = _OVERLONG.sub(" ", query[:MAX_ANALYSED_CHARS])
+    text = _CONVENTIONAL.sub(lambda m: f"{m.group(1)}{m.group(2) or ''}", _ISSUE_REF.sub(" ", _URL.sub(" ", text)))
     symbols: dict[str, None] = {}
     paths: dict[str, None] = {}
     messages: dict[str, None] = {}

@@ -12,6 +12,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
+from ..analysis.query_shape import is_long_query
 from ..analysis.tokens import query_terms
 from ..indexing.index import Index
 from ..model import Chunk
@@ -48,6 +49,7 @@ SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search 
 SYMBOL_SEARCH_RESULTS = 20  # at most this many symbols come from it (more costs time on every keystroke)
 NEAR_NAMES = 5  # names suggested for a name that means nothing
 NEAR_CANDIDATES = 200  # names sharing its longest word, among which those are chosen
+REPORT_WEIGHTS: dict[str, float] = {}  # a report's fusion weights, as factors of the settings'
 MAX_CALL_SITES = 1000  # call sites read for the callers of a name defined in another repository
 # retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
@@ -146,12 +148,15 @@ class Searcher:
     def _options(self, request: SearchRequest) -> RankingOptions:
         return request.ranking or (RankingOptions() if self.settings.ranking else RankingOptions.off())
 
-    def _weights(self, lists: dict[str, list[str]]) -> dict[str, float]:
-        """Each list's fusion weight: the setting `weight_<retriever>`, else 1."""
-        return {name: float(getattr(self.settings, f"weight_{name}", 1.0)) for name in lists}
+    def _weights(self, lists: dict[str, list[str]], query: str = "") -> dict[str, float]:
+        """Each list's fusion weight: the setting `weight_<retriever>`, else 1; for a report,
+        times its factor in REPORT_WEIGHTS."""
+        factors = REPORT_WEIGHTS if query and is_long_query(query) else {}
+        return {name: float(getattr(self.settings, f"weight_{name}", 1.0)) * factors.get(name, 1.0)
+                for name in lists}
 
     def _rank(self, query: str, lists: dict[str, list[str]], request: SearchRequest) -> list[Ranked]:
-        fused = weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k)
+        fused = weighted_rrf(lists, self._weights(lists, query), k=self.settings.rrf_k)
         chunks = self.catalog.chunks_by_ids([i for i, _ in fused], with_text=False)
         return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request),
                     self.vendored_folders())
