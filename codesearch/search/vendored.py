@@ -7,9 +7,10 @@ in ranking.TEST_PATH already; a copied library is often called something else: `
   shallower folder (generated docs copied into a docset, a build folder, a library checked in
   twice);
 - a project of its own inside the project's source: a folder that holds a licence or a package
-  manifest and sits inside a folder that itself holds source files (a library dropped into a
-  package). A package of a monorepo sits beside the others (`packages/zod`, `serde_derive`), in a
-  folder without source files of its own, and is not flagged.
+  manifest and sits somewhere inside a folder (not the root) that itself holds source files (a
+  library dropped into a package). A package of a monorepo sits beside the others
+  (`packages/zod`, `serde_derive`), in folders without source files of their own, and is not
+  flagged.
 """
 
 from __future__ import annotations
@@ -61,17 +62,26 @@ def copied_folders(files: Iterable[FileEntry]) -> set[str]:
 
 
 def nested_projects(files: Iterable[FileEntry]) -> set[str]:
-    """Folders with a licence or package manifest of their own, inside a folder (not the root)
-    that directly holds source files."""
+    """Folders with a licence or package manifest of their own inside a folder (not the root)
+    that directly holds source files (a build script or manifest is not the source meant)."""
     marked: set[str] = set()
     with_source: set[str] = set()
     for f in files:
         folder, name = _folder(f.path), f.path.rsplit("/", 1)[-1]
         if LICENCE.match(name) or MANIFEST.match(name):
             marked.add(folder)
-        if f.content_hash and spec_for_path(f.path) is not None:
+        elif f.content_hash and spec_for_path(f.path) is not None:
             with_source.add(folder)
-    return {folder for folder in marked if "/" in folder and _folder(folder) in with_source}
+    return {folder for folder in marked if any(a in with_source for a in _ancestors(folder))}
+
+
+def _ancestors(folder: str) -> list[str]:
+    """The folders that hold `folder`, the root left out."""
+    out = []
+    while "/" in folder:
+        folder = _folder(folder)
+        out.append(folder)
+    return out
 
 
 def vendored_folders(files: Iterable[FileEntry]) -> frozenset[str]:

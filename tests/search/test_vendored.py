@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
+
+from conftest import SAMPLES
+
+from codesearch.api.types import SearchRequest
+from codesearch.config import load_settings
+from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer
 from codesearch.model import Chunk
 from codesearch.search.ranking import RankingOptions, rank
+from codesearch.search.searcher import Searcher
 from codesearch.search.vendored import FileEntry, copied_folders, in_folders, nested_projects, vendored_folders
 
 
@@ -51,3 +60,29 @@ def test_ranking_penalizes_vendored_folders_like_tests():
     copy = chunk("copy", "app/_vendored/lib/views.py")
     ranked = rank("show the page", [(copy, 1.0), (own, 0.9)], RankingOptions(), frozenset({"app/_vendored/lib"}))
     assert [r.chunk.path for r in ranked] == ["app/views.py", "app/_vendored/lib/views.py"]
+
+
+def test_a_searcher_finds_a_library_copied_into_the_project(tmp_path):
+    """On a real index: a library dropped into the project's package, under a name that is not on
+    any list, ranks below the project's own code."""
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
+    lib = root / "shop" / "_bundled" / "backoff"
+    lib.mkdir(parents=True)
+    (root / "shop" / "__init__.py").write_text('"""The shop package."""\n')
+    (lib / "LICENSE").write_text("MIT License\n")
+    (lib / "delays.py").write_text(
+        'def compute_backoff(attempt, base=0.5, cap=30.0):\n'
+        '    """Return the retry delay for an attempt using capped exponential growth."""\n'
+        '    return min(cap, base * 2 ** attempt)\n')
+    index = Index(root, load_settings(root), create=True)
+    try:
+        Indexer(index).run(embed=False)
+        searcher = Searcher(index)
+        assert searcher.vendored_folders() == {"shop/_bundled/backoff"}
+        answer = searcher.search(SearchRequest(query="retry delay with exponential backoff", mode="keyword",
+                                               limit=5, files=True))
+        paths = [r.path for r in answer.results]
+        assert paths.index("inventory.py") < paths.index("shop/_bundled/backoff/delays.py")
+    finally:
+        index.close()
