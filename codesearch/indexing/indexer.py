@@ -10,6 +10,7 @@ completes.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections import Counter
@@ -25,6 +26,7 @@ from ..faults import checkpoint
 from ..ingest.extract import Extracted, SkipFile, extract_files
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..paths import OutsideRoot, confine, on_disk
+from ..search.vendored import FileEntry, vendored_folders
 from ..store.catalog import CatalogError, FileRecord, VectorRow
 from ..store.graph import rebuild_import_edges, resolve_call_edges
 from ..store.sqlite import sqlite3
@@ -276,6 +278,9 @@ class Indexer:
                 checkpoint("index.edges.midway")
                 resolve_call_edges(db, state.changed_paths, state.dirty_names, everything=everything)
                 self.catalog.set_meta("edges_stale", "0")
+            if state.arrived_or_gone or not known:  # the structure of the tree may have changed
+                folders = vendored_folders(FileEntry(path, digest) for path, digest in self.catalog.indexed_hashes())
+                self.catalog.set_meta("vendored_folders", json.dumps(sorted(folders)))
 
     def _forget(self, rel: str, state: _RunState) -> None:
         """Note a file whose definitions are about to go: callers of them need re-resolving."""

@@ -11,9 +11,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..analysis.query_shape import code_words, is_long_query, mentions, shape_of
 from ..analysis.tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
 from ..model import Chunk
 from ..vocabulary import DEFINITION_KINDS, TYPE_KINDS
+from .vendored import in_folders
 
 # folders and file names of tests, examples, benchmarks and vendored code; `example` alone is
 # left out on purpose (Java's com/example/... packages are real code)
@@ -22,6 +24,8 @@ TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures
                        r"(^|/)(test_[^/]*|[^/]*_(test|spec)\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$",
                        re.IGNORECASE)
 TEST_CLASS_FILE = re.compile(r"(^|/)[A-Z][A-Za-z0-9]*(Test|Tests|Spec|Specs)\.[a-z]+$")  # FooTest.java
+NAMED_FILE_BOOST = 1.5  # a file that a report's traceback or text names
+PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org"})  # documents, not code
 TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "example", "examples", "benchmark", "fixture",
               "fixtures", "mock", "mocks", "vendor", "demo", "sample", "doc", "docs"}
 
@@ -49,6 +53,10 @@ class Ranked:
 
 
 def _query_words(query: str) -> set[str]:
+    """The words to find in file, folder and definition names: a question's words; a report's
+    identifiers and file names (its prose would match names everywhere)."""
+    if is_long_query(query):
+        return code_words(shape_of(query))
     words = set()
     for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
         for t in identifier_terms(w):
@@ -64,12 +72,17 @@ def _stem(word: str) -> str:
     return word
 
 
-def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions) -> list[Ranked]:
+def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
+         vendored: frozenset[str] = frozenset()) -> list[Ranked]:
+    """`vendored`: folders of code that is not the project's own (search/vendored.py), penalized
+    as tests are."""
     items = [Ranked(chunk, score) for chunk, score in fused]
     if options.name_path_boost:
         _boost_names(query, items)
+        if is_long_query(query):
+            _boost_named_files(query, items)
     if options.test_penalty:
-        _penalize_tests(query, items, options.test_factor)
+        _penalize_tests(query, items, options.test_factor, vendored)
     if options.symbol_boost and looks_like_symbol(query):  # last: its tiers must not be reordered
         _boost_symbol(query, items)
     items.sort(key=lambda r: -r.score)
@@ -119,6 +132,17 @@ def _boost_names(query: str, items: list[Ranked]) -> None:
             r.notes.append(f"name/path match x{factor:.2f}")
 
 
+def _boost_named_files(query: str, items: list[Ranked]) -> None:
+    """A report's own pointers: the files its traceback or text names."""
+    named = shape_of(query).paths
+    if not named:
+        return
+    for r in items:
+        if mentions(r.chunk.path, named):
+            r.score *= NAMED_FILE_BOOST
+            r.notes.append(f"file named by the report x{NAMED_FILE_BOOST}")
+
+
 @lru_cache(maxsize=65536)
 def _path_terms(path: str) -> frozenset[str]:
     return frozenset(_stem(t) for part in path.lower().split("/") for t in split_identifier(part.split(".")[0]))
@@ -129,14 +153,21 @@ def _name_terms(name: str) -> frozenset[str]:
     return frozenset(_stem(t) for t in split_identifier(name))
 
 
-def _penalize_tests(query: str, items: list[Ranked], factor: float) -> None:
+def _penalize_tests(query: str, items: list[Ranked], factor: float, vendored: frozenset[str]) -> None:
+    """Tests, examples and vendored code down, unless a question asks for them. A report is
+    answered by code: a report that says "test" is not asking for tests (it tells how the bug was
+    found), and its documentation and changelogs, which retell it in words, go down too."""
+    report = is_long_query(query)
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", query)}
-    if words & TEST_WORDS:
+    if words & TEST_WORDS and not report:
         return
     for r in items:
-        if is_test_path(r.chunk.path):
+        if is_test_path(r.chunk.path) or in_folders(r.chunk.path, vendored):
             r.score *= factor
             r.notes.append(f"test/example/vendor path x{factor}")
+        elif report and r.chunk.language in PROSE_LANGUAGES:
+            r.score *= factor
+            r.notes.append(f"documentation, for a report x{factor}")
 
 
 @lru_cache(maxsize=65536)

@@ -7,11 +7,13 @@ retrievers of the mode only add context after the answer.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
+from ..analysis.query_shape import is_long_query
 from ..analysis.tokens import query_terms
 from ..indexing.index import Index
 from ..model import Chunk
@@ -48,6 +50,7 @@ SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search 
 SYMBOL_SEARCH_RESULTS = 20  # at most this many symbols come from it (more costs time on every keystroke)
 NEAR_NAMES = 5  # names suggested for a name that means nothing
 NEAR_CANDIDATES = 200  # names sharing its longest word, among which those are chosen
+REPORT_WEIGHTS: dict[str, float] = {}  # a report's fusion weights, as factors of the settings'
 MAX_CALL_SITES = 1000  # call sites read for the callers of a name defined in another repository
 # retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
@@ -65,6 +68,7 @@ class Searcher:
         self.grep_facts = GrepFacts(index.catalog)
         self._context = SearchContext(index, self.graph)
         self._retrievers: dict[str, Retriever] = {}
+        self._vendored: tuple[str | None, frozenset[str]] = (None, frozenset())  # (index stamp, folders)
 
     def retriever(self, name: str) -> Retriever:
         found = self._retrievers.get(name)
@@ -146,14 +150,26 @@ class Searcher:
     def _options(self, request: SearchRequest) -> RankingOptions:
         return request.ranking or (RankingOptions() if self.settings.ranking else RankingOptions.off())
 
-    def _weights(self, lists: dict[str, list[str]]) -> dict[str, float]:
-        """Each list's fusion weight: the setting `weight_<retriever>`, else 1."""
-        return {name: float(getattr(self.settings, f"weight_{name}", 1.0)) for name in lists}
+    def _weights(self, lists: dict[str, list[str]], query: str = "") -> dict[str, float]:
+        """Each list's fusion weight: the setting `weight_<retriever>`, else 1; for a report,
+        times its factor in REPORT_WEIGHTS."""
+        factors = REPORT_WEIGHTS if query and is_long_query(query) else {}
+        return {name: float(getattr(self.settings, f"weight_{name}", 1.0)) * factors.get(name, 1.0)
+                for name in lists}
 
     def _rank(self, query: str, lists: dict[str, list[str]], request: SearchRequest) -> list[Ranked]:
-        fused = weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k)
+        fused = weighted_rrf(lists, self._weights(lists, query), k=self.settings.rrf_k)
         chunks = self.catalog.chunks_by_ids([i for i, _ in fused])
-        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request))
+        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request),
+                    self.vendored_folders())
+
+    def vendored_folders(self) -> frozenset[str]:
+        """Folders of code that is not the project's own (search/vendored.py), as the indexer
+        last found them (it looks again when files come or go)."""
+        stamp = self.catalog.get_meta("last_index_time")
+        if stamp != self._vendored[0]:
+            self._vendored = (stamp, frozenset(json.loads(self.catalog.get_meta("vendored_folders") or "[]")))
+        return self._vendored[1]
 
     # --- relations ------------------------------------------------------------------------
     def _related(self, query: str, filters: Filters, limit: int) -> tuple[str, list[Related]] | None:
@@ -181,7 +197,8 @@ class Searcher:
         chunks = self.catalog.chunks_by_ids([r.id for r in related])
         options = RankingOptions.off()
         options.test_penalty = self._options(request).test_penalty
-        answer = rank(query, [(chunks[r.id], fused[r.id]) for r in related if r.id in chunks], options)
+        answer = rank(query, [(chunks[r.id], fused[r.id]) for r in related if r.id in chunks], options,
+                      self.vendored_folders())
         depth = {r.id: r.depth for r in related}
         gap = 2 * max((r.score for r in context + answer), default=0.0)
         for r in answer:  # tiers by hops, all above every context result

@@ -417,6 +417,11 @@ class Catalog:
         rows = self.db.execute("SELECT path, size, mtime_ns, content_hash, language, skip_reason FROM files")
         return {r[0]: FileRecord(*r) for r in rows}
 
+    def indexed_hashes(self) -> Iterator[tuple[str, str]]:
+        """(path, content hash) of every file, the hash "" for a skipped one (streamed)."""
+        yield from self.db.execute("SELECT path, CASE WHEN skip_reason IS NULL THEN COALESCE(content_hash, '') "
+                                   "ELSE '' END FROM files")
+
     def file_record(self, path: str) -> FileRecord | None:
         row = self.db.execute("SELECT path, size, mtime_ns, content_hash, language, skip_reason FROM files "
                               "WHERE path = ?", (path,)).fetchone()

@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+from ...analysis.query_shape import is_long_query, shape_of, symbol_names
 from ...analysis.tokens import identifier_terms
 from ...store.catalog import Catalog
 from ...store.graph import CallGraph
@@ -31,8 +32,12 @@ class GraphRetriever:
         return None
 
     def named_definitions(self, query: str) -> list[str]:
-        """Definitions whose name is a word of the query (or a joined identifier)."""
-        words = set(sorted(set(re.findall(r"[A-Za-z_$][\w$]*", query)))[:MAX_NAMED_WORDS])
+        """Definitions whose name is a word of the query (or a joined identifier); for a report,
+        an identifier it writes in code style (its prose would name `run`, `value`, `error`...)."""
+        if is_long_query(query):
+            words = set(symbol_names(shape_of(query))[:MAX_NAMED_WORDS])
+        else:
+            words = set(sorted(set(re.findall(r"[A-Za-z_$][\w$]*", query)))[:MAX_NAMED_WORDS])
         joined = {identifier_terms(w)[0] for w in words if identifier_terms(w)}
         return self.catalog.definitions_named(words, joined)
 

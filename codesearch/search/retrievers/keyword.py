@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+from ...analysis.query_shape import is_long_query, keyword_terms, shape_of
 from ...analysis.tokens import query_terms
 from ...store.catalog import Catalog
 from ...vocabulary import Filters
@@ -13,7 +14,7 @@ from . import Hits
 
 # bm25 column weights: name, path, signature+docstring, body
 COLUMN_WEIGHTS = (6.0, 3.0, 3.0, 1.0)
-MAX_QUERY_TERMS = 256  # a whole bug report is a query too: its first distinct terms are searched
+MAX_QUERY_TERMS = 256  # a long question's first distinct terms are searched (a report: see query_shape)
 
 
 class KeywordRetriever:
@@ -39,10 +40,13 @@ class KeywordRetriever:
         return out
 
     def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
-        terms = query_terms(query)[:MAX_QUERY_TERMS]
+        """A report (long query) is searched by its weighted code terms (query_shape), a
+        question by its words."""
+        long = is_long_query(query)
+        terms = keyword_terms(shape_of(query)) if long else query_terms(query)[:MAX_QUERY_TERMS]
         if not terms:
             return Hits(note="no searchable words")
-        if self.min_idf > 0 and len(terms) > 1:
+        if self.min_idf > 0 and len(terms) > 1 and not long:
             idf = self.idf(terms)
             kept = [t for t in terms if idf[t] >= self.min_idf]
             terms = kept or [max(terms, key=lambda t: idf[t])]

@@ -7,6 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+from ...analysis.query_shape import embedding_text, is_long_query, shape_of
 from ...indexing.index import Index
 from ...store.vectors import VectorStoreError
 from ...vocabulary import Filters
@@ -56,7 +57,8 @@ class VectorRetriever:
             return Hits(note="no vectors yet")
         if self.index.vector_problem:
             return self._unusable(self.index.vector_problem)
-        vector = self.index.embedder.encode_query(query)
+        # a report: the model reads its title and the code it names, not its first 128 tokens of prose
+        vector = self.index.embedder.encode_query(embedding_text(shape_of(query)) if is_long_query(query) else query)
         fetch = limit * 3 if filters.path_glob else limit
         try:
             pairs = self.index.vectors.query(vector, fetch, filters)
