@@ -14,7 +14,7 @@ def main(argv: list[str] | None = None) -> int:
         code = answer(sys.argv[1:] if argv is None else argv)
         if code is not None:
             return code
-        from .main import main as run
+        from .commands import main as run
         return run(argv)
     except BrokenPipeError:  # the reader went away (`| head`): nothing more to tell it, nor a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor at exit, when stdout is flushed

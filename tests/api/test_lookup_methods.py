@@ -73,7 +73,7 @@ def test_impact_groups_transitive_callers_by_file_nearest_first(service):
     # main, and the module's `if __name__ == "__main__": main()` that calls it
     assert [(c["qualified_name"], c["depth"]) for c in answer["files"][1]["callers"]] == [
         ("main", 2), ("inventory.py", 3)]
-    assert answer["callers"] == 2
+    assert answer["callers"] == 3
     one_hop = ask(service, "impact", {"name": "_split_line", "depth": 1})
     assert [f["path"] for f in one_hop["files"]] == ["config.py"]
 

@@ -17,7 +17,8 @@ import pytest
 from daemon_helpers import SUITE_SETTINGS
 
 from codesearch.api.types import EmbeddingProgress, Status
-from codesearch.cli.main import build_parser, main
+from codesearch.cli.commands import main
+from codesearch.cli.parser import build_parser
 from codesearch.cli.render import format_status
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

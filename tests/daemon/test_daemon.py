@@ -662,14 +662,14 @@ def test_cli_query_through_the_daemon_imports_no_heavy_modules(d):
     assert "codesearch.cli.quick" in modules, "no -X importtime output to check"
     heavy = {name.split(".")[0] for name in modules} & {"torch", "chromadb", "networkx"}
     assert not heavy, f"the daemon client imported {sorted(heavy)}"
-    slow = modules & {"codesearch.cli.main", "codesearch.wire", "codesearch.search.types", "dataclasses", "typing",
+    slow = modules & {"codesearch.cli.commands", "codesearch.wire", "codesearch.search.types", "dataclasses", "typing",
                       "pathlib"}
     assert not slow, f"the fast path imported {sorted(slow)}"
 
 
 def _full_path(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """`codesearch ARGS` without the fast path: what `codesearch.cli.main.main` alone does."""
-    code = "import sys; from codesearch.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    """`codesearch ARGS` without the fast path: what `codesearch.cli.commands.main` alone does."""
+    code = "import sys; from codesearch.cli.commands import main; sys.exit(main(sys.argv[1:]))"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=str(cwd or REPO_ROOT), env=_env(),
                           capture_output=True, text=True, timeout=120)
 
@@ -904,8 +904,11 @@ def test_keyword_search_is_not_blocked_by_a_hybrid_query_waiting_for_the_model(r
 
 def test_changes_are_applied_while_the_model_loads(request, seeded_tree):
     # code added while no daemon ran: the start-up reconcile leaves 100+ chunks to embed, so the
-    # writer turns to the (not yet loaded) model as soon as the daemon is ready
-    write(seeded_tree / "many.py", "".join(f"def many{letters(i)}():\n    return {i}\n\n\n" for i in range(100)))
+    # writer turns to the (not yet loaded) model as soon as the daemon is ready. The torch backend:
+    # it takes seconds to load (the default loads in a fraction of one, too short a window to test)
+    (seeded_tree / ".codesearch.toml").write_text('embedder = "sentence-transformers"\n')
+    write(seeded_tree / "many.py", "".join(f'def many{letters(i)}():\n    """The {i}th of many."""\n    return {i}\n\n\n'
+                                           for i in range(100)))
     daemon = start_daemon(request, seeded_tree, stop_timeout=5)
     backlog = daemon.status()["embedding"]["chunks_without_vectors"]
     assert backlog >= 100

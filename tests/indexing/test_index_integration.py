@@ -156,7 +156,7 @@ def test_edit_one_function_embeds_exactly_the_changed_chunks(python_repo):
     assert report.vectors_from_cache == 0  # the others keep their vectors: not even looked up
     # the other files' chunks were not rewritten
     now = set(snapshot(catalog_of(python_repo))["chunks"])
-    others = {c for c in unchanged_before if c[0] not in new_texts}
+    others = {c for c in unchanged_before if c[2] != "inventory.py"}
     assert others <= now
     assert_vectors_mirror_catalog(python_repo)
     # and Chroma holds the vector of the new text, not the old one
@@ -184,8 +184,8 @@ def test_added_file_embeds_only_its_chunks(python_repo):
     new_ids = {r[0] for r in chunk_rows(catalog, "shipping.py")}
     assert len(new_ids) >= 2
     assert (report.added, report.modified, report.deleted, report.unchanged) == (1, 0, 0, 4)
-    wanted = {r[0] for r in query_catalog(catalog, "SELECT id FROM chunks WHERE path = 'shipping.py'"
-                                                   " AND embed_hash IS NOT NULL")}
+    wanted = {r[0] for r in query_catalog(catalog, "SELECT c.id FROM chunks c JOIN files f ON f.fid = c.fid"
+                                                   " WHERE f.path = 'shipping.py' AND c.embed_hash IS NOT NULL")}
     assert set(report.embedded_ids) == wanted and report.vectors_embedded == len(wanted) > 0
     assert report.chunks_written == len(new_ids)
     # the new call resolves: parcel_rate -> config.clamp
@@ -217,8 +217,8 @@ def test_identical_texts_in_one_run_are_embedded_once(python_repo, monkeypatch):
     assert report.added == 2 and len(new_ids) == 4
     assert_vectors_mirror_catalog(python_repo)
     assert len(encoded) == len(set(encoded)), "the same text was encoded more than once"
-    wanted = query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE path IN ('first_copy.py', 'second_copy.py')"
-                                    " AND embed_hash IS NOT NULL")[0][0]
+    wanted = query_catalog(catalog, "SELECT COUNT(*) FROM chunks c JOIN files f ON f.fid = c.fid WHERE f.path IN"
+                                    " ('first_copy.py', 'second_copy.py') AND c.embed_hash IS NOT NULL")[0][0]
     assert report.vectors_embedded + report.vectors_from_cache == wanted
     assert len(report.embedded_ids) == report.vectors_embedded
 
@@ -696,7 +696,7 @@ def test_chroma_server_mode(tmp_path, chroma_server):
     collections = client.list_collections()
     assert len(collections) == 1
     collection = client.get_collection(collections[0].name)
-    ids = catalog_chunk_ids(catalog_of(repo))
+    ids = {r[0] for r in query_catalog(catalog_of(repo), "SELECT id FROM chunks WHERE embed_hash IS NOT NULL")}
     assert collection.count() == len(ids)
     assert set(collection.get(include=[])["ids"]) == ids
     code, out, err = run_main("stats", "--repo", repo, "--chroma-url", url, "--json")

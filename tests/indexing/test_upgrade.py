@@ -60,7 +60,7 @@ def test_a_format_1_catalog_is_rebuilt_keeping_its_vectors(tmp_path):
         LocalService(index).search(SearchRequest(query="compute_backoff"))
     report = Indexer(index).run()
     assert "format 1" in report.rebuilt
-    assert report.vectors_embedded == 0 and report.vectors_from_cache == first.chunks_written
+    assert report.vectors_embedded == 0 and report.vectors_from_cache == first.vectors_embedded
     assert not index.catalog.outdated
     assert index.catalog.db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION
     assert index.catalog.get_meta("schema_version") == str(SCHEMA_VERSION)
