@@ -35,6 +35,17 @@ class RankingOptions:
     file_diminishing: bool = True
     file_decay: float = 0.7
     test_factor: float = 0.5
+    file_coherence: float = 0.0
+    identifier_boost: float = 1.0
+    word_name_boost: float = 1.0
+    prior_weight: float = 0.0
+    symbol_test_demotion: float = 0.0
+    test_words_factor: float = 1.0
+    joined_name_boost: float = 1.0
+    joined_stem_boost: float = 1.0
+    joined_max: int = 3
+    symbol_stem_bonus: float = 0.0
+    prior_cap: float = 2.0
 
     @classmethod
     def off(cls) -> RankingOptions:
@@ -64,14 +75,27 @@ def _stem(word: str) -> str:
     return word
 
 
-def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions) -> list[Ranked]:
+def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
+         priors: dict[str, float] | None = None) -> list[Ranked]:
     items = [Ranked(chunk, score) for chunk, score in fused]
+    if priors and options.prior_weight:
+        import math
+        for r in items:
+            p = priors.get(r.chunk.path, 1.0)
+            f = min(options.prior_cap, max(1 / options.prior_cap, p ** options.prior_weight))
+            r.score *= f
     if options.name_path_boost:
         _boost_names(query, items)
     if options.test_penalty:
-        _penalize_tests(query, items, options.test_factor)
+        _penalize_tests(query, items, options.test_factor, options.test_words_factor)
+    if options.identifier_boost != 1.0 or options.word_name_boost != 1.0:
+        _boost_named(query, items, options.identifier_boost, options.word_name_boost)
+    if options.joined_name_boost != 1.0 or options.joined_stem_boost != 1.0:
+        _boost_joined(query, items, options.joined_name_boost, options.joined_stem_boost, options.joined_max)
+    if options.file_coherence:
+        _file_coherence(items, options.file_coherence)
     if options.symbol_boost and looks_like_symbol(query):  # last: its tiers must not be reordered
-        _boost_symbol(query, items)
+        _boost_symbol(query, items, options.symbol_test_demotion, options.symbol_stem_bonus)
     items.sort(key=lambda r: -r.score)
     if options.parent_child_dedupe:
         items = _dedupe_parent_child(items)
@@ -81,24 +105,112 @@ def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions) 
     return items
 
 
-def _boost_symbol(query: str, items: list[Ranked]) -> None:
+IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")
+
+
+def _identifier_shaped(word: str) -> bool:
+    return "_" in word.strip("_") or bool(re.search(r"[a-z][A-Z]|[A-Z][a-z]+[A-Z]", word))
+
+
+def _joined(query: str, longest: int) -> set[str]:
+    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", query)]
+    out = set()
+    for n in range(2, longest + 1):
+        for i in range(len(words) - n + 1):
+            gram = words[i:i + n]
+            if gram[0] in STOPWORDS or gram[-1] in STOPWORDS:
+                continue
+            joined = "".join(gram)
+            out.add(joined)
+            if joined.endswith("s"):
+                out.add(joined[:-1])
+    return out
+
+
+def _boost_joined(query: str, items: list[Ranked], name_factor: float, stem_factor: float, longest: int) -> None:
+    if looks_like_symbol(query):
+        return
+    grams = _joined(query, longest)
+    if not grams:
+        return
+    for r in items:
+        c = r.chunk
+        factor = 1.0
+        if c.kind in DEFINITION_KINDS and c.part == 1 and _loose(c.name.split("<", 1)[0]) in grams:
+            factor = name_factor
+        if _loose(c.path.rsplit("/", 1)[-1].split(".", 1)[0]) in grams:
+            factor = max(factor, stem_factor)
+        if factor != 1.0:
+            r.score *= factor
+            r.notes.append(f"name made of query words x{factor:.2f}")
+
+
+def _boost_named(query: str, items: list[Ranked], identifier: float, plain: float) -> None:
+    if looks_like_symbol(query):
+        return
+    names: dict[str, float] = {}
+    for token in IDENTIFIER.findall(query):
+        parts = re.split(r"\.|::|#|->", token)
+        last = parts[-1]
+        shaped = len(parts) > 1 or _identifier_shaped(last)
+        if shaped:
+            names[last] = max(names.get(last, 1.0), identifier)
+        elif len(last) >= 3 and last.lower() not in STOPWORDS:
+            names[last] = max(names.get(last, 1.0), plain)
+    if not names:
+        return
+    for r in items:
+        c = r.chunk
+        if c.kind in DEFINITION_KINDS and c.part == 1:
+            factor = names.get(c.name.lstrip("$"))
+            if factor and factor != 1.0:
+                r.score *= factor
+                r.notes.append(f"named in the query x{factor:.2f}")
+
+
+def _file_coherence(items: list[Ranked], fraction: float) -> None:
+    best: dict[str, Ranked] = {}
+    total: dict[str, float] = defaultdict(float)
+    for r in items:
+        total[r.chunk.path] += r.score
+        if r.chunk.path not in best or r.score > best[r.chunk.path].score:
+            best[r.chunk.path] = r
+    if not total:
+        return
+    top = max(r.score for r in items)
+    most = max(total.values())
+    for path, r in best.items():
+        r.score += fraction * top * total[path] / most
+
+
+def _loose(name: str) -> str:
+    return re.sub(r"[_$\-]", "", name).lower()
+
+
+def _boost_symbol(query: str, items: list[Ranked], test_demotion: float = 0.0, stem_bonus: float = 0.0) -> None:
     """A bare name: its definitions first, in tiers that fused scores cannot reorder:
     qualified match > exact-case type > exact-case other > same name in another case."""
     symbol = re.sub(r"(\.|::|#|->)", ".", re.sub(r"\(\)$", "", query.strip()))
     short = symbol.rsplit(".", 1)[-1]
+    loose = _loose(short)
     gap = 2 * max((r.score for r in items), default=0.0) or 1.0
     for r in items:
         c = r.chunk
         if c.kind not in DEFINITION_KINDS or c.part != 1:
             continue
-        if c.name == short:
+        base = c.name.split("<", 1)[0].strip()
+        if base == short:
             qualified = symbol != short and (c.qualified_name == symbol or c.qualified_name.endswith("." + symbol))
-            tier = 4 if qualified else 3 if c.kind in TYPE_KINDS else 2
+            tier = 4.0 if qualified else 3.0 if c.kind in TYPE_KINDS else 2.0
             note = "defines the symbol"
-        elif c.name.lower() == short.lower():
-            tier, note = 1, "defines the symbol (case differs)"
+        elif _loose(base) == loose:
+            tier, note = 1.0, "defines the symbol (case differs)"
         else:
             continue
+        if test_demotion and is_test_path(c.path):
+            tier -= test_demotion
+        if stem_bonus and _loose(c.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]) == loose:
+            tier += stem_bonus
         r.score += gap * tier
         r.notes.append(note)
 
@@ -129,10 +241,12 @@ def _name_terms(name: str) -> frozenset[str]:
     return frozenset(_stem(t) for t in split_identifier(name))
 
 
-def _penalize_tests(query: str, items: list[Ranked], factor: float) -> None:
+def _penalize_tests(query: str, items: list[Ranked], factor: float, asked: float = 1.0) -> None:
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", query)}
     if words & TEST_WORDS:
-        return
+        factor = asked
+        if factor == 1.0:
+            return
     for r in items:
         if is_test_path(r.chunk.path):
             r.score *= factor
