@@ -24,10 +24,12 @@ import numpy as np
 from ..analysis.embed_text import embed_text_of
 from ..analysis.rows import prepare_rows
 from ..faults import checkpoint
+from ..ingest.chunking import CHUNK_FORMAT
 from ..ingest.extract import Extracted, SkipFile, extract_files
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..paths import OutsideRoot, confine, on_disk
 from ..store.catalog import CatalogError, FileRecord
+from ..store.centrality import store_file_ranks
 from ..store.graph import rebuild_import_edges, resolve_call_edges
 from ..store.vectors import VectorStoreError
 from ..vocabulary import NON_DEFINITION_KINDS
@@ -44,6 +46,7 @@ WRITE_BATCH_FILES = 50  # small enough that writing overlaps extraction on the w
 FILE_DATA_ERRORS = (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.DataError, UnicodeError, ValueError,
                     TypeError, OverflowError, RecursionError)
 EMBED_BATCH = 256  # chunks per encode call (progress granularity); the model batches inside
+FILE_RANK_STALE_SHARE = 0.01  # file centrality is recomputed once this share of files changed
 
 
 @dataclass
@@ -131,6 +134,7 @@ class Indexer:
                 paths = None
             if self.catalog.get_meta("schema_version") is None:
                 self.index.write_meta()  # before any data: a crash never leaves rows without it
+            self._check_chunk_format()
             self.update_catalog(report, None if paths is None else list(paths), should_stop)
             if embed:
                 if verify or self.index.vectors_need_a_check():
@@ -255,6 +259,30 @@ class Indexer:
                 resolve_call_edges(db, state.changed_paths, state.dirty_names,
                                    everything=not known or edges_stale)
                 self.catalog.set_meta("edges_stale", "0")
+            self._update_file_ranks(db, len(state.changed_paths), max(len(known), len(found)))
+
+    def _check_chunk_format(self) -> None:
+        """An index whose chunks were made by another chunk format reads every file again."""
+        if self.catalog.get_meta("chunk_format") == str(CHUNK_FORMAT):
+            return
+        with self.catalog.transaction() as db:
+            if not self.catalog.is_empty():
+                self.catalog.mark_files_stale(db)
+            self.catalog.set_meta("chunk_format", str(CHUNK_FORMAT))
+
+    def _update_file_ranks(self, db: sqlite3.Connection, changed: int, files: int) -> None:
+        """Recompute file centrality once the files changed since it was last computed reach
+        FILE_RANK_STALE_SHARE of the repository (at least one): it reads the whole graph, and a
+        prior that lags a few edits behind ranks the same. An index that has none gets it now.
+        Inside the transaction that resolved the edges: the two are written together."""
+        last = self.catalog.get_meta("file_rank_pending")
+        pending = int(last or 0) + changed
+        if last is not None and pending < max(1.0, FILE_RANK_STALE_SHARE * files):
+            if changed:
+                self.catalog.set_meta("file_rank_pending", str(pending))
+            return
+        store_file_ranks(db)
+        self.catalog.set_meta("file_rank_pending", "0")
 
     def _forget(self, rel: str, state: _RunState) -> None:
         """Note a file whose definitions are about to go: callers of them need re-resolving."""

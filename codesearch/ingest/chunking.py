@@ -25,6 +25,11 @@ from ..model import Chunk, Definition, ParsedFile, non_whitespace_size, source_l
 
 Line = tuple[int, str]  # (1-based line number, text)
 OUTLINE_MAX_LINES = 200
+# raised whenever what chunking makes of the same file changes (texts, names, kinds): an index
+# written with another value reads every file again on its next run (only changed chunks are
+# written and embedded). 2: a file chunk's outline before its imports; Ruby's `class << self`
+# named `self`.
+CHUNK_FORMAT = 2
 
 
 def chunk_id(path: str, kind: str, qualified_name: str, ordinal: int, part: int = 1) -> str:

@@ -44,6 +44,10 @@ class RankingOptions:
     joined_name_boost: float = 1.0
     joined_stem_boost: float = 1.0
     joined_max: int = 3
+    path_w: float = 0.3
+    name_w: float = 0.15
+    stem_w: float = 0.0
+    prefix: int = 0
     symbol_stem_bonus: float = 0.0
     prior_cap: float = 2.0
 
@@ -85,7 +89,7 @@ def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
             f = min(options.prior_cap, max(1 / options.prior_cap, p ** options.prior_weight))
             r.score *= f
     if options.name_path_boost:
-        _boost_names(query, items)
+        _boost_names(query, items, options.path_w, options.name_w, options.stem_w, options.prefix)
     if options.test_penalty:
         _penalize_tests(query, items, options.test_factor, options.test_words_factor)
     if options.identifier_boost != 1.0 or options.word_name_boost != 1.0:
@@ -215,7 +219,18 @@ def _boost_symbol(query: str, items: list[Ranked], test_demotion: float = 0.0, s
         r.notes.append(note)
 
 
-def _boost_names(query: str, items: list[Ranked]) -> None:
+def _matches(words: set[str], terms: frozenset[str], prefix: int) -> int:
+    n = 0
+    for w in words:
+        if w in terms:
+            n += 1
+        elif prefix and any(min(len(w), len(t)) >= prefix and (w.startswith(t) or t.startswith(w)) for t in terms):
+            n += 1
+    return n
+
+
+def _boost_names(query: str, items: list[Ranked], path_w: float = 0.3, name_w: float = 0.15, stem_w: float = 0.0,
+                 prefix: int = 0) -> None:
     """Query words in the file's or folder's name, or in the chunk's own name."""
     words = {_stem(w) for w in _query_words(query)}
     if not words:
@@ -223,12 +238,18 @@ def _boost_names(query: str, items: list[Ranked]) -> None:
     for r in items:
         path_terms = _path_terms(r.chunk.path)
         name_terms = _name_terms(r.chunk.name) if r.chunk.kind in DEFINITION_KINDS else frozenset()
-        in_path = len(words & path_terms)
-        in_name = len(words & name_terms)
+        in_path = _matches(words, path_terms, prefix)
+        in_name = _matches(words, name_terms, prefix)
+        in_stem = _matches(words, _stem_terms(r.chunk.path), prefix) if stem_w else 0
         if in_path or in_name:
-            factor = 1.0 + 0.3 * min(in_path, 2) + 0.15 * min(in_name, 2)
+            factor = 1.0 + path_w * min(in_path, 2) + name_w * min(in_name, 2) + stem_w * min(in_stem, 2)
             r.score *= factor
             r.notes.append(f"name/path match x{factor:.2f}")
+
+
+@lru_cache(maxsize=65536)
+def _stem_terms(path: str) -> frozenset[str]:
+    return frozenset(_stem(t) for t in split_identifier(path.rsplit("/", 1)[-1].split(".")[0]))
 
 
 @lru_cache(maxsize=65536)

@@ -151,7 +151,9 @@ class Searcher:
     def _rank(self, query: str, lists: dict[str, list[str]], request: SearchRequest) -> list[Ranked]:
         fused = weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k)
         chunks = self.catalog.chunks_by_ids([i for i, _ in fused], with_text=False)
-        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request))
+        options = self._options(request)
+        priors = self.catalog.file_centrality(sorted({c.path for c in chunks.values()})) if options.prior_weight else None
+        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], options, priors)
 
     # --- relations ------------------------------------------------------------------------
     def _related(self, query: str, filters: Filters, limit: int) -> tuple[str, list[Related]] | None:

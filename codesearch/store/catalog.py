@@ -62,6 +62,8 @@ CREATE INDEX IF NOT EXISTS edges_src ON edges(src);
 -- a rare word in a 30,000-file tree: 110 -> 40 ms with this index and chunks_span)
 CREATE INDEX IF NOT EXISTS edges_into ON edges(dst, kind, weight);
 DROP INDEX IF EXISTS edges_dst;  -- edges_into serves its lookups
+-- each file's centrality (store/centrality.py), recomputed as edges change; a file missing here counts as average
+CREATE TABLE IF NOT EXISTS file_rank(path TEXT PRIMARY KEY, centrality REAL NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS vector_deletions(id TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS embed_cache(model TEXT NOT NULL, text_hash TEXT NOT NULL,
                                        vector BLOB NOT NULL, used_at REAL,
@@ -253,7 +255,12 @@ class Catalog:
                 tx.execute(f"ALTER TABLE chunks ADD COLUMN {name} {ADDED_COLUMNS[name]}")
             # every file is read again by the next index run to fill them in: its chunks keep
             # their ids and embedding hashes, so no vector is computed again
-            tx.execute("UPDATE files SET mtime_ns = -1, content_hash = '' WHERE skip_reason IS NULL")
+            self.mark_files_stale(tx)
+
+    def mark_files_stale(self, db: sqlite3.Connection) -> None:
+        """Have the next index run read every indexed file again, as if it had changed: chunks
+        that come out the same keep their ids and vectors; only what changed is written and embedded."""
+        db.execute("UPDATE files SET mtime_ns = -1, content_hash = '' WHERE skip_reason IS NULL")
 
     def _ensure_trigger(self) -> None:
         row = self.db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' "
@@ -313,7 +320,7 @@ class Catalog:
         Deleting the chunks queues their vectors for deletion (the trigger), and that queue is
         kept, so Chroma is emptied of them on the next sync."""
         with self.transaction() as db:
-            for table in ("calls", "imports", "edges", "chunks", "files", "meta"):  # edges before chunks:
+            for table in ("calls", "imports", "edges", "chunks", "files", "file_rank", "meta"):  # edges before chunks:
                 # the chunk trigger then finds no edges to delete
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM chunks_fts")
@@ -587,6 +594,13 @@ class Catalog:
         rows = select_in(self.db, "SELECT dst, SUM(weight) FROM edges WHERE dst IN ({}) "
                                   "AND kind IN ('calls', 'imports') GROUP BY dst", ids)
         return {r[0]: float(r[1]) for r in rows}
+
+    def file_centrality(self, paths: list[str]) -> dict[str, float]:
+        """path -> the file's centrality (1.0 is the average), for those of `paths` that have one."""
+        try:
+            return dict(select_in(self.db, "SELECT path, centrality FROM file_rank WHERE path IN ({})", paths))
+        except sqlite3.OperationalError:  # a read-only catalog made before the table: no centrality yet
+            return {}
 
     def names_like(self, name: str, limit: int) -> list[str]:
         """Definition names that contain `name` (case-insensitively), shortest first: what to
