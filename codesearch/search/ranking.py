@@ -1,14 +1,16 @@
 """The ranking stage after fusion. Every step can be switched off for ablation.
 
 Scores coming in are fused RRF scores; each step multiplies or reorders them and records what
-it did, so `--explain` can show it.
+it did, so `--explain` can show it. The strengths were tuned on one half of the benchmark
+repositories and checked on the other (scripts/bench_quality.py, README "Retrieval quality").
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 from ..analysis.tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
@@ -24,36 +26,47 @@ TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures
 TEST_CLASS_FILE = re.compile(r"(^|/)[A-Z][A-Za-z0-9]*(Test|Tests|Spec|Specs)\.[a-z]+$")  # FooTest.java
 TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "example", "examples", "benchmark", "fixture",
               "fixtures", "mock", "mocks", "vendor", "demo", "sample", "doc", "docs"}
+# a name as code writes it in prose: `bats_pipe`, `withDisplay`, `res.send`, `Plug::Conn`, `$ZodType`
+IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")
+QUALIFIER = re.compile(r"\.|::|#|->")
+CENTRALITY_CAP = 2.0  # the centrality factor stays within [1/2, 2] whatever the graph
+JOINED_WORDS = 3  # "price list" and "json object model" name price_list.py and JsonObjectModel
 
 
 @dataclass
 class RankingOptions:
+    """Which steps run (the booleans: ablation switches them off) and how strong each one is."""
+
     symbol_boost: bool = True
     name_path_boost: bool = True
     test_penalty: bool = True
     parent_child_dedupe: bool = True
     file_diminishing: bool = True
+    query_names: bool = True  # identifiers and names made of query words, in a query of words
+    file_coherence: bool = True
+    centrality: bool = True
     file_decay: float = 0.7
     test_factor: float = 0.5
-    file_coherence: float = 0.0
-    identifier_boost: float = 1.0
-    word_name_boost: float = 1.0
-    prior_weight: float = 0.0
-    symbol_test_demotion: float = 0.0
-    test_words_factor: float = 1.0
-    joined_name_boost: float = 1.0
-    joined_stem_boost: float = 1.0
-    joined_max: int = 3
-    path_w: float = 0.3
-    name_w: float = 0.15
-    stem_w: float = 0.0
-    prefix: int = 0
-    symbol_stem_bonus: float = 0.0
-    prior_cap: float = 2.0
+    path_weight: float = 0.3  # per query word in the path (at most two count)
+    name_weight: float = 0.15  # per query word in the definition's name (at most two count)
+    prefix_chars: int = 3  # a query word and a path or name word match when one starts with the other, this long
+    word_decay: float = 0.9  # each later query word counts this much of the one before it
+    identifier_factor: float = 2.0
+    joined_stem_factor: float = 1.6
+    main_definition_factor: float = 1.3
+    coherence_share: float = 0.2  # of the top score, given to the file with the most candidate score
+    centrality_power: float = 0.02
+    symbol_test_demotion: float = 1.5  # tiers a test's definition of the symbol drops
+    symbol_stem_bonus: float = 0.5  # tiers a definition gains in the file named after it
 
     @classmethod
     def off(cls) -> RankingOptions:
-        return cls(False, False, False, False, False)
+        """Every step off: the fused order as it came."""
+        return cls(**{f.name: False for f in fields(cls) if f.type in (bool, "bool")})
+
+    @property
+    def wants_centrality(self) -> bool:
+        return self.centrality and self.centrality_power != 0
 
 
 @dataclass(slots=True)
@@ -61,15 +74,6 @@ class Ranked:
     chunk: Chunk
     score: float
     notes: list[str] = field(default_factory=list)
-
-
-def _query_words(query: str) -> set[str]:
-    words = set()
-    for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
-        for t in identifier_terms(w):
-            if t not in STOPWORDS and len(t) > 2:
-                words.add(t)
-    return words
 
 
 def _stem(word: str) -> str:
@@ -80,25 +84,22 @@ def _stem(word: str) -> str:
 
 
 def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
-         priors: dict[str, float] | None = None) -> list[Ranked]:
+         centrality: Mapping[str, float] | None = None) -> list[Ranked]:
+    """`centrality`: path -> the file's centrality (store/centrality.py; 1.0 is the average)."""
     items = [Ranked(chunk, score) for chunk, score in fused]
-    if priors and options.prior_weight:
-        import math
-        for r in items:
-            p = priors.get(r.chunk.path, 1.0)
-            f = min(options.prior_cap, max(1 / options.prior_cap, p ** options.prior_weight))
-            r.score *= f
+    symbol = options.symbol_boost and looks_like_symbol(query)
+    if options.wants_centrality and centrality:
+        _weigh_centrality(items, centrality, options.centrality_power)
     if options.name_path_boost:
-        _boost_names(query, items, options.path_w, options.name_w, options.stem_w, options.prefix)
+        _boost_names(query, items, options)
     if options.test_penalty:
-        _penalize_tests(query, items, options.test_factor, options.test_words_factor)
-    if options.identifier_boost != 1.0 or options.word_name_boost != 1.0:
-        _boost_named(query, items, options.identifier_boost, options.word_name_boost)
-    if options.joined_name_boost != 1.0 or options.joined_stem_boost != 1.0:
-        _boost_joined(query, items, options.joined_name_boost, options.joined_stem_boost, options.joined_max)
+        _penalize_tests(query, items, options.test_factor)
+    if options.query_names and not looks_like_symbol(query):
+        _boost_identifiers(query, items, options.identifier_factor)
+        _boost_joined_names(query, items, options.joined_stem_factor, options.main_definition_factor)
     if options.file_coherence:
-        _file_coherence(items, options.file_coherence)
-    if options.symbol_boost and looks_like_symbol(query):  # last: its tiers must not be reordered
+        _file_coherence(items, options.coherence_share)
+    if symbol:  # last: its tiers must not be reordered
         _boost_symbol(query, items, options.symbol_test_demotion, options.symbol_stem_bonus)
     items.sort(key=lambda r: -r.score)
     if options.parent_child_dedupe:
@@ -109,70 +110,96 @@ def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
     return items
 
 
-IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")
+def _weigh_centrality(items: list[Ranked], centrality: Mapping[str, float], power: float) -> None:
+    """A file that much of the repository calls or imports wins close calls: the score times
+    its centrality to a small power (bounded). A file without one counts as average."""
+    for r in items:
+        factor = min(CENTRALITY_CAP, max(1 / CENTRALITY_CAP, centrality.get(r.chunk.path, 1.0) ** power))
+        if factor != 1.0:
+            r.score *= factor
+
+
+def _file_stem(path: str) -> str:
+    """The file's name up to its first dot: `Builders.common.kt` -> `Builders`."""
+    return path.rsplit("/", 1)[-1].split(".", 1)[0]
+
+
+def _loose(name: str) -> str:
+    """A name without case and separators: `get_user`, `getUser` and `GetUser` are one."""
+    return re.sub(r"[_$\-]", "", name).lower()
+
+
+def _base_name(name: str) -> str:
+    """A definition's name without template arguments: `formatter<T, Char>` -> `formatter`."""
+    return name.split("<", 1)[0].strip()
 
 
 def _identifier_shaped(word: str) -> bool:
+    """Written as code is, not as prose: an inner underscore or a hump (`load_config`, `withDisplay`)."""
     return "_" in word.strip("_") or bool(re.search(r"[a-z][A-Z]|[A-Z][a-z]+[A-Z]", word))
 
 
-def _joined(query: str, longest: int) -> set[str]:
+def _boost_identifiers(query: str, items: list[Ranked], factor: float) -> None:
+    """A query of words that writes a name as code does ("how bats_pipe chains commands",
+    "res.send body encoding"): the definitions of that name, times `factor`."""
+    names = set()
+    for token in IDENTIFIER.findall(query):
+        parts = QUALIFIER.split(token)
+        if len(parts) > 1 or _identifier_shaped(parts[-1]):
+            names.add(parts[-1])
+    if not names or factor == 1.0:
+        return
+    for r in items:
+        c = r.chunk
+        if c.kind in DEFINITION_KINDS and c.part == 1 and c.name.lstrip("$") in names:
+            r.score *= factor
+            r.notes.append(f"named in the query x{factor:.2f}")
+
+
+def _joined_words(query: str) -> set[str]:
+    """Runs of two to JOINED_WORDS query words written as one name ("price list" -> pricelist),
+    not starting or ending with a stopword; a plural also without its `s`."""
     words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", query)]
     out = set()
-    for n in range(2, longest + 1):
+    for n in range(2, JOINED_WORDS + 1):
         for i in range(len(words) - n + 1):
-            gram = words[i:i + n]
-            if gram[0] in STOPWORDS or gram[-1] in STOPWORDS:
+            run = words[i:i + n]
+            if run[0] in STOPWORDS or run[-1] in STOPWORDS:
                 continue
-            joined = "".join(gram)
+            joined = "".join(run)
             out.add(joined)
             if joined.endswith("s"):
                 out.add(joined[:-1])
     return out
 
 
-def _boost_joined(query: str, items: list[Ranked], name_factor: float, stem_factor: float, longest: int) -> None:
-    if looks_like_symbol(query):
-        return
-    grams = _joined(query, longest)
-    if not grams:
-        return
+def _boost_joined_names(query: str, items: list[Ranked], stem_factor: float, main_factor: float) -> None:
+    """Names spelled by the query's words: a file named by a run of them ("URL encoded form"
+    -> URLEncodedForm.swift) times `stem_factor`; the definition a file is named after, when a
+    query word or run names it ("Deferred and await" -> `interface Deferred` in Deferred.kt),
+    times `main_factor`."""
+    joined = _joined_words(query)
+    named = {_loose(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_]*", query)
+             if len(w) >= 3 and w.lower() not in STOPWORDS} | joined
     for r in items:
         c = r.chunk
         factor = 1.0
-        if c.kind in DEFINITION_KINDS and c.part == 1 and _loose(c.name.split("<", 1)[0]) in grams:
-            factor = name_factor
-        if _loose(c.path.rsplit("/", 1)[-1].split(".", 1)[0]) in grams:
+        stem = _loose(_file_stem(c.path))
+        if c.kind in DEFINITION_KINDS and c.part == 1:
+            name = _loose(_base_name(c.name))
+            if name in named and name == stem:
+                factor = main_factor
+        if stem in joined:
             factor = max(factor, stem_factor)
         if factor != 1.0:
             r.score *= factor
-            r.notes.append(f"name made of query words x{factor:.2f}")
+            r.notes.append(f"name spelled by the query x{factor:.2f}")
 
 
-def _boost_named(query: str, items: list[Ranked], identifier: float, plain: float) -> None:
-    if looks_like_symbol(query):
-        return
-    names: dict[str, float] = {}
-    for token in IDENTIFIER.findall(query):
-        parts = re.split(r"\.|::|#|->", token)
-        last = parts[-1]
-        shaped = len(parts) > 1 or _identifier_shaped(last)
-        if shaped:
-            names[last] = max(names.get(last, 1.0), identifier)
-        elif len(last) >= 3 and last.lower() not in STOPWORDS:
-            names[last] = max(names.get(last, 1.0), plain)
-    if not names:
-        return
-    for r in items:
-        c = r.chunk
-        if c.kind in DEFINITION_KINDS and c.part == 1:
-            factor = names.get(c.name.lstrip("$"))
-            if factor and factor != 1.0:
-                r.score *= factor
-                r.notes.append(f"named in the query x{factor:.2f}")
-
-
-def _file_coherence(items: list[Ranked], fraction: float) -> None:
+def _file_coherence(items: list[Ranked], share: float) -> None:
+    """Several chunks of one file among the candidates say more than one: each file's best chunk
+    gains `share` of the top score, scaled by the file's summed candidate score against the
+    file with the most."""
     best: dict[str, Ranked] = {}
     total: dict[str, float] = defaultdict(float)
     for r in items:
@@ -184,17 +211,16 @@ def _file_coherence(items: list[Ranked], fraction: float) -> None:
     top = max(r.score for r in items)
     most = max(total.values())
     for path, r in best.items():
-        r.score += fraction * top * total[path] / most
+        r.score += share * top * total[path] / most
 
 
-def _loose(name: str) -> str:
-    return re.sub(r"[_$\-]", "", name).lower()
-
-
-def _boost_symbol(query: str, items: list[Ranked], test_demotion: float = 0.0, stem_bonus: float = 0.0) -> None:
+def _boost_symbol(query: str, items: list[Ranked], test_demotion: float, stem_bonus: float) -> None:
     """A bare name: its definitions first, in tiers that fused scores cannot reorder:
-    qualified match > exact-case type > exact-case other > same name in another case."""
-    symbol = re.sub(r"(\.|::|#|->)", ".", re.sub(r"\(\)$", "", query.strip()))
+    qualified match > exact-case type > exact-case other > the same name in another case or
+    with other separators (`get_user` for getUser) or a `$` in front. A test's definition drops
+    `test_demotion` tiers; one in a file named after it (SqlMapper.cs among SqlMapper.*.cs)
+    gains `stem_bonus`."""
+    symbol = QUALIFIER.sub(".", re.sub(r"\(\)$", "", query.strip()))
     short = symbol.rsplit(".", 1)[-1]
     loose = _loose(short)
     gap = 2 * max((r.score for r in items), default=0.0) or 1.0
@@ -202,7 +228,7 @@ def _boost_symbol(query: str, items: list[Ranked], test_demotion: float = 0.0, s
         c = r.chunk
         if c.kind not in DEFINITION_KINDS or c.part != 1:
             continue
-        base = c.name.split("<", 1)[0].strip()
+        base = _base_name(c.name)
         if base == short:
             qualified = symbol != short and (c.qualified_name == symbol or c.qualified_name.endswith("." + symbol))
             tier = 4.0 if qualified else 3.0 if c.kind in TYPE_KINDS else 2.0
@@ -211,45 +237,49 @@ def _boost_symbol(query: str, items: list[Ranked], test_demotion: float = 0.0, s
             tier, note = 1.0, "defines the symbol (case differs)"
         else:
             continue
-        if test_demotion and is_test_path(c.path):
+        if is_test_path(c.path):
             tier -= test_demotion
-        if stem_bonus and _loose(c.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]) == loose:
+        if _loose(c.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]) == loose:
             tier += stem_bonus
         r.score += gap * tier
         r.notes.append(note)
 
 
-def _matches(words: set[str], terms: frozenset[str], prefix: int) -> int:
-    n = 0
-    for w in words:
-        if w in terms:
-            n += 1
-        elif prefix and any(min(len(w), len(t)) >= prefix and (w.startswith(t) or t.startswith(w)) for t in terms):
-            n += 1
-    return n
+def _query_words(query: str, decay: float) -> dict[str, float]:
+    """The query's content words (identifiers split, stemmed), each with its weight: the first
+    counts 1, each later one `decay` times the one before (the subject comes first)."""
+    out: dict[str, float] = {}
+    for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
+        for t in identifier_terms(w):
+            if t not in STOPWORDS and len(t) > 2:
+                out.setdefault(_stem(t), decay ** len(out))
+    return out
 
 
-def _boost_names(query: str, items: list[Ranked], path_w: float = 0.3, name_w: float = 0.15, stem_w: float = 0.0,
-                 prefix: int = 0) -> None:
+def _matched(words: dict[str, float], terms: frozenset[str], prefix: int) -> float:
+    """The summed weight of the words found in `terms`, whole or (`prefix` characters at least)
+    as a prefix either way: lockfile ~ lock, config ~ configuration."""
+    total = 0.0
+    for word, weight in words.items():
+        if word in terms or (prefix and any(min(len(word), len(t)) >= prefix and
+                                            (word.startswith(t) or t.startswith(word)) for t in terms)):
+            total += weight
+    return total
+
+
+def _boost_names(query: str, items: list[Ranked], options: RankingOptions) -> None:
     """Query words in the file's or folder's name, or in the chunk's own name."""
-    words = {_stem(w) for w in _query_words(query)}
+    words = _query_words(query, options.word_decay)
     if not words:
         return
     for r in items:
-        path_terms = _path_terms(r.chunk.path)
         name_terms = _name_terms(r.chunk.name) if r.chunk.kind in DEFINITION_KINDS else frozenset()
-        in_path = _matches(words, path_terms, prefix)
-        in_name = _matches(words, name_terms, prefix)
-        in_stem = _matches(words, _stem_terms(r.chunk.path), prefix) if stem_w else 0
+        in_path = _matched(words, _path_terms(r.chunk.path), options.prefix_chars)
+        in_name = _matched(words, name_terms, options.prefix_chars)
         if in_path or in_name:
-            factor = 1.0 + path_w * min(in_path, 2) + name_w * min(in_name, 2) + stem_w * min(in_stem, 2)
+            factor = 1.0 + options.path_weight * min(in_path, 2) + options.name_weight * min(in_name, 2)
             r.score *= factor
             r.notes.append(f"name/path match x{factor:.2f}")
-
-
-@lru_cache(maxsize=65536)
-def _stem_terms(path: str) -> frozenset[str]:
-    return frozenset(_stem(t) for t in split_identifier(path.rsplit("/", 1)[-1].split(".")[0]))
 
 
 @lru_cache(maxsize=65536)
@@ -262,12 +292,10 @@ def _name_terms(name: str) -> frozenset[str]:
     return frozenset(_stem(t) for t in split_identifier(name))
 
 
-def _penalize_tests(query: str, items: list[Ranked], factor: float, asked: float = 1.0) -> None:
+def _penalize_tests(query: str, items: list[Ranked], factor: float) -> None:
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", query)}
     if words & TEST_WORDS:
-        factor = asked
-        if factor == 1.0:
-            return
+        return
     for r in items:
         if is_test_path(r.chunk.path):
             r.score *= factor

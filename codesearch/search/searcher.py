@@ -152,8 +152,9 @@ class Searcher:
         fused = weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k)
         chunks = self.catalog.chunks_by_ids([i for i, _ in fused], with_text=False)
         options = self._options(request)
-        priors = self.catalog.file_centrality(sorted({c.path for c in chunks.values()})) if options.prior_weight else None
-        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], options, priors)
+        centrality = (self.catalog.file_centrality(sorted({c.path for c in chunks.values()}))
+                      if options.wants_centrality else None)
+        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], options, centrality)
 
     # --- relations ------------------------------------------------------------------------
     def _related(self, query: str, filters: Filters, limit: int) -> tuple[str, list[Related]] | None:

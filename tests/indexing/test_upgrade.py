@@ -59,3 +59,33 @@ def test_an_old_catalog_gets_the_covering_indexes_that_grep_reads(tmp_path):
             "ORDER BY path, start_line, end_line DESC"))
     assert {"chunks_span", "edges_into"} <= names and not {"chunks_path", "edges_dst"} & names
     assert "COVERING INDEX chunks_span" in plan and "TEMP B-TREE" not in plan
+
+
+def test_an_index_of_another_chunk_format_reads_every_file_again_changing_only_what_differs(tmp_path):
+    """Chunking changed (CHUNK_FORMAT): the next run reads every file again; chunks that come out
+    the same keep their ids and embedding hashes (so their vectors), and a missing file
+    centrality is computed."""
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
+    index = Index(root, load_settings(root), create=True)
+    first = Indexer(index).run(embed=False)
+    index.close()
+    catalog = root / ".codesearch" / CATALOG_NAME
+    with sqlite3.connect(catalog) as db:  # as an older version left it
+        hashes = dict(db.execute("SELECT id, embed_hash FROM chunks").fetchall())
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'chunk_format'")
+        db.execute("DELETE FROM meta WHERE key = 'file_rank_pending'")
+        db.execute("DELETE FROM file_rank")
+        file_chunk, text = db.execute("SELECT id, text FROM chunks WHERE kind = 'file' LIMIT 1").fetchone()
+        db.execute("UPDATE chunks SET text = 'an old outline', embed_hash = 'old' WHERE id = ?", (file_chunk,))
+
+    index = Index(root, load_settings(root))
+    report = Indexer(index).run(embed=False)
+    assert report.modified == first.added and report.added == 0
+    with sqlite3.connect(catalog) as db:
+        assert dict(db.execute("SELECT id, embed_hash FROM chunks").fetchall()) == hashes
+        assert db.execute("SELECT text FROM chunks WHERE id = ?", (file_chunk,)).fetchone()[0] == text
+        assert db.execute("SELECT COUNT(*) FROM file_rank").fetchone()[0] > 0
+    again = Indexer(index).run(embed=False)
+    assert again.modified == 0 and again.unchanged == first.added
+    index.close()
