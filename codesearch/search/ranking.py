@@ -124,6 +124,7 @@ def _file_stem(path: str) -> str:
     return path.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
+@lru_cache(maxsize=65536)
 def _loose(name: str) -> str:
     """A name without case and separators: `get_user`, `getUser` and `GetUser` are one."""
     return re.sub(r"[_$\-]", "", name).lower()
@@ -256,15 +257,16 @@ def _query_words(query: str, decay: float) -> dict[str, float]:
     return out
 
 
-def _matched(words: dict[str, float], terms: frozenset[str], prefix: int) -> float:
+def _matched(words: dict[str, float], heads: dict[str, list[str]], terms: frozenset[str], prefix: int) -> float:
     """The summed weight of the words found in `terms`, whole or (`prefix` characters at least)
-    as a prefix either way: lockfile ~ lock, config ~ configuration."""
-    total = 0.0
-    for word, weight in words.items():
-        if word in terms or (prefix and any(min(len(word), len(t)) >= prefix and
-                                            (word.startswith(t) or t.startswith(word)) for t in terms)):
-            total += weight
-    return total
+    as a prefix either way: lockfile ~ lock, config ~ configuration. `heads`: the words by their
+    first `prefix` characters (a word and a term can only match if those agree)."""
+    found = set(words.keys() & terms)
+    if prefix:
+        for term in terms:
+            if len(term) >= prefix:
+                found.update(w for w in heads.get(term[:prefix], ()) if w.startswith(term) or term.startswith(w))
+    return sum(words[w] for w in found)
 
 
 def _boost_names(query: str, items: list[Ranked], options: RankingOptions) -> None:
@@ -272,10 +274,23 @@ def _boost_names(query: str, items: list[Ranked], options: RankingOptions) -> No
     words = _query_words(query, options.word_decay)
     if not words:
         return
+    prefix = options.prefix_chars
+    heads: dict[str, list[str]] = defaultdict(list)
+    for word in words:
+        if prefix and len(word) >= prefix:
+            heads[word[:prefix]].append(word)
+    matched: dict[frozenset[str], float] = {}  # many chunks share a path: each set of terms is matched once
+
+    def weight(terms: frozenset[str]) -> float:
+        found = matched.get(terms)
+        if found is None:
+            found = matched[terms] = _matched(words, heads, terms, prefix)
+        return found
+
+    names = options.name_weight != 0
     for r in items:
-        name_terms = _name_terms(r.chunk.name) if r.chunk.kind in DEFINITION_KINDS else frozenset()
-        in_path = _matched(words, _path_terms(r.chunk.path), options.prefix_chars)
-        in_name = _matched(words, name_terms, options.prefix_chars)
+        in_path = weight(_path_terms(r.chunk.path))
+        in_name = weight(_name_terms(r.chunk.name)) if names and r.chunk.kind in DEFINITION_KINDS else 0.0
         if in_path or in_name:
             factor = 1.0 + options.path_weight * min(in_path, 2) + options.name_weight * min(in_name, 2)
             r.score *= factor
