@@ -17,9 +17,9 @@ def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, t
     """What the model sees for a chunk: kind, qualified name, signature, docstring and the start
     of the body. No path: a renamed or moved file keeps its cached vectors."""
     body = "\n".join(text.split("\n", body_lines)[:body_lines])
-    # a file chunk's qualified name is its path: leave it out, so a renamed file keeps its vectors
-    head = kind if kind == "file" else f"{kind} {qualified_name}".strip()
-    parts = [head, signature, docstring[:500], body]
+    head = f"{kind} {qualified_name}".strip()
+    # a file chunk's text opens with its docstring already
+    parts = [head, body] if kind == "file" else [head, signature, docstring[:500], body]
     return "\n".join(p for p in parts if p)
 
 

@@ -9,6 +9,22 @@ SHARED_BENCH = Path(__file__).resolve().parents[3] / "shared" / "bench"
 DEFAULT_CHECKOUTS = Path.home() / ".cache" / "codesearch-bench"
 
 
+# The 22 repositories of ../shared/bench in two halves, for honest tuning: every ranking weight is
+# tuned on one half and reported on the other, then the other way round. The repositories are
+# paired by language family and each pair split (the first of a pair in repos.json order goes to
+# half A): Python web | Python libraries | JavaScript/TypeScript | Java/C# | Scala/Kotlin | C++/C |
+# Rust/Zig | PHP/Ruby | Bash/Lua | Elixir/Haskell | Go/Swift. Fixed here, never chosen by score.
+HALF_PAIRS = (("flask", "click"), ("model2vec", "requests"), ("express", "zod"), ("gson", "dapper"),
+              ("cats", "kotlinx-coroutines"), ("fmtlib", "libuv"), ("serde", "zig-clap"), ("monolog", "sinatra"),
+              ("bats-core", "lazy.nvim"), ("plug", "xmonad"), ("cobra", "alamofire"))
+HALVES = {"A": tuple(a for a, _ in HALF_PAIRS), "B": tuple(b for _, b in HALF_PAIRS)}
+
+
+def half_of(name: str) -> str:
+    """'A' or 'B' for a benchmark repository, '-' for any other (a held-out set's)."""
+    return next((half for half, names in HALVES.items() if name in names), "-")
+
+
 class MissingCheckout(FileNotFoundError):
     """A benchmark repository has not been exported yet."""
 

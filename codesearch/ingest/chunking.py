@@ -172,7 +172,8 @@ def chunk_code(parsed: ParsedFile, budget: int) -> list[Chunk]:
     sink = _ChunkSink(parsed.path, parsed.language)
     imports = [imp.text for imp in parsed.imports]
     doc = [parsed.docstring[:400], ""] if parsed.docstring else []
-    file_text = "\n".join(doc + imports + ([""] if imports else []) + _outline(parsed))
+    outline = _outline(parsed)
+    file_text = "\n".join(doc + outline + ([""] if outline and imports else []) + imports)
     file_chunk = sink.add(kind="file", name=PurePosixPath(parsed.path).name, qualified_name=parsed.path,
                           signature="", docstring="", lines=[], parent_id=None)
     _finish_file_chunk(file_chunk, file_text, len(all_lines), parsed.language)

@@ -1,14 +1,15 @@
 """The ranking stage after fusion. Every step can be switched off for ablation.
 
 Scores coming in are fused RRF scores; each step multiplies or reorders them and records what
-it did, so `--explain` can show it.
+it did, so `--explain` can show it. The strengths were tuned on one half of the benchmark
+repositories and checked on the other (scripts/bench_quality.py, README "Retrieval quality").
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 from ..analysis.query_shape import code_words, is_long_query, mentions, shape_of
@@ -28,21 +29,40 @@ NAMED_FILE_BOOST = 1.5  # a file that a report's traceback or text names
 PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org"})  # documents, not code
 TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "example", "examples", "benchmark", "fixture",
               "fixtures", "mock", "mocks", "vendor", "demo", "sample", "doc", "docs"}
+# a name as code writes it in prose: `bats_pipe`, `withDisplay`, `res.send`, `Plug::Conn`, `$ZodType`
+IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")
+QUALIFIER = re.compile(r"\.|::|#|->")
+JOINED_WORDS = 3  # "price list" and "json object model" name price_list.py and JsonObjectModel
 
 
 @dataclass
 class RankingOptions:
+    """Which steps run (the booleans: ablation switches them off) and how strong each one is."""
+
     symbol_boost: bool = True
     name_path_boost: bool = True
     test_penalty: bool = True
     parent_child_dedupe: bool = True
     file_diminishing: bool = True
+    query_names: bool = True  # identifiers and names made of query words, in a query of words
+    file_coherence: bool = True
     file_decay: float = 0.7
     test_factor: float = 0.5
+    path_weight: float = 0.3  # per query word in the path (at most two count)
+    name_weight: float = 0.15  # per query word in the definition's name (at most two count)
+    prefix_chars: int = 3  # a query word and a path or name word match when one starts with the other, this long
+    word_decay: float = 0.9  # each later query word counts this much of the one before it
+    identifier_factor: float = 2.0
+    joined_stem_factor: float = 1.6
+    main_definition_factor: float = 1.3
+    coherence_share: float = 0.2  # of the top score, given to the file with the most candidate score
+    symbol_test_demotion: float = 1.5  # tiers a test's definition of the symbol drops
+    symbol_stem_bonus: float = 0.5  # tiers a definition gains in the file named after it
 
     @classmethod
     def off(cls) -> RankingOptions:
-        return cls(False, False, False, False, False)
+        """Every step off: the fused order as it came."""
+        return cls(**{f.name: False for f in fields(cls) if f.type in (bool, "bool")})
 
 
 @dataclass(slots=True)
@@ -50,19 +70,6 @@ class Ranked:
     chunk: Chunk
     score: float
     notes: list[str] = field(default_factory=list)
-
-
-def _query_words(query: str) -> set[str]:
-    """The words to find in file, folder and definition names: a question's words; a report's
-    identifiers and file names (its prose would match names everywhere)."""
-    if is_long_query(query):
-        return code_words(shape_of(query))
-    words = set()
-    for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
-        for t in identifier_terms(w):
-            if t not in STOPWORDS and len(t) > 2:
-                words.add(t)
-    return words
 
 
 def _stem(word: str) -> str:
@@ -77,14 +84,21 @@ def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
     """`vendored`: folders of code that is not the project's own (search/vendored.py), penalized
     as tests are."""
     items = [Ranked(chunk, score) for chunk, score in fused]
+    symbol = options.symbol_boost and looks_like_symbol(query)
+    report = is_long_query(query)
     if options.name_path_boost:
-        _boost_names(query, items)
-        if is_long_query(query):
+        _boost_names(query, items, options)
+        if report:
             _boost_named_files(query, items)
     if options.test_penalty:
         _penalize_tests(query, items, options.test_factor, vendored)
-    if options.symbol_boost and looks_like_symbol(query):  # last: its tiers must not be reordered
-        _boost_symbol(query, items)
+    if options.query_names and not symbol and not report:  # a report's identifiers: _query_words
+        _boost_identifiers(query, items, options.identifier_factor)
+        _boost_joined_names(query, items, options.joined_stem_factor, options.main_definition_factor)
+    if options.file_coherence:
+        _file_coherence(items, options.coherence_share)
+    if symbol:  # last: its tiers must not be reordered
+        _boost_symbol(query, items, options.symbol_test_demotion, options.symbol_stem_bonus)
     items.sort(key=lambda r: -r.score)
     if options.parent_child_dedupe:
         items = _dedupe_parent_child(items)
@@ -94,40 +108,184 @@ def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
     return items
 
 
-def _boost_symbol(query: str, items: list[Ranked]) -> None:
+def _file_stem(path: str) -> str:
+    """The file's name up to its first dot: `Builders.common.kt` -> `Builders`."""
+    return path.rsplit("/", 1)[-1].split(".", 1)[0]
+
+
+@lru_cache(maxsize=65536)
+def _loose(name: str) -> str:
+    """A name without case and separators: `get_user`, `getUser` and `GetUser` are one."""
+    return re.sub(r"[_$\-]", "", name).lower()
+
+
+def _base_name(name: str) -> str:
+    """A definition's name without template arguments: `formatter<T, Char>` -> `formatter`."""
+    return name.split("<", 1)[0].strip()
+
+
+def _identifier_shaped(word: str) -> bool:
+    """Written as code is, not as prose: an inner underscore or a hump (`load_config`, `withDisplay`)."""
+    return "_" in word.strip("_") or bool(re.search(r"[a-z][A-Z]|[A-Z][a-z]+[A-Z]", word))
+
+
+def _boost_identifiers(query: str, items: list[Ranked], factor: float) -> None:
+    """A query of words that writes a name as code does ("how bats_pipe chains commands",
+    "res.send body encoding"): the definitions of that name, times `factor`."""
+    names = set()
+    for token in IDENTIFIER.findall(query):
+        parts = QUALIFIER.split(token)
+        if len(parts) > 1 or _identifier_shaped(parts[-1]):
+            names.add(parts[-1])
+    if not names or factor == 1.0:
+        return
+    for r in items:
+        c = r.chunk
+        if c.kind in DEFINITION_KINDS and c.part == 1 and c.name.lstrip("$") in names:
+            r.score *= factor
+            r.notes.append(f"named in the query x{factor:.2f}")
+
+
+def _joined_words(query: str) -> set[str]:
+    """Runs of two to JOINED_WORDS query words written as one name ("price list" -> pricelist),
+    not starting or ending with a stopword; a plural also without its `s`."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", query)]
+    out = set()
+    for n in range(2, JOINED_WORDS + 1):
+        for i in range(len(words) - n + 1):
+            run = words[i:i + n]
+            if run[0] in STOPWORDS or run[-1] in STOPWORDS:
+                continue
+            joined = "".join(run)
+            out.add(joined)
+            if joined.endswith("s"):
+                out.add(joined[:-1])
+    return out
+
+
+def _boost_joined_names(query: str, items: list[Ranked], stem_factor: float, main_factor: float) -> None:
+    """Names spelled by the query's words: a file named by a run of them ("URL encoded form"
+    -> URLEncodedForm.swift) times `stem_factor`; the definition a file is named after, when a
+    query word or run names it ("Deferred and await" -> `interface Deferred` in Deferred.kt),
+    times `main_factor`."""
+    joined = _joined_words(query)
+    named = {_loose(w) for w in re.findall(r"[A-Za-z][A-Za-z0-9_]*", query)
+             if len(w) >= 3 and w.lower() not in STOPWORDS} | joined
+    for r in items:
+        c = r.chunk
+        factor = 1.0
+        stem = _loose(_file_stem(c.path))
+        if c.kind in DEFINITION_KINDS and c.part == 1:
+            name = _loose(_base_name(c.name))
+            if name in named and name == stem:
+                factor = main_factor
+        if stem in joined:
+            factor = max(factor, stem_factor)
+        if factor != 1.0:
+            r.score *= factor
+            r.notes.append(f"name spelled by the query x{factor:.2f}")
+
+
+def _file_coherence(items: list[Ranked], share: float) -> None:
+    """Several chunks of one file among the candidates say more than one: each file's best chunk
+    gains `share` of the top score, scaled by the file's summed candidate score against the
+    file with the most."""
+    best: dict[str, Ranked] = {}
+    total: dict[str, float] = defaultdict(float)
+    for r in items:
+        total[r.chunk.path] += r.score
+        if r.chunk.path not in best or r.score > best[r.chunk.path].score:
+            best[r.chunk.path] = r
+    if not total:
+        return
+    top = max(r.score for r in items)
+    most = max(total.values())
+    for path, r in best.items():
+        r.score += share * top * total[path] / most
+
+
+def _boost_symbol(query: str, items: list[Ranked], test_demotion: float, stem_bonus: float) -> None:
     """A bare name: its definitions first, in tiers that fused scores cannot reorder:
-    qualified match > exact-case type > exact-case other > same name in another case."""
-    symbol = re.sub(r"(\.|::|#|->)", ".", re.sub(r"\(\)$", "", query.strip()))
+    qualified match > exact-case type > exact-case other > the same name in another case or
+    with other separators (`get_user` for getUser) or a `$` in front. A test's definition drops
+    `test_demotion` tiers; one in a file named after it (SqlMapper.cs among SqlMapper.*.cs)
+    gains `stem_bonus`."""
+    symbol = QUALIFIER.sub(".", re.sub(r"\(\)$", "", query.strip()))
     short = symbol.rsplit(".", 1)[-1]
+    loose = _loose(short)
     gap = 2 * max((r.score for r in items), default=0.0) or 1.0
     for r in items:
         c = r.chunk
         if c.kind not in DEFINITION_KINDS or c.part != 1:
             continue
-        if c.name == short:
+        base = _base_name(c.name)
+        if base == short:
             qualified = symbol != short and (c.qualified_name == symbol or c.qualified_name.endswith("." + symbol))
-            tier = 4 if qualified else 3 if c.kind in TYPE_KINDS else 2
+            tier = 4.0 if qualified else 3.0 if c.kind in TYPE_KINDS else 2.0
             note = "defines the symbol"
-        elif c.name.lower() == short.lower():
-            tier, note = 1, "defines the symbol (case differs)"
+        elif _loose(base) == loose:
+            tier, note = 1.0, "defines the symbol (case differs)"
         else:
             continue
+        if is_test_path(c.path):
+            tier -= test_demotion
+        if _loose(c.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]) == loose:
+            tier += stem_bonus
         r.score += gap * tier
         r.notes.append(note)
 
 
-def _boost_names(query: str, items: list[Ranked]) -> None:
+def _query_words(query: str, decay: float) -> dict[str, float]:
+    """The words to find in file, folder and definition names (identifiers split, stemmed), each
+    with its weight: a question's words, the first counting 1 and each later one `decay` times
+    the one before (the subject comes first); a report's identifiers and file names, each 1 (its
+    prose would match names everywhere)."""
+    if is_long_query(query):
+        return {_stem(w): 1.0 for w in sorted(code_words(shape_of(query)))}
+    out: dict[str, float] = {}
+    for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
+        for t in identifier_terms(w):
+            if t not in STOPWORDS and len(t) > 2:
+                out.setdefault(_stem(t), decay ** len(out))
+    return out
+
+
+def _matched(words: dict[str, float], heads: dict[str, list[str]], terms: frozenset[str], prefix: int) -> float:
+    """The summed weight of the words found in `terms`, whole or (`prefix` characters at least)
+    as a prefix either way: lockfile ~ lock, config ~ configuration. `heads`: the words by their
+    first `prefix` characters (a word and a term can only match if those agree)."""
+    found = set(words.keys() & terms)
+    if prefix:
+        for term in terms:
+            if len(term) >= prefix:
+                found.update(w for w in heads.get(term[:prefix], ()) if w.startswith(term) or term.startswith(w))
+    return sum(words[w] for w in found)
+
+
+def _boost_names(query: str, items: list[Ranked], options: RankingOptions) -> None:
     """Query words in the file's or folder's name, or in the chunk's own name."""
-    words = {_stem(w) for w in _query_words(query)}
+    words = _query_words(query, options.word_decay)
     if not words:
         return
+    prefix = options.prefix_chars
+    heads: dict[str, list[str]] = defaultdict(list)
+    for word in words:
+        if prefix and len(word) >= prefix:
+            heads[word[:prefix]].append(word)
+    matched: dict[frozenset[str], float] = {}  # many chunks share a path: each set of terms is matched once
+
+    def weight(terms: frozenset[str]) -> float:
+        found = matched.get(terms)
+        if found is None:
+            found = matched[terms] = _matched(words, heads, terms, prefix)
+        return found
+
+    names = options.name_weight != 0
     for r in items:
-        path_terms = _path_terms(r.chunk.path)
-        name_terms = _name_terms(r.chunk.name) if r.chunk.kind in DEFINITION_KINDS else frozenset()
-        in_path = len(words & path_terms)
-        in_name = len(words & name_terms)
+        in_path = weight(_path_terms(r.chunk.path))
+        in_name = weight(_name_terms(r.chunk.name)) if names and r.chunk.kind in DEFINITION_KINDS else 0.0
         if in_path or in_name:
-            factor = 1.0 + 0.3 * min(in_path, 2) + 0.15 * min(in_name, 2)
+            factor = 1.0 + options.path_weight * min(in_path, 2) + options.name_weight * min(in_name, 2)
             r.score *= factor
             r.notes.append(f"name/path match x{factor:.2f}")
 

@@ -64,6 +64,16 @@ def test_file_chunk_comes_first_and_is_the_root():
     assert "def compute_backoff(attempt: int, base: float = 0.5, cap: float = 30.0) -> float" in file_chunk.text
     assert "return clamp(delay, 0.0, cap)" not in file_chunk.text
     assert file_chunk.docstring == "Inventory service: stores items and computes their total value."
+    # its outline comes before its imports: what the model reads first (its input is cut short)
+    assert file_chunk.text.index("def compute_backoff") < file_chunk.text.index("from config import")
+
+
+def test_ruby_class_methods_are_named_under_self_not_by_the_block_text():
+    source = ("module Shop\n  class Cart\n    class << self\n      def build\n        new\n      end\n"
+              "    end\n  end\nend\n")
+    chunks = extract_text("cart.rb", source).chunks
+    names = {c.qualified_name for c in chunks if c.kind != "file"}
+    assert {"Shop.Cart.self", "Shop.Cart.self.build"} <= names, names
 
 
 def test_parent_ids_point_at_the_enclosing_chunk():

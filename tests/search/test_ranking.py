@@ -19,7 +19,7 @@ def chunk(cid: str, *, path: str = "src/mod.py", kind: str = "function", name: s
 
 
 def only(**step) -> RankingOptions:
-    """Ranking with every step off except the named ones."""
+    """Ranking with every step off except the named ones (and the named strengths set)."""
     options = RankingOptions.off()
     for key, value in step.items():
         setattr(options, key, value)
@@ -136,6 +136,35 @@ def test_symbol_boost_exact_case_above_other_case_whatever_the_fused_scores():
     assert ids(rank("computeBackoff", fused, only(symbol_boost=True))) == ["exact", "case"]
 
 
+@pytest.mark.parametrize("query, name", [("get_user", "getUser"), ("GetUser", "get_user"), ("ZodType", "$ZodType"),
+                                         ("parseConfig", "parse_config")])
+def test_symbol_boost_finds_the_name_with_other_case_or_separators(query, name):
+    fused = [(chunk("other", name="unrelated"), 0.05), (chunk("def", name=name), 0.01)]
+    out = rank(query, fused, only(symbol_boost=True))
+    assert ids(out) == ["def", "other"] and out[0].notes == ["defines the symbol (case differs)"]
+
+
+def test_symbol_boost_ignores_template_arguments_in_a_name():
+    fused = [(chunk("other", name="formatter_base"), 0.05),
+             (chunk("spec", kind="struct", name="formatter<T, Char>"), 0.01)]
+    out = rank("formatter", fused, only(symbol_boost=True))
+    assert ids(out) == ["spec", "other"] and out[0].notes == ["defines the symbol"]
+
+
+def test_symbol_boost_puts_a_test_definition_below_the_real_one():
+    fused = [(chunk("fake", kind="class", name="Conn", path="adapters/test/conn.ex"), 0.05),
+             (chunk("real", kind="class", name="Conn", path="lib/plug/conn_impl.ex"), 0.01)]
+    assert ids(rank("Conn", fused, only(symbol_boost=True))) == ["real", "fake"]
+    assert ids(rank("Conn", fused, only(symbol_boost=True, symbol_test_demotion=0.0))) == ["fake", "real"]
+
+
+def test_symbol_boost_prefers_the_file_named_after_the_symbol():
+    fused = [(chunk("part", kind="class", name="SqlMapper", path="SqlMapper.Async.cs"), 0.05),
+             (chunk("main", kind="class", name="SqlMapper", path="SqlMapper.cs"), 0.01)]
+    assert ids(rank("SqlMapper", fused, only(symbol_boost=True))) == ["main", "part"]
+    assert ids(rank("SqlMapper", fused, only(symbol_boost=True, symbol_stem_bonus=0.0))) == ["part", "main"]
+
+
 def test_symbol_boost_type_above_same_named_function_whatever_the_fused_scores():
     fused = [(chunk("fn", name="Inventory"), 0.016), (chunk("cls", kind="class", name="Inventory"), 0.005)]
     assert ids(rank("Inventory", fused, only(symbol_boost=True))) == ["cls", "fn"]
@@ -148,25 +177,29 @@ def test_name_path_boost_factors():
              (chunk("in_path", path="src/config.py", name="helper2"), 0.10),
              (chunk("in_both", path="src/config.py", name="parse_config"), 0.10),
              (chunk("block", path="src/other.py", kind="block", name="parse_config"), 0.10)]
-    out = scores_of(rank("how do we parse the config", fused, only(name_path_boost=True)))
+    out = scores_of(rank("how do we parse the config", fused, only(name_path_boost=True, word_decay=1.0)))
     assert out["plain"] == pytest.approx(0.10)
     assert out["in_path"] == pytest.approx(0.10 * 1.3)  # 'config' in the file name
     assert out["in_both"] == pytest.approx(0.10 * (1 + 0.3 + 0.15 * 2))  # + 'parse', 'config' in the name
     assert out["block"] == pytest.approx(0.10)  # names of non-definitions do not count
 
 
-def test_name_path_boost_reorders_and_notes():
-    fused = [(chunk("a", path="src/util.py", name="helper"), 0.11),
-             (chunk("b", path="src/backoff.py", name="compute_backoff"), 0.10)]
-    out = rank("backoff", fused, only(name_path_boost=True))
-    assert ids(out) == ["b", "a"]
-    assert out[0].notes and out[0].notes[0].startswith("name/path match")
+def test_name_path_boost_weighs_later_query_words_less():
+    fused = [(chunk("first", path="src/parse.py", name="a"), 0.10),
+             (chunk("second", path="src/config.py", name="b"), 0.10)]
+    out = scores_of(rank("parse the config", fused, only(name_path_boost=True, word_decay=0.5)))
+    assert out["first"] == pytest.approx(0.10 * 1.3)
+    assert out["second"] == pytest.approx(0.10 * (1 + 0.3 * 0.5))
 
 
-def test_name_path_boost_ignores_stopwords_and_short_words():
-    fused = [(chunk("a", path="src/the/to.py", name="of"), 0.1)]
-    out = rank("the to of", fused, only(name_path_boost=True))
-    assert out[0].score == 0.1 and not out[0].notes
+@pytest.mark.parametrize("query, path, matched", [
+    ("lockfile pins", "src/lock.py", True), ("the lock", "src/lockfile.py", True),
+    ("log handlers", "src/logging.py", False),  # 'log' is shorter than 4
+])
+def test_name_path_boost_matches_a_word_that_begins_the_other(query, path, matched):
+    fused = [(chunk("c", path=path, name="x"), 0.1)]
+    assert (rank(query, fused, only(name_path_boost=True, prefix_chars=4))[0].score > 0.1) == matched
+    assert rank(query, fused, only(name_path_boost=True, prefix_chars=0))[0].score == 0.1  # whole words only
 
 
 # --- ranking: test / example / vendor penalty ------------------------------------------------
@@ -255,3 +288,52 @@ def test_per_file_decay_is_configurable():
     opts.file_decay = 0.5
     out = rank("q", [(chunk("a1", path="a.py"), 1.0), (chunk("a2", path="a.py"), 1.0)], opts)
     assert [r.score for r in out] == [1.0, 0.5]
+
+
+# --- ranking: names in a query of words ------------------------------------------------------
+
+@pytest.mark.parametrize("query, named", [
+    ("how bats_pipe chains commands", "bats_pipe"), ("res.send body encoding", "send"),
+    ("how xmonad uses withDisplay", "withDisplay"), ("Plug::Conn struct", "Conn"), ("load the config", None),
+])
+def test_a_name_written_as_code_boosts_its_definition(query, named):
+    fused = [(chunk("other", name="other"), 0.02), *((chunk(n, name=n), 0.01) for n in
+                                                     ("bats_pipe", "send", "withDisplay", "Conn", "load"))]
+    out = scores_of(rank(query, fused, only(query_names=True, joined_stem_factor=1.0, main_definition_factor=1.0)))
+    boosted = {cid for cid, score in out.items() if score > {"other": 0.02}.get(cid, 0.01)}
+    assert boosted == ({named} if named else set())
+    if named:
+        assert out[named] == pytest.approx(0.02)  # twice: above what beat it
+
+
+def test_words_that_spell_a_file_name_boost_that_file():
+    fused = [(chunk("fn", name="lookup_price", path="src/pricing.py"), 0.02),
+             (chunk("list", name="find", path="src/price_list.py"), 0.015),
+             (chunk("stop", name="x", path="src/the_list.py"), 0.015)]
+    out = rank("the price list lookups", fused, only(query_names=True))
+    assert ids(out)[0] == "list" and scores_of(out)["list"] == pytest.approx(0.015 * 1.6)
+    assert scores_of(out)["stop"] == 0.015  # a run may not start or end with a stopword
+
+
+def test_the_definition_a_file_is_named_after_when_the_query_names_it():
+    fused = [(chunk("await", name="awaitAll", path="src/Await.kt"), 0.02),
+             (chunk("deferred", kind="interface", name="Deferred", path="src/Deferred.kt"), 0.016)]
+    out = rank("Deferred and await for results", fused, only(query_names=True))
+    assert ids(out) == ["deferred", "await"] and scores_of(out)["deferred"] == pytest.approx(0.016 * 1.3)
+
+
+def test_names_in_the_query_are_left_to_the_symbol_step_for_a_bare_name():
+    fused = [(chunk("a", name="other"), 0.02), (chunk("b", name="load_config"), 0.01)]
+    assert scores_of(rank("load_config", fused, only(query_names=True))) == {"a": 0.02, "b": 0.01}
+
+
+# --- ranking: file coherence --------------------------------------------------
+
+def test_file_coherence_gives_each_file_best_chunk_a_share_by_its_summed_score():
+    fused = [(chunk("b1", path="b.py"), 0.010), (chunk("a1", path="a.py"), 0.009), (chunk("a2", path="a.py"), 0.008),
+             (chunk("a3", path="a.py"), 0.007)]
+    out = scores_of(rank("anything", fused, only(file_coherence=True, coherence_share=0.2)))
+    assert out["a1"] == pytest.approx(0.009 + 0.2 * 0.010 * 1.0)  # a.py holds the most: the whole share
+    assert out["b1"] == pytest.approx(0.010 + 0.2 * 0.010 * 0.010 / 0.024)
+    assert out["a2"] == 0.008 and out["a3"] == 0.007  # only a file's best chunk gains
+    assert out["a1"] > out["b1"]

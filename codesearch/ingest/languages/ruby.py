@@ -12,7 +12,7 @@ SPEC = LanguageSpec(
     query=r"""
 (class name: [(constant) (scope_resolution)] @name) @definition.class
 (module name: [(constant) (scope_resolution)] @name) @definition.module
-(singleton_class) @definition.class @name
+(singleton_class value: (_) @name) @definition.class
 (method name: (_) @name) @definition.function
 (singleton_method name: (_) @name) @definition.method
 (call method: (identifier) @call)

@@ -1,0 +1,2 @@
+def take_back(order):
+    order.close()
