@@ -907,8 +907,8 @@ def test_changes_are_applied_while_the_model_loads(request, seeded_tree):
     # writer turns to the (not yet loaded) model as soon as the daemon is ready. The torch backend:
     # it takes seconds to load (the default loads in a fraction of one, too short a window to test)
     (seeded_tree / ".codesearch.toml").write_text('embedder = "sentence-transformers"\n')
-    write(seeded_tree / "many.py", "".join(f'def many{letters(i)}():\n    """The {i}th of many."""\n    return {i}\n\n\n'
-                                           for i in range(100)))
+    write(seeded_tree / "many.py", "".join(f'def many{letters(i)}():\n    """The {i}th of many."""\n'
+                                           f'    return {i}\n\n\n' for i in range(100)))
     daemon = start_daemon(request, seeded_tree, stop_timeout=5)
     backlog = daemon.status()["embedding"]["chunks_without_vectors"]
     assert backlog >= 100
