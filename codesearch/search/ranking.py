@@ -92,7 +92,7 @@ def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
             _boost_named_files(query, items)
     if options.test_penalty:
         _penalize_tests(query, items, options.test_factor, vendored)
-    if options.query_names and not symbol and not report:  # a report's identifiers: _query_words
+    if options.query_names and not report and not looks_like_symbol(query):  # a report's: _query_words
         _boost_identifiers(query, items, options.identifier_factor)
         _boost_joined_names(query, items, options.joined_stem_factor, options.main_definition_factor)
     if options.file_coherence:

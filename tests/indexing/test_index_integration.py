@@ -269,11 +269,14 @@ def test_renamed_file_is_counted_as_a_rename_and_its_vectors_move(python_repo):
     assert_vectors_mirror_catalog(python_repo)
 
 
-def test_renamed_file_embeds_nothing(python_repo):
+def test_renamed_file_embeds_only_its_file_chunk(python_repo):
+    """A renamed file's definitions keep their vectors (from the cache); only the file chunk,
+    whose text starts with the path, is embedded again."""
     (python_repo / "config.py").rename(python_repo / "settings_loader.py")
     report = run_indexer(python_repo)
     assert report.renamed == 1
-    assert report.vectors_embedded == 0, f"embedded {report.embedded_ids}"
+    file_chunk = next(r[0] for r in chunk_rows(catalog_of(python_repo), "settings_loader.py") if r[1] == "file")
+    assert report.embedded_ids == [file_chunk], f"embedded {report.embedded_ids}"
 
 
 def test_no_change_rerun_touches_nothing(python_repo):
