@@ -10,7 +10,7 @@ import difflib
 import json
 import re
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
 from ..analysis.query_shape import is_long_query
@@ -120,8 +120,8 @@ class Searcher:
 
     def _retrieve(self, query: str, names: list[str], limit: int, filters: Filters, side_by_side: bool = True
                   ) -> tuple[dict[str, list[str]], dict[str, str], dict[str, float], list[str]]:
-        """Run the retrievers: the independent ones side by side (all but the last on the pool)
-        or one after another, then those that start from others' lists."""
+        """Run the retrievers: the independent ones side by side on the pool (or one after another
+        here), and each that starts from others' lists once those are in."""
         lists: dict[str, list[str]] = {}
         notes: dict[str, str] = {}
         timing: dict[str, float] = {}
@@ -132,19 +132,27 @@ class Searcher:
             hits = self.retriever(name).search(query, limit, filters, lists)
             return hits, _ms(t)
 
-        independent = [n for n in names if not self.retriever(n).seeds_from]
-        pending: dict[str, Future] = {n: _POOL.submit(run, n) for n in independent[:-1]} if side_by_side else {}
-        done = {n: run(n) for n in independent if n not in pending}
-        done.update({n: future.result() for n, future in pending.items()})
-        for name in independent:
-            hits, timing[name] = done[name]
+        def record(name: str, result: tuple[Hits, float]) -> None:
+            hits, timing[name] = result
             lists[name], notes[name] = hits.ids, hits.note
-            problems += [hits.problem] if hits.problem else []
-        for name in names:
-            if name not in lists:
-                hits, timing[name] = run(name)
-                lists[name], notes[name] = hits.ids, hits.note
-                problems += [hits.problem] if hits.problem else []
+            problems.extend([hits.problem] if hits.problem else [])
+
+        # the independent retrievers run on the pool side by side; one that starts from others'
+        # lists runs here as soon as those are in: the graph follows the keyword list without
+        # waiting for the vector side
+        independent = [n for n in names if not self.retriever(n).seeds_from]
+        pending: dict[Future, str] = {_POOL.submit(run, n): n for n in independent} if side_by_side else {}
+        waiting = [n for n in names if n not in pending.values()]
+        while waiting or pending:
+            ready = next((n for n in waiting if all(s in lists for s in self.retriever(n).seeds_from
+                                                    if s in names)), None)
+            if ready is not None:
+                waiting.remove(ready)
+                record(ready, run(ready))
+                continue
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                record(pending.pop(future), future.result())
         return lists, notes, timing, problems
 
     def _options(self, request: SearchRequest) -> RankingOptions:

@@ -4,6 +4,7 @@ no shared connection, no lock, and the graph loaded once."""
 from __future__ import annotations
 
 import shutil
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -13,6 +14,7 @@ from codesearch.api.types import SearchRequest
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
+from codesearch.search.retrievers import Hits
 from codesearch.search.searcher import Searcher
 
 QUERIES = ["compute_backoff", "retry delay with exponential backoff", "who calls parse_config", "Inventory",
@@ -44,3 +46,26 @@ def test_concurrent_searches_equal_sequential_ones(searcher, mode):
     for job, answer in together:
         assert answer == alone[job], job
     assert any(alone.values())
+
+
+def test_the_graph_starts_from_the_keyword_list_without_waiting_for_the_vector_side(searcher, monkeypatch):
+    """The graph retriever is seeded by the keyword list alone: it runs while a slow vector search
+    is still under way, and the answer fuses all three lists."""
+    events: list[str] = []
+    vector, graph = searcher.retriever("vector"), searcher.retriever("graph")
+    real_graph = graph.search
+
+    def slow_vector(query, limit, filters, earlier):
+        time.sleep(0.3)
+        events.append("vector done")
+        return Hits(ids=["no-such-chunk"], note="")
+
+    def watched_graph(query, limit, filters, earlier):
+        events.append("graph starts" + (" (vector list in)" if "vector" in earlier else ""))
+        return real_graph(query, limit, filters, earlier)
+
+    monkeypatch.setattr(vector, "search", slow_vector)
+    monkeypatch.setattr(graph, "search", watched_graph)
+    answer = searcher.search(SearchRequest(query="compute_backoff", mode="hybrid", limit=10))
+    assert events == ["graph starts", "vector done"]
+    assert set(answer.timing_ms) >= {"keyword", "vector", "graph"} and answer.results
