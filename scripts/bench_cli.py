@@ -15,6 +15,11 @@ variant runs once, so that drift in the machine's speed hits them alike:
                  install: 'finder=env PYTHONPATH=. /work/main/.venv/bin/python -m codesearch.cli
                  query --repo R --json --mode keyword')
 Prints p50/p95 per variant, the load average before and after, and the commands.
+
+Then, through the same daemon, each query as a request on its socket (the search alone, warm:
+what an editor or agent that keeps a connection pays, without a process start) in each mode,
+against `rg` as a process searching the query's longest word (case-insensitive, the repository's
+ignore rules) over the same tree, its output read whole: taking turns, --runs rounds.
 """
 
 from __future__ import annotations
@@ -88,11 +93,42 @@ def main() -> int:
             for label, (command, mode) in variants.items():
                 times[label].append(timed([*command, query] if mode else command, check_json=mode is not None))
         load_after = os.getloadavg()[0]
+        socket_times = socket_rounds(sock, root, modes, args.runs)
+        load_end = os.getloadavg()[0]
     print_percentiles(f"whole process, {args.runs} runs each", times)
     print(f"load average: {load_before:.1f} before, {load_after:.1f} after")
     for label, (command, mode) in variants.items():
         print(f"  {label}: {' '.join(command)}{' QUERY' if mode else ''}")
+    print_percentiles(f"through the socket, warm, against rg over the same tree, {args.runs} runs each", socket_times)
+    print(f"load average: {load_after:.1f} before, {load_end:.1f} after; rg: {RG} --no-config -n -i WORD {root}")
     return 0
+
+
+RG = str(REPO_ROOT / ".venv" / "bin" / "rg")
+
+
+def socket_rounds(sock: Path, root: Path, modes: list[str], runs: int) -> dict[str, list[float]]:
+    """Each mode's search request on the daemon's socket and `rg WORD` as a process, in turns."""
+    out: dict[str, list[float]] = {f"search --mode {mode} (socket)": [] for mode in modes}
+    fresh = "search --mode hybrid, a query never asked before (socket)"
+    out[fresh] = []
+    out["rg WORD (process, output read whole)"] = []
+    for i in range(runs):
+        query = GENERIC_QUERIES[i % len(GENERIC_QUERIES)]
+        asks = [(f"search --mode {mode} (socket)", query, mode) for mode in modes]
+        if "hybrid" in modes:  # its vector not among the daemon's recent ones: embedded on the way
+            asks.append((fresh, f"{query} (round {i})", "hybrid"))
+        for label, text, mode in asks:
+            started = time.perf_counter()
+            answer = call(sock, "search", {"query": text, "mode": mode, "limit": 10})
+            out[label].append((time.perf_counter() - started) * 1000)
+            if "results" not in answer:
+                raise SystemExit(f"no results for {text!r}: {answer}")
+        word = max(query.split(), key=len)
+        started = time.perf_counter()
+        subprocess.run([RG, "--no-config", "-n", "-i", word, str(root)], capture_output=True)
+        out["rg WORD (process, output read whole)"].append((time.perf_counter() - started) * 1000)
+    return out
 
 
 if __name__ == "__main__":
