@@ -31,6 +31,7 @@ from ..store.catalog import CatalogError, FileRecord, VectorRow
 from ..store.graph import rebuild_import_edges, resolve_call_edges
 from ..store.sqlite import sqlite3
 from ..store.vectors import VectorStoreError
+from ..vocabulary import NON_DEFINITION_KINDS
 from .embed_source import embed_texts
 from .events import ProgressSink, StageCounter, no_progress
 from .index import Index, IndexLock
@@ -278,7 +279,7 @@ class Indexer:
                 checkpoint("index.edges.midway")
                 resolve_call_edges(db, state.changed_paths, state.dirty_names, everything=everything)
                 self.catalog.set_meta("edges_stale", "0")
-            if state.arrived_or_gone or not known:  # the structure of the tree may have changed
+            if report.added or report.deleted or not known:  # the tree's structure may have changed
                 folders = vendored_folders(FileEntry(path, digest) for path, digest in self.catalog.indexed_hashes())
                 self.catalog.set_meta("vendored_folders", json.dumps(sorted(folders)))
 
@@ -333,8 +334,16 @@ class Indexer:
             return
         previous = self.catalog.vector_hashes_of(rel) if old is not None else {}
         was_indexed = old is not None and old.skip_reason is None
+        kept_edges: list[tuple[int, int, str, float]] = []
         if was_indexed:
-            self._forget(rel, state)
+            # the calls and imports into the file's definitions that keep their ids are kept (the
+            # rewrite gives them new rows): only callers of names whose definitions changed
+            # need resolving again (a file that defines `launch` has thousands of callers)
+            state.changed_paths.add(rel)
+            defined_before = self.catalog.definitions_of(rel)
+            defined_now = {(c.name, c.id) for c in result.chunks if c.part == 1 and c.kind not in NON_DEFINITION_KINDS}
+            state.dirty_names |= {name for name, _ in defined_before ^ defined_now}
+            kept_edges = self.catalog.edges_into(db, rel)
         if old is not None:  # a file the catalog never held has nothing to delete
             self.catalog.delete_chunks_of(db, rel)
         # prepared where the file was extracted (prepare_rows)
@@ -342,11 +351,13 @@ class Indexer:
         assert embed_hashes is not None and keywords is not None, "extracted without prepare_rows"
         carried = {cid: vh for cid, (eh, vh) in previous.items() if vh and embed_hashes.get(cid) == vh}
         self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried, keywords)
+        self.catalog.restore_edges_into(db, kept_edges)
         self.catalog.insert_calls(db, result.calls)
         self.catalog.insert_imports(db, result.imports)
         self.catalog.upsert_file(db, record)
         # counted once everything is written: a file that fails half way counts as skipped only
-        state.dirty_names.update(result.defined_names)
+        if not was_indexed:
+            state.dirty_names.update(result.defined_names)
         state.changed_paths.add(rel)
         if was_indexed:
             report.modified += 1

@@ -644,6 +644,27 @@ class Catalog:
         row = self.db.execute("SELECT COUNT(embed_hash), SUM(vector_hash = embed_hash) FROM chunks").fetchone()
         return int(row[0] or 0), int(row[1] or 0)
 
+    def definitions_of(self, path: str) -> set[tuple[str, str]]:
+        """(name, chunk id) of the definitions a file holds: what call resolution can choose."""
+        return set(self.db.execute(f"SELECT c.name, c.id FROM chunks c JOIN files f ON f.fid = c.fid WHERE "
+                                   f"f.path = ? AND c.part = 1 AND c.kind NOT IN ({_NOT_DEFINITIONS})", (path,)))
+
+    def edges_into(self, db: sqlite3.Connection, path: str) -> list[tuple[int, int, str, float]]:
+        """(source rid, kind, target chunk id, weight) of the calls and imports into a file's
+        chunks from other files: kept across a rewrite of the file (restore_edges_into)."""
+        return db.execute("SELECT e.src, e.kind, c.id, e.weight FROM files f JOIN chunks c ON c.fid = f.fid "
+                          "JOIN edges e ON e.dst = c.rid JOIN chunks s ON s.rid = e.src "
+                          "WHERE f.path = ? AND s.fid != f.fid", (path,)).fetchall()
+
+    def restore_edges_into(self, db: sqlite3.Connection, rows: list[tuple[int, int, str, float]]) -> None:
+        """Edges saved by edges_into, to the chunks that still have their ids."""
+        if not rows:
+            return
+        rids = dict(select_in(db, "SELECT id, rid FROM chunks WHERE id IN ({})", sorted({r[2] for r in rows})))
+        db.executemany("INSERT OR IGNORE INTO edges(src, kind, dst, weight) SELECT ?, ?, ?, ? "
+                       "WHERE EXISTS (SELECT 1 FROM chunks WHERE rid = ?)",
+                       [(src, kind, rids[cid], weight, src) for src, kind, cid, weight in rows if cid in rids])
+
     def names_defined_in(self, path: str) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT DISTINCT c.name FROM chunks c JOIN files f ON f.fid = c.fid "
                                               "WHERE f.path = ?", (path,))}

@@ -54,3 +54,27 @@ def test_incremental_runs_give_the_fresh_index_of_the_same_tree(tmp_path):
     shutil.copytree(work, fresh, ignore=shutil.ignore_patterns(".codesearch"))
     index(fresh)
     assert snapshot(work) == snapshot(fresh)
+
+
+def test_edits_that_keep_or_change_definitions_give_the_fresh_index(tmp_path):
+    """A rewritten file keeps the calls and imports into its definitions that keep their ids (no
+    re-resolution of their callers); a definition renamed, added or removed sends its callers
+    through resolution again. Each step's index equals a fresh one of the same tree."""
+    work = copy_sample("python", tmp_path / "work")
+    index(work)
+    config = work / "config.py"
+    steps = [
+        lambda text: text + "\n# a comment: the definitions stay\n",
+        lambda text: text.replace("def clamp(", "def clamp_value("),  # its callers resolve to nothing now
+        lambda text: text + "\n\ndef clamp(value, low, high):\n    return max(low, min(high, value))\n",
+        lambda text: text.replace("return", "return  ", 1),  # a body edit inside a definition
+    ]
+    for number, step in enumerate(steps):
+        config.write_text(step(config.read_text()))
+        index(work)
+        fresh = tmp_path / f"fresh{number}"
+        shutil.copytree(work, fresh, ignore=shutil.ignore_patterns(".codesearch"))
+        index(fresh)
+        assert snapshot(work) == snapshot(fresh), f"step {number}"
+        edges = snapshot(work)["edges"]
+        assert any(dst_kind == "calls" for _, _, dst_kind, _ in edges)
