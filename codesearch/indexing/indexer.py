@@ -217,9 +217,10 @@ class Indexer:
                        should_stop: Callable[[], bool] = lambda: False) -> None:
         if paths is not None:
             paths = self._confined(paths)
-        known = self.catalog.files()
         edges_stale = self.catalog.get_meta("edges_stale") == "1"  # a run died before resolving
+        fresh = self.catalog.is_empty()
         found, skipped, scope = self._scan(paths)
+        known = self.catalog.files() if paths is None else self.catalog.files_within(scope)
         checkpoint("index.walked")
 
         def in_scope(rel: str) -> bool:
@@ -274,12 +275,14 @@ class Indexer:
                 report.deleted += 1
             report.renamed = sum(1 for rel in gone if known[rel].content_hash in state.added_hashes)
             if state.changed_paths or edges_stale:
-                everything = not known or edges_stale
+                everything = fresh or edges_stale
                 rebuild_import_edges(db, state.changed_paths, state.arrived_or_gone, everything=everything)
                 checkpoint("index.edges.midway")
                 resolve_call_edges(db, state.changed_paths, state.dirty_names, everything=everything)
-                self.catalog.set_meta("edges_stale", "0")
-            if report.added or report.deleted or not known:  # the tree's structure may have changed
+            # resolved, or nothing to resolve: files only touched (same content) were written
+            # in batches that marked the edges stale, and the next run would resolve them all
+            self.catalog.set_meta("edges_stale", "0")
+            if report.added or report.deleted or fresh:  # the tree's structure may have changed
                 folders = vendored_folders(FileEntry(path, digest) for path, digest in self.catalog.indexed_hashes())
                 self.catalog.set_meta("vendored_folders", json.dumps(sorted(folders)))
 

@@ -418,6 +418,19 @@ class Catalog:
         rows = self.db.execute("SELECT path, size, mtime_ns, content_hash, language, skip_reason FROM files")
         return {r[0]: FileRecord(*r) for r in rows}
 
+    def files_within(self, scope: Iterable[str]) -> dict[str, FileRecord]:
+        """The records of these paths and of everything under those that are folders ("" is the
+        root: every file); a save in a 100,000-file tree reads its own record, not all of them."""
+        wanted = set(scope)
+        if "" in wanted:
+            return self.files()
+        sql = "SELECT path, size, mtime_ns, content_hash, language, skip_reason FROM files"
+        out = {r[0]: FileRecord(*r) for r in select_in(self.db, sql + " WHERE path IN ({})", sorted(wanted))}
+        for folder in sorted(wanted):  # '/' + 1 is '0': the range holds exactly the paths under it
+            out.update((r[0], FileRecord(*r)) for r in self.db.execute(
+                sql + " WHERE path >= ? AND path < ?", (folder + "/", folder + "0")))
+        return out
+
     def indexed_hashes(self) -> Iterator[tuple[str, str]]:
         """(path, content hash) of every file, the hash "" for a skipped one (streamed)."""
         yield from self.db.execute("SELECT path, CASE WHEN skip_reason IS NULL THEN COALESCE(content_hash, '') "

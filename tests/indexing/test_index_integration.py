@@ -835,3 +835,14 @@ def test_bad_input_is_skipped_with_reasons(tmp_path, monkeypatch):
     assert json.loads(out)["deleted"] == 1
     code, out, _ = run_main("stats", "--repo", repo, "--json", "--fast")
     assert json.loads(out)["skipped"] == {k: v for k, v in expected.items() if k != "vanished"}
+
+
+def test_files_only_touched_leave_the_edges_resolved(python_repo):
+    """Files whose times change but not their content (a copy, a checkout of the same tree) are
+    written as touched; the run leaves the edges marked resolved, so the next save resolves
+    only what it changes, not the whole graph."""
+    for path in python_repo.glob("*.py"):
+        os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    report = run_indexer(python_repo)
+    assert report.unchanged and not report.modified
+    assert query_catalog(catalog_of(python_repo), "SELECT value FROM meta WHERE key = 'edges_stale'") == [("0",)]
