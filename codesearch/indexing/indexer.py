@@ -93,10 +93,24 @@ class _RunState:
     """What one run learns as it goes: used to re-resolve graph edges and count renames."""
 
     known: dict[str, FileRecord]
+    # every edge is resolved at the end (a fresh index, or a run that died before resolving): no
+    # file's changes need remembering, and a 100,000-file tree's names are not held in memory
+    everything: bool = False
+    changed: int = 0  # files written or removed
     changed_paths: set[str] = field(default_factory=set)
     dirty_names: set[str] = field(default_factory=set)  # names (un)defined by changed files
     arrived_or_gone: set[str] = field(default_factory=set)  # files new to the index, or gone from it
     added_hashes: set[str] = field(default_factory=set)
+
+    def note_change(self, rel: str, names: Iterable[str] = (), arrived_or_gone: bool = False) -> None:
+        """A file written or removed: what re-resolving its edges needs to know."""
+        self.changed += 1
+        if self.everything:
+            return
+        self.changed_paths.add(rel)
+        self.dirty_names.update(names)
+        if arrived_or_gone:
+            self.arrived_or_gone.add(rel)
 
 
 class Indexer:
@@ -234,7 +248,7 @@ class Indexer:
                 report.unchanged += 1
             else:
                 candidates.append(entry)
-        state = _RunState(known)
+        state = _RunState(known, everything=fresh or edges_stale)
 
         with self.catalog.transaction() as db:
             for rel, skip in skipped.items():
@@ -274,11 +288,10 @@ class Indexer:
                 state.arrived_or_gone.add(rel)
                 report.deleted += 1
             report.renamed = sum(1 for rel in gone if known[rel].content_hash in state.added_hashes)
-            if state.changed_paths or edges_stale:
-                everything = fresh or edges_stale
-                rebuild_import_edges(db, state.changed_paths, state.arrived_or_gone, everything=everything)
+            if state.changed or state.everything:
+                rebuild_import_edges(db, state.changed_paths, state.arrived_or_gone, everything=state.everything)
                 checkpoint("index.edges.midway")
-                resolve_call_edges(db, state.changed_paths, state.dirty_names, everything=everything)
+                resolve_call_edges(db, state.changed_paths, state.dirty_names, everything=state.everything)
             # resolved, or nothing to resolve: files only touched (same content) were written
             # in batches that marked the edges stale, and the next run would resolve them all
             self.catalog.set_meta("edges_stale", "0")
@@ -288,9 +301,7 @@ class Indexer:
 
     def _forget(self, rel: str, state: _RunState) -> None:
         """Note a file whose definitions are about to go: callers of them need re-resolving."""
-        state.changed_paths.add(rel)
-        state.arrived_or_gone.add(rel)
-        state.dirty_names |= self.catalog.names_defined_in(rel)
+        state.note_change(rel, () if state.everything else self.catalog.names_defined_in(rel), arrived_or_gone=True)
 
     def _write_batch(self, batch: list[tuple[SourceFile, Extracted | SkipFile]], report: IndexReport,
                      state: _RunState, written: StageCounter | None = None) -> None:
@@ -338,14 +349,13 @@ class Indexer:
         previous = self.catalog.vector_hashes_of(rel) if old is not None else {}
         was_indexed = old is not None and old.skip_reason is None
         kept_edges: list[tuple[int, int, str, float]] = []
-        if was_indexed:
+        if was_indexed and not state.everything:
             # the calls and imports into the file's definitions that keep their ids are kept (the
             # rewrite gives them new rows): only callers of names whose definitions changed
             # need resolving again (a file that defines `launch` has thousands of callers)
-            state.changed_paths.add(rel)
             defined_before = self.catalog.definitions_of(rel)
             defined_now = {(c.name, c.id) for c in result.chunks if c.part == 1 and c.kind not in NON_DEFINITION_KINDS}
-            state.dirty_names |= {name for name, _ in defined_before ^ defined_now}
+            state.note_change(rel, {name for name, _ in defined_before ^ defined_now})
             kept_edges = self.catalog.edges_into(db, rel)
         if old is not None:  # a file the catalog never held has nothing to delete
             self.catalog.delete_chunks_of(db, rel)
@@ -359,15 +369,12 @@ class Indexer:
         self.catalog.insert_imports(db, result.imports)
         self.catalog.upsert_file(db, record)
         # counted once everything is written: a file that fails half way counts as skipped only
-        if not was_indexed:
-            state.dirty_names.update(result.defined_names)
-        state.changed_paths.add(rel)
         if was_indexed:
             report.modified += 1
         else:
+            state.note_change(rel, result.defined_names, arrived_or_gone=True)
             report.added += 1
             state.added_hashes.add(digest)
-            state.arrived_or_gone.add(rel)
         report.chunks_written += len(result.chunks)
 
     # --- vectors --------------------------------------------------------------------------
