@@ -16,6 +16,7 @@ from ..pagerank import personalized_pagerank
 from . import Hits
 
 NAMED_SEED_WEIGHT = 2.0  # a definition the query names outweighs any retriever's top hit (1/rank)
+MAX_NAMED_SEEDS = 64  # a word that names thousands of definitions in a monorepo ("Error") seeds the first 64
 SEEDS_PER_LIST = 10
 MAX_NAMED_WORDS = 250  # a long query names at most this many (distinct) words for a lookup
 
@@ -45,7 +46,7 @@ class GraphRetriever:
 
     def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
         seeds = interleave([earlier[name][:SEEDS_PER_LIST] for name in self.seeds_from if name in earlier])
-        named = self.named_definitions(query)
+        named = self.named_definitions(query)[:MAX_NAMED_SEEDS]
         rids = self.graph.rids_of(list(dict.fromkeys(named + seeds)))
         personalization: dict[int, float] = {}
         for node in named:

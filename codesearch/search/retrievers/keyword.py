@@ -15,6 +15,10 @@ from . import Hits
 # bm25 column weights: name, path, signature+docstring, body
 COLUMN_WEIGHTS = (6.0, 3.0, 3.0, 1.0)
 MAX_QUERY_TERMS = 256  # a long question's first distinct terms are searched (a report: see query_shape)
+# FTS5 scores every chunk that holds a query term: in a 1.3-million-chunk monorepo a common word
+# ("error") is held by a hundred thousand. Past this many postings in all, the most common terms
+# are left out, the rarest kept (at least one); no repository of the benchmark comes near it.
+POSTINGS_BUDGET = 60_000
 
 
 class KeywordRetriever:
@@ -26,18 +30,44 @@ class KeywordRetriever:
     def __init__(self, catalog: Catalog, min_idf: float = 0.0):
         self.catalog = catalog
         self.min_idf = min_idf
+        # (index stamp, chunks, term -> chunks holding it): counted once per reindex
+        self._counts: tuple[str | None, int, dict[str, int]] = (None, 0, {})
 
     def coverage(self) -> float | None:
         return None
 
+    def _current_counts(self) -> tuple[int, dict[str, int]]:
+        stamp = self.catalog.get_meta("last_index_time")
+        if self._counts[0] != stamp:
+            self._counts = (stamp, self.catalog.chunk_count(), {})
+        return self._counts[1], self._counts[2]
+
+    def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
+        """Chunks holding each (stemmed) term, kept until the next reindex (counting them reads
+        the term's postings)."""
+        known = self._current_counts()[1]
+        for term in set(terms) - known.keys():
+            known[term] = self.catalog.document_frequency(term)
+        return {t: known[t] for t in terms}
+
     def idf(self, terms: list[str]) -> dict[str, float]:
         """BM25 idf of each (stemmed) term over all chunks."""
-        total = self.catalog.chunk_count() or 1
-        out = {}
-        for term in terms:
-            df = self.catalog.document_frequency(term)
-            out[term] = math.log(1 + (total - df + 0.5) / (df + 0.5))
-        return out
+        total = self._current_counts()[0] or 1
+        return {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in self.document_frequencies(terms).items()}
+
+    def within_budget(self, terms: list[str]) -> list[str]:
+        """The terms, the most common left out while their postings exceed POSTINGS_BUDGET."""
+        if len(set(terms)) < 2 or self._current_counts()[0] <= POSTINGS_BUDGET:
+            return terms
+        frequency = self.document_frequencies(terms)
+        kept: set[str] = set()
+        total = 0
+        for term in sorted(set(terms), key=lambda t: (frequency[t], t)):
+            if kept and total + frequency[term] > POSTINGS_BUDGET:
+                break
+            kept.add(term)
+            total += frequency[term]
+        return [t for t in terms if t in kept]
 
     def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
         """A report (long query) is searched by its weighted code terms (query_shape), a
@@ -50,5 +80,5 @@ class KeywordRetriever:
             idf = self.idf(terms)
             kept = [t for t in terms if idf[t] >= self.min_idf]
             terms = kept or [max(terms, key=lambda t: idf[t])]
-        found = self.catalog.keyword_search(terms, COLUMN_WEIGHTS, filters, limit)
+        found = self.catalog.keyword_search(self.within_budget(terms), COLUMN_WEIGHTS, filters, limit)
         return Hits([i for i, _ in found], [s for _, s in found])
