@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import glob
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -120,6 +121,12 @@ def _onnxruntime_runner(model_path: Path, device: str, threads: int) -> Runner:
 
 
 def _openvino_runner(model_path: Path, threads: int) -> Runner:
+    # `import openvino` starts its model converter's telemetry (openvino_telemetry), which sends
+    # usage events from a forked process when there is no opt-out file: no network here, and a
+    # fork of the multi-threaded daemon left a child deadlocked that held the daemon's lock
+    # files, so the next daemon could not start. Without that package the converter uses its
+    # own no-op stub.
+    sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
     try:
         import openvino
     except ImportError as exc:

@@ -123,3 +123,14 @@ def test_the_process_loads_no_torch():
             "OnnxEmbedder('all-MiniLM-L6-v2').encode_query('q')\nprint('torch' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_openvino_starts_no_telemetry():
+    """OpenVINO's converter sends usage events (from a forked process) unless opted out: the
+    embedder keeps its telemetry package from loading, so nothing is sent and nothing forks."""
+    code = ("import sys\nfrom codesearch.embedding.onnx import OnnxEmbedder\n"
+            "OnnxEmbedder('all-MiniLM-L6-v2', runtime='openvino').encode_query('q')\n"
+            "print(sorted(m for m in sys.modules if m.startswith('openvino_telemetry.')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
