@@ -22,6 +22,7 @@ RULES_CACHED = 1024  # distinct rule-file texts kept compiled
 _REGEX_TOKEN = re.compile(r"\\.|\[\^?\]?(?:\\.|[^\]\\])*\]|\(\?P<\w+>|[()|]", re.DOTALL)
 _ANY_FOLDERS = "(?:.+/)?"  # how pathspec starts a pattern that matches at any depth
 
+
 class FolderRules:
     """One folder's rule files, read as one spec (a later line overrides an earlier one).
 
