@@ -168,8 +168,9 @@ def test_generated_names_are_skipped(tmp_path, name):
 def test_source_file_record(tmp_path):
     path = write(tmp_path, "pkg/mod.py", "x = 1\n")
     (entry,) = walk(tmp_path)
-    assert entry == SourceFile(rel="pkg/mod.py", path=path, size=6, mtime_ns=path.stat().st_mtime_ns,
+    assert entry == SourceFile(rel="pkg/mod.py", disk=str(path), size=6, mtime_ns=path.stat().st_mtime_ns,
                                language="python")
+    assert entry.path == path
 
 
 # --- symlinks -----------------------------------------------------------------------------------------

@@ -93,20 +93,32 @@ def _by_extension() -> dict[str, LanguageSpec]:
     return table
 
 
+def _suffix(name: str) -> str:
+    """PurePosixPath(name).suffix, lowered, without building a path (the walker asks per file)."""
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+
+
 def spec_for_path(path: str) -> LanguageSpec | None:
     """The grammar-backed language of a file, or None."""
-    p = PurePosixPath(path)
+    name = PurePosixPath(path).name
     table = _by_extension()
-    return table.get(p.name) or table.get(p.suffix.lower())
+    return table.get(name) or table.get(_suffix(name))
+
+
+def language_for_name(name: str) -> str | None:
+    """Language name for a file name (its last path component), or None to skip it."""
+    table = _by_extension()
+    suffix = _suffix(name)
+    spec = table.get(name) or table.get(suffix)
+    if spec is not None:
+        return spec.name
+    return TEXT_FILENAMES.get(name) or TEXT_LANGUAGES.get(suffix)
 
 
 def language_for_path(path: str) -> str | None:
     """Language name for any indexable file (grammar-backed or text), or None to skip it."""
-    spec = spec_for_path(path)
-    if spec is not None:
-        return spec.name
-    p = PurePosixPath(path)
-    return TEXT_FILENAMES.get(p.name) or TEXT_LANGUAGES.get(p.suffix.lower())
+    return language_for_name(PurePosixPath(path).name)
 
 
 def spec_by_name(name: str) -> LanguageSpec | None:
