@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 DAMAGED_NOTE = "vectors.damaged"  # written when a process saw the vector store fail
 
 CATALOG_NAME = "catalog.sqlite3"
+PROBE_JOIN_SECONDS = 30.0  # closing waits this long for a background probe of the vector store
 
 
 class IndexMissing(RuntimeError):
@@ -125,6 +126,7 @@ class Index:
         self._vector_problem: str | None = None
         self._vector_shortfall = 0  # vectors the catalog expects and the store lacks (seen by a probe)
         self._probed = False
+        self._prober: threading.Thread | None = None  # the background probe, joined on close
         self._vector_lock = threading.RLock()
 
     # --- parts ----------------------------------------------------------------------------
@@ -206,8 +208,9 @@ class Index:
 
     def probe_vectors_soon(self) -> None:
         """Probe in the background (a search loading the model meanwhile waits less)."""
-        if self._shared is None and not self._probed and not self.settings.chroma_url:
-            threading.Thread(target=self._probe_quietly, name="vector-probe", daemon=True).start()
+        if self._shared is None and not self._probed and not self.settings.chroma_url and self._prober is None:
+            self._prober = threading.Thread(target=self._probe_quietly, name="vector-probe", daemon=True)
+            self._prober.start()
 
     def _probe_quietly(self) -> None:
         # a failure here is met again, and reported, by whoever opens the store next
@@ -278,6 +281,10 @@ class Index:
             self.drop_vectors()
 
     def close(self) -> None:
+        # a probe still running when the process exits would be torn down inside the vector
+        # store's native code ("FATAL: exception not rethrown", the process aborted after its answer)
+        if self._prober is not None:
+            self._prober.join(timeout=PROBE_JOIN_SECONDS)
         if self._shared is None and self._vectors is not None:
             self._vectors.close()
             self._vectors = None

@@ -419,7 +419,8 @@ class Indexer:
         (the daemon's slices)."""
         catalog = self.catalog
         pending = catalog.pending_vector_deletions()
-        left = catalog.count_needing_vectors()
+        # a slice of the daemon's needs no count (its progress is the daemon's own)
+        left = catalog.count_needing_vectors() if limit is None else int(catalog.needs_vectors())
         if not pending and not left:
             return  # nothing to do: do not even open Chroma
         vectors = self.index.vectors
@@ -432,7 +433,7 @@ class Indexer:
             report.vectors_deleted += len(doomed)
         if not left:
             return
-        bar = StageCounter(self.on_progress, "embed", left if limit is None else min(left, limit))
+        bar = StageCounter(self.on_progress, "embed", left if limit is None else limit)
         done = 0
         try:
             for definitions in (True, False):

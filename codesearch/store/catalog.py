@@ -66,6 +66,10 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE INDEX IF NOT EXISTS chunks_span ON chunks(fid, start_line, end_line DESC);
 CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name COLLATE NOCASE);  -- names in any case
 CREATE INDEX IF NOT EXISTS chunks_parent ON chunks(parent);  -- a chunk's children (containment)
+-- the chunks whose vector Chroma lacks, alone: the daemon's embedding slices find the next ones,
+-- and count them, without scanning the rows already embedded (1.3 million in a monorepo)
+CREATE INDEX IF NOT EXISTS chunks_unembedded ON chunks(rid)
+    WHERE embed_hash IS NOT NULL AND vector_hash IS NOT embed_hash;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     name, path, signature, body, tokenize = 'porter unicode61'{', ' + FTS_OPTIONS if FTS_OPTIONS else ''});
 CREATE TABLE IF NOT EXISTS names(nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);  -- called names
