@@ -4,7 +4,7 @@
 Usage: scripts/bench_index_size.py [--baseline CHECKOUT] REPO_DIR...
 Each repository is indexed from scratch into a temporary folder, keyword index and graph only
 (`codesearch index --no-vectors`, a child process; the vectors live in Chroma, and the embedding
-cache adds about 420 bytes per embedded chunk to the catalog), then measured with SQLite's dbstat
+cache adds about 480 bytes per embedded chunk to the catalog), then measured with SQLite's dbstat
 (Python's own sqlite3: the pysqlite3 build the catalog uses has none) after a checkpoint. With
 --baseline, another checkout's code indexes the same repository with this interpreter (e.g. a
 worktree of an older commit), and its tables are shown beside.
@@ -27,7 +27,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 def index_with(checkout: Path, repo: Path, index_dir: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(checkout), "HF_HUB_OFFLINE": "1", "CODESEARCH_AUTO_DAEMON": "0"}
     done = subprocess.run([sys.executable, "-m", "codesearch.cli", "index", str(repo), "--index-dir", str(index_dir),
-                           "--no-vectors", "-q", "--no-daemon"], env=env, capture_output=True, text=True)
+                           "--no-vectors", "-q", "--no-daemon"], env=env, cwd=checkout, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"indexing {repo} with {checkout} failed: {done.stderr[-800:]}")
 
