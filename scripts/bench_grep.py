@@ -141,7 +141,7 @@ def main() -> int:
                 elapsed, expected = rg_lines(tree, index_dir, request)
                 times["rg"].append(elapsed)
                 t = time.perf_counter()
-                text = client.call_json("grep", request, timeout=120)
+                text = client.call_json("grep", request.to_dict(), timeout=120)
                 times["daemon"].append((time.perf_counter() - t) * 1000)
                 elapsed, out = read_whole(cli, checkout)
                 times["cli"].append(elapsed)
