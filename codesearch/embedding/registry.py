@@ -11,7 +11,7 @@ import numpy as np
 from ..config import ConfigError, Settings
 from .base import Embedder
 
-QUERY_MEMO_SIZE = 64  # recent query vectors kept by a shared embedder
+QUERY_MEMO_SIZE = 64  # recent query vectors kept: an editor asks again as its user types
 
 
 def _sentence_transformer(s: Settings) -> Embedder:
@@ -45,8 +45,9 @@ def create_embedder(settings: Settings) -> Embedder:
 
 
 class SharedEmbedder:
-    """One model shared by the repositories of a workspace: memory does not grow by a model per
-    repository, and a query asked of each repository is embedded once (the last few are kept).
+    """A model with its recent query vectors kept (an index's own, or one shared by the
+    repositories of a workspace: memory does not grow by a model per repository, and a query
+    asked of each repository is embedded once).
     The repositories' background embedding takes turns, so a workspace keeps one core's worth
     of embedding like a one-repository daemon, whatever its size."""
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..config import INDEX_AFFECTING, Settings
 from ..embedding.base import Embedder, model_slug
-from ..embedding.registry import create_embedder
+from ..embedding.registry import SharedEmbedder, create_embedder
 from ..paths import index_dir_for
 from ..store.catalog import SCHEMA_VERSION, Catalog
 from ..store.vectors import ProbeResult, VectorStoreError
@@ -135,8 +135,8 @@ class Index:
         """The settings' embedding backend (the model loads on first use)."""
         if self._shared is not None:
             return self._shared.embedder
-        if self._embedder is None:
-            self._embedder = create_embedder(self.settings)
+        if self._embedder is None:  # recent query vectors kept, as a workspace's shared model keeps them
+            self._embedder = SharedEmbedder(create_embedder(self.settings))
         return self._embedder
 
     @property

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
-
-import numpy as np
 
 from ...analysis.query_shape import embedding_text, is_long_query, shape_of
 from ...indexing.index import Index
@@ -18,7 +15,6 @@ from . import Hits
 
 COVERAGE_TTL_SECONDS = 1.0  # counting embedded chunks is a table scan: reuse it for this long ...
 COVERAGE_SHARE = 0.02  # ... at least, and so long that counting takes at most this share of the time
-RECENT_QUERIES = 256  # query vectors kept: an editor asks again as its user types, an agent rephrases little
 
 
 class VectorRetriever:
@@ -33,7 +29,6 @@ class VectorRetriever:
         self.min_score = min_score
         self._coverage: tuple[float, int, int] | None = None  # (counted again after, chunks, with vectors)
         self._foreign_key: str | None = None  # the key of the index's vectors, when not this model's
-        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # text -> its vector, latest last
         self._lock = threading.Lock()
 
     def counts(self) -> tuple[int, int]:
@@ -68,7 +63,7 @@ class VectorRetriever:
         if self.index.vector_problem:
             return self._unusable(self.index.vector_problem)
         # a report: the model reads its title and the code it names, not its first 128 tokens of prose
-        vector = self._query_vector(embedding_text(shape_of(query)) if is_long_query(query) else query)
+        vector = self.index.embedder.encode_query(embedding_text(shape_of(query)) if is_long_query(query) else query)
         fetch = limit * 3 if filters.path_glob else limit
         try:
             pairs = self.index.vectors.query(vector, fetch, filters)
@@ -83,20 +78,6 @@ class VectorRetriever:
         problem = (f"the vector store lacks {lacking} vectors the catalog expects; codesearch index (or a running "
                    "daemon) restores them") if lacking else ""
         return Hits([i for i, _ in pairs], [s for _, s in pairs], problem=problem)
-
-    def _query_vector(self, text: str) -> np.ndarray:
-        """The text's vector: from the recent queries', else embedded (outside the lock)."""
-        with self._lock:
-            vector = self._recent.get(text)
-            if vector is not None:
-                self._recent.move_to_end(text)
-                return vector
-        vector = self.index.embedder.encode_query(text)
-        with self._lock:
-            self._recent[text] = vector
-            while len(self._recent) > RECENT_QUERIES:
-                self._recent.popitem(last=False)
-        return vector
 
     def _unusable(self, problem: str) -> Hits:
         return Hits(note=problem, problem=f"{problem}: answering from keyword and graph until it is rebuilt "
