@@ -56,3 +56,16 @@ def run_cli(*args: str, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess:
 @pytest.fixture
 def settings() -> Settings:
     return Settings()
+
+
+def keyword_indexed_sample(parent: Path, sample: str):
+    """A copy of sample_repos/SAMPLE under `parent`, indexed for keyword and graph search (no
+    model): the open Index, for a module-scoped fixture to yield from and close."""
+    from codesearch.config import load_settings
+    from codesearch.indexing.index import Index
+    from codesearch.indexing.indexer import Indexer
+    root = parent / "repo"
+    shutil.copytree(SAMPLES / sample, root, ignore=shutil.ignore_patterns(".codesearch"))
+    index = Index(root, load_settings(root), create=True)
+    Indexer(index).run(embed=False)
+    return index

@@ -3,14 +3,9 @@ left out while their postings exceed the budget (the rarest always kept)."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import SAMPLES
+from conftest import keyword_indexed_sample
 
-from codesearch.config import load_settings
-from codesearch.indexing.index import Index
-from codesearch.indexing.indexer import Indexer
 from codesearch.search.retrievers import keyword as keyword_module
 from codesearch.search.retrievers.keyword import KeywordRetriever
 from codesearch.vocabulary import Filters
@@ -18,10 +13,7 @@ from codesearch.vocabulary import Filters
 
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory):
-    root = tmp_path_factory.mktemp("keyword") / "repo"
-    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
-    index = Index(root, load_settings(root), create=True)
-    Indexer(index).run(embed=False)
+    index = keyword_indexed_sample(tmp_path_factory.mktemp("keyword"), "python")
     yield index.catalog
     index.close()
 

@@ -6,14 +6,9 @@ decide the same question."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import SAMPLES
+from conftest import keyword_indexed_sample
 
-from codesearch.config import load_settings
-from codesearch.indexing.index import Index
-from codesearch.indexing.indexer import Indexer
 from codesearch.search.ranking import RankingOptions
 from codesearch.search.searcher import Searcher
 from codesearch.search.types import SearchRequest
@@ -21,10 +16,7 @@ from codesearch.search.types import SearchRequest
 
 @pytest.fixture(scope="module")
 def searcher(tmp_path_factory):
-    root = tmp_path_factory.mktemp("ranking") / "repo"
-    shutil.copytree(SAMPLES / "ranking", root, ignore=shutil.ignore_patterns(".codesearch"))
-    index = Index(root, load_settings(root), create=True)
-    Indexer(index).run(embed=False)
+    index = keyword_indexed_sample(tmp_path_factory.mktemp("ranking"), "ranking")
     yield Searcher(index)
     index.close()
 
