@@ -346,25 +346,17 @@ class Indexer:
             self.catalog.upsert_file(db, record)  # touched, not changed
             report.unchanged += 1
             return
-        previous = self.catalog.vector_hashes_of(rel) if old is not None else {}
         was_indexed = old is not None and old.skip_reason is None
-        kept_edges: list[tuple[int, int, str, float]] = []
         if was_indexed and not state.everything:
-            # the calls and imports into the file's definitions that keep their ids are kept (the
-            # rewrite gives them new rows): only callers of names whose definitions changed
-            # need resolving again (a file that defines `launch` has thousands of callers)
+            # chunks that keep their ids keep their rows, and the calls into them (write_chunks):
+            # only callers of names whose definitions came or went need resolving again
             defined_before = self.catalog.definitions_of(rel)
             defined_now = {(c.name, c.id) for c in result.chunks if c.part == 1 and c.kind not in NON_DEFINITION_KINDS}
             state.note_change(rel, {name for name, _ in defined_before ^ defined_now})
-            kept_edges = self.catalog.edges_into(db, rel)
-        if old is not None:  # a file the catalog never held has nothing to delete
-            self.catalog.delete_chunks_of(db, rel)
         # prepared where the file was extracted (prepare_rows)
         embed_hashes, keywords = result.embed_hashes, result.keyword_columns
         assert embed_hashes is not None and keywords is not None, "extracted without prepare_rows"
-        carried = {cid: vh for cid, (eh, vh) in previous.items() if vh and embed_hashes.get(cid) == vh}
-        self.catalog.insert_chunks(db, result.chunks, embed_hashes, carried, keywords)
-        self.catalog.restore_edges_into(db, kept_edges)
+        self.catalog.write_chunks(db, rel, result.chunks, embed_hashes, keywords)
         self.catalog.insert_calls(db, result.calls)
         self.catalog.insert_imports(db, result.imports)
         self.catalog.upsert_file(db, record)

@@ -475,31 +475,50 @@ class Catalog:
         db.execute("DELETE FROM chunks WHERE fid = ?", (row[0],))
 
     # --- chunks ---------------------------------------------------------------------------
-    def insert_chunks(self, db: sqlite3.Connection, chunks: list[Chunk], embed_hashes: Mapping[str, str | None],
-                      vector_hashes: Mapping[str, str | None], keywords: list[KeywordColumns]) -> None:
-        """Insert one file's chunks (parents before children, as chunking makes them) with their
-        keyword-index rows (`keyword_columns` of each chunk, see analysis/rows.py)."""
-        if not chunks:
-            return
-        fid = self._file_id(db, chunks[0].path)
-        first_rid = db.execute("SELECT COALESCE(MAX(rid), 0) + 1 FROM chunks").fetchone()[0]
-        rids = {c.id: first_rid + i for i, c in enumerate(chunks)}
+    def write_chunks(self, db: sqlite3.Connection, path: str, chunks: list[Chunk],
+                     embed_hashes: Mapping[str, str | None], keywords: list[KeywordColumns]) -> None:
+        """Make these (parents before children, as chunking makes them, with their keyword-index
+        rows: `keyword_columns` of each chunk, see analysis/rows.py) one file's chunks, in place of
+        those it had. A chunk whose id stays keeps its row, so the calls and imports into it from
+        other files stay as they are: saving a file that thousands call rewrites none of those
+        edges. What came from its old text goes (call sites, edges out, keyword row, the file's
+        imports) and is written anew. Its vector stays until the new one is made: Chroma still
+        holds it (`vector_hash`), and the chunk stays findable by meaning meanwhile."""
+        fid = self._file_id(db, path)
+        old = {r[0]: (r[1], r[2]) for r in db.execute("SELECT id, rid, vector_hash FROM chunks WHERE fid = ?", (fid,))}
+        wanted = {c.id for c in chunks}
+        select_in(db, "DELETE FROM chunks WHERE rid IN ({})", [rid for cid, (rid, _) in old.items()
+                                                               if cid not in wanted])  # the trigger cleans up
+        kept = [old[c.id][0] for c in chunks if c.id in old]
+        for table, column in (("chunks_fts", "rowid"), ("edges", "src"), ("calls", "caller")):
+            select_in(db, f"DELETE FROM {table} WHERE {column} IN ({{}})", kept)
+        db.execute("DELETE FROM imports WHERE fid = ?", (fid,))
+        next_rid = db.execute("SELECT COALESCE(MAX(rid), 0) + 1 FROM chunks").fetchone()[0]
+        rids: dict[str, int] = {}
+        for c in chunks:
+            if c.id in old:
+                rids[c.id] = old[c.id][0]
+            else:
+                rids[c.id], next_rid = next_rid, next_rid + 1
+        # a kept chunk that no longer gets a vector gives its old one up
+        dropped = [c.id for c in chunks if c.id in old and old[c.id][1] is not None and not embed_hashes.get(c.id)]
+        db.executemany("INSERT OR IGNORE INTO vector_deletions(id) VALUES (?)", [(i,) for i in dropped])
         db.executemany(
             "INSERT INTO chunks(rid, id, parent, fid, kind, name, qualified_name, signature, docstring, start_line,"
-            " end_line, part, name_line, name_column, embed_hash, vector_hash) VALUES (" + ", ".join("?" * 16) + ")",
+            " end_line, part, name_line, name_column, embed_hash, vector_hash) VALUES (" + ", ".join("?" * 16) + ") "
+            "ON CONFLICT(rid) DO UPDATE SET parent = excluded.parent, kind = excluded.kind, name = excluded.name, "
+            "qualified_name = excluded.qualified_name, signature = excluded.signature, "
+            "docstring = excluded.docstring, start_line = excluded.start_line, end_line = excluded.end_line, "
+            "part = excluded.part, name_line = excluded.name_line, name_column = excluded.name_column, "
+            "embed_hash = excluded.embed_hash, "
+            "vector_hash = CASE WHEN excluded.embed_hash IS NULL THEN NULL ELSE chunks.vector_hash END",
             [(rids[c.id], c.id, rids.get(c.parent_id) if c.parent_id else None, fid, c.kind, c.name,
               None if c.qualified_name == c.name else c.qualified_name, c.signature or None, c.docstring or None,
               c.start_line, c.end_line, c.part, c.name_line or None, c.name_column or None,
-              _blob(embed_hashes.get(c.id)), _blob(vector_hashes.get(c.id)))
+              _blob(embed_hashes.get(c.id)), None)
              for c in chunks])
         db.executemany("INSERT INTO chunks_fts(rowid, name, path, signature, body) VALUES (?, ?, ?, ?, ?)",
                        [(rids[c.id], *k) for c, k in zip(chunks, keywords)])
-
-    def vector_hashes_of(self, path: str) -> dict[str, tuple[str | None, str | None]]:
-        """id -> (embed_hash, vector_hash) of a file's current chunks."""
-        rows = self.db.execute("SELECT c.id, c.embed_hash, c.vector_hash FROM chunks c JOIN files f ON f.fid = c.fid "
-                               "WHERE f.path = ?", (path,))
-        return {r[0]: (_hex(r[1]), _hex(r[2])) for r in rows}
 
     def chunks_by_ids(self, ids: list[str]) -> dict[str, Chunk]:
         """Chunks by id, without their text (`header` and `text` empty: see indexing/source.py).
@@ -513,14 +532,6 @@ class Catalog:
                            part)
             out.update((row[0], Chunk(*row)) for row in cursor.fetchall())
         return out
-
-    def chunks_of_file(self, path: str) -> list[Chunk]:
-        """A file's chunks in the order they were written (parents before children)."""
-        cursor = self.db.cursor()
-        cursor.row_factory = None
-        rows = cursor.execute(f"SELECT {_CHUNK_SELECT} FROM {_CHUNK_FROM} WHERE f.path = ? ORDER BY c.rid",
-                              (path,)).fetchall()
-        return [Chunk(*row) for row in rows]
 
     def chunks_needing_vectors(self, limit: int, after_rid: int = 0, definitions: bool | None = None
                                ) -> list[VectorRow]:
@@ -665,22 +676,6 @@ class Catalog:
         """(name, chunk id) of the definitions a file holds: what call resolution can choose."""
         return set(self.db.execute(f"SELECT c.name, c.id FROM chunks c JOIN files f ON f.fid = c.fid WHERE "
                                    f"f.path = ? AND c.part = 1 AND c.kind NOT IN ({_NOT_DEFINITIONS})", (path,)))
-
-    def edges_into(self, db: sqlite3.Connection, path: str) -> list[tuple[int, int, str, float]]:
-        """(source rid, kind, target chunk id, weight) of the calls and imports into a file's
-        chunks from other files: kept across a rewrite of the file (restore_edges_into)."""
-        return db.execute("SELECT e.src, e.kind, c.id, e.weight FROM files f JOIN chunks c ON c.fid = f.fid "
-                          "JOIN edges e ON e.dst = c.rid JOIN chunks s ON s.rid = e.src "
-                          "WHERE f.path = ? AND s.fid != f.fid", (path,)).fetchall()
-
-    def restore_edges_into(self, db: sqlite3.Connection, rows: list[tuple[int, int, str, float]]) -> None:
-        """Edges saved by edges_into, to the chunks that still have their ids."""
-        if not rows:
-            return
-        rids = dict(select_in(db, "SELECT id, rid FROM chunks WHERE id IN ({})", sorted({r[2] for r in rows})))
-        db.executemany("INSERT OR IGNORE INTO edges(src, kind, dst, weight) SELECT ?, ?, ?, ? "
-                       "WHERE EXISTS (SELECT 1 FROM chunks WHERE rid = ?)",
-                       [(src, kind, rids[cid], weight, src) for src, kind, cid, weight in rows if cid in rids])
 
     def names_defined_in(self, path: str) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT DISTINCT c.name FROM chunks c JOIN files f ON f.fid = c.fid "

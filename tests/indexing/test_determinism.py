@@ -78,3 +78,40 @@ def test_edits_that_keep_or_change_definitions_give_the_fresh_index(tmp_path):
         assert snapshot(work) == snapshot(fresh), f"step {number}"
         edges = snapshot(work)["edges"]
         assert any(dst_kind == "calls" for _, _, dst_kind, _ in edges)
+
+
+def test_a_rewritten_file_keeps_the_rows_of_its_unchanged_chunks_and_the_edges_into_them(tmp_path):
+    """Saving a file that others call rewrites none of the calls into it: its chunks keep their
+    row ids; what came from the old text (keyword rows, call sites) is replaced."""
+    work = copy_sample("python", tmp_path / "work")
+    index(work)
+    catalog_path = work / ".codesearch" / "catalog.sqlite3"
+    into_config = ("SELECT e.src, e.dst FROM edges e JOIN chunks d ON d.rid = e.dst JOIN files df ON df.fid = d.fid "
+                   "JOIN chunks s ON s.rid = e.src JOIN files sf ON sf.fid = s.fid "
+                   "WHERE df.path = 'config.py' AND sf.path != 'config.py'")
+
+    def read() -> tuple[dict[str, int], set[tuple[int, int]], set[int], set[int]]:
+        catalog = Catalog(catalog_path, readonly=True)
+        try:
+            db = catalog.db
+            rids = {r[0]: r[1] for r in db.execute("SELECT c.id, c.rid FROM chunks c JOIN files f ON f.fid = c.fid "
+                                                   "WHERE f.path = 'config.py'")}
+            matching = [{r[0] for r in db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (word,))}
+                        for word in ("isdigit", "isdecimal")]
+            return rids, {(r[0], r[1]) for r in db.execute(into_config)}, matching[0], matching[1]
+        finally:
+            catalog.close()
+
+    rids, edges_in, old_word, new_word = read()
+    assert edges_in and old_word and not new_word
+    config = work / "config.py"
+    config.write_text(config.read_text().replace("value.isdigit()", "value.isdecimal()")
+                      .replace("def clamp(", "def clamp_value("))
+    index(work)
+    rids_after, edges_after, old_after, new_after = read()
+    kept = set(rids) & set(rids_after)
+    assert kept and all(rids[cid] == rids_after[cid] for cid in kept)
+    gone_rid = {rids[cid] for cid in set(rids) - kept}
+    assert gone_rid  # clamp's chunk went, and the calls into it with it
+    assert edges_after == {(src, dst) for src, dst in edges_in if dst not in gone_rid}
+    assert not old_after & set(rids_after.values()) and new_after == old_word

@@ -724,7 +724,7 @@ def test_failed_run_keeps_the_previous_index(python_repo, monkeypatch):
     (python_repo / "shipping.py").write_text("def parcel_rate(weight):\n    return weight * 1.75\n")
 
     if IS_ROOT:  # root writes to read-only files: simulate a full disk in the middle of the writes
-        real_insert = Catalog.insert_chunks
+        real_insert = Catalog.write_chunks
         calls = []
 
         def insert_then_fail(self, *args, **kwargs):
@@ -733,7 +733,7 @@ def test_failed_run_keeps_the_previous_index(python_repo, monkeypatch):
                 raise OSError(28, "No space left on device")
             return real_insert(self, *args, **kwargs)
 
-        monkeypatch.setattr(Catalog, "insert_chunks", insert_then_fail)
+        monkeypatch.setattr(Catalog, "write_chunks", insert_then_fail)
         code, _, err = run_main("index", python_repo, "--json")
         monkeypatch.undo()
         assert len(calls) == 2  # the first file's chunks were written before the failure
