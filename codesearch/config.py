@@ -70,6 +70,9 @@ class Settings:
     # the model's threads inside the daemon (0: all cores): one leaves the other cores to searches,
     # which then run side by side (scripts/bench_concurrency.py); a foreground index uses all cores
     daemon_embed_threads: int = 1
+    # the daemon embeds its background batches in a child process that exits once idle, and gives
+    # back what the model's runtime grew (embedding/worker.py); false: in the daemon itself
+    daemon_embed_in_child: bool = True
     embed_threads: int = 0  # the model's threads in this process (0: the library's default)
     # a query that finds no daemon starts one (the first query of a repository indexes keyword and
     # graph at once and lets that daemon embed); false: everything in the foreground, as --no-daemon

@@ -9,7 +9,8 @@ embeds only what that index lacks, or everything again when its vectors are anot
 Once every chunk that gets a vector has one, three hybrid queries are asked, and the daemon's
 memory is read from /proc: VmRSS and its peak (VmHWM), and the resident memory by what it maps
 (anonymous memory: Python's heap, numpy, the model's runtime buffers; each shared library by
-package), and whether torch is mapped at all.
+package), and whether torch is mapped at all; and the memory of its child processes (the
+extraction workers, and the embedding process that exits once idle), sampled as it worked.
 """
 
 from __future__ import annotations
@@ -46,6 +47,24 @@ def memory(pid: int) -> tuple[dict[str, int], Counter]:
         elif head and head[0] == "Rss:":
             groups[name] += int(head[1])
     return vm, groups
+
+
+def children_rss(pid: int) -> dict[int, int]:
+    """Resident kB of each child process of `pid` (extraction workers, the embedding process)."""
+    out = {}
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            kids = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for kid in kids:
+            try:
+                status = Path(f"/proc/{kid}/status").read_text()
+            except OSError:
+                continue
+            match = re.search(r"^VmRSS:\s+(\d+)", status, re.M)
+            out[int(kid)] = int(match.group(1)) if match else 0
+    return out
 
 
 def _group(path: str) -> str:
@@ -85,6 +104,7 @@ def main() -> int:
     try:
         status = call(sock, "status")
         pid, last = status["pid"], 0.0
+        children_peak = 0
         while not (status["ready"] and status["model_ready"] and status["embedded_share"] >= 1.0
                    and not status["pending_changes"]):
             if time.monotonic() - started > args.timeout:
@@ -95,6 +115,7 @@ def main() -> int:
                 print(f"  {last - started:5.0f} s: {status['chunks']} chunks, {status['embedded_share']:.1%} "
                       f"embedded, {status['embedding']['rate_per_second']} chunks/s", flush=True)
             time.sleep(2)
+            children_peak = max(children_peak, sum(children_rss(pid).values()))
             status = call(sock, "status")
         embedded_at = time.monotonic() - started
         for query in QUERIES:
@@ -108,6 +129,8 @@ def main() -> int:
         for group, kb in groups.most_common(12):
             print(f"    {kb / 1024:7.1f} MB  {group}")
         print(f"  torch mapped: {'yes' if groups.get('torch') else 'no'}")
+        print(f"  child processes (extraction workers, the embedding process): peak {children_peak / 1024:.0f} MB "
+              f"together while it indexed and embedded; now {sum(children_rss(pid).values()) / 1024:.0f} MB")
     finally:
         subprocess.run([*cli, "daemon", "stop", str(work), "--index-dir", str(index_dir)], capture_output=True,
                        cwd=repo, env=env)

@@ -30,6 +30,7 @@ import contextlib
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -112,6 +113,15 @@ def reindex_work(work: Path, index_dir: Path, picks: list[Path]) -> None:
               f"p95 {percentile(times, .95):.0f} ms  ({len(times)} files)", flush=True)
 
 
+def reindex_in_child(checkout: Path, work: Path, index_dir: Path, picks: list[str]) -> None:
+    """reindex_work with the code of `checkout` (this one or the baseline), in a child process."""
+    code = (f"import sys; from pathlib import Path; sys.path[:0] = [{str(checkout / 'scripts')!r}, {str(checkout)!r}]; "
+            "from bench_freshness import reindex_work; import codesearch; print('    code:', codesearch.__file__); "
+            f"work = Path({str(work)!r}); "
+            f"reindex_work(work, Path({str(index_dir)!r}), [work / p for p in {picks!r}])")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=checkout)
+
+
 def searchable_after(sock: Path, name: str, started: float, timeout: float = 10) -> float:
     """Milliseconds from `started` until a keyword search over the socket returns `name`."""
     while time.perf_counter() - started < timeout:
@@ -184,8 +194,10 @@ def main() -> int:
             index.close()
         print(f"  indexed (or caught up) in {time.perf_counter() - t:.1f} s", flush=True)
         if args.files:
-            work, index_dir = copies["this"]
-            reindex_work(work, index_dir, [rng.choice(files) for _ in range(args.files)])
+            picks = [rng.choice(files).relative_to(copies["this"][0]).as_posix() for _ in range(args.files)]
+            for label, (work, index_dir) in copies.items():
+                print(f"  {label}:", flush=True)
+                reindex_in_child(checkouts[label], work, index_dir, picks)
         with contextlib.ExitStack() as stack:
             daemons = {}
             for label, (work, index_dir) in copies.items():

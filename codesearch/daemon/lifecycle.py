@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import load_settings
+from ..config import Settings, load_settings
 from ..indexing.index import ensure_index_dir
 from ..paths import index_dir_for
 from . import registry
@@ -40,7 +40,7 @@ from .client import SOCKET_NAME, DaemonClient, DaemonError, call
 
 if TYPE_CHECKING:
     from ..api.service import Service
-    from ..embedding.base import Embedder
+    from ..embedding.registry import SharedEmbedder
     from ..workspace import Workspace
     from .service import Daemon
 
@@ -193,12 +193,17 @@ class _Served:
             lock.release()
 
 
-def _root_daemon(root: Path, index_dir: str | None, force_polling: bool, stopping: threading.Event,
-                 served: _Served, embedder: Embedder | None = None) -> Daemon:
-    from .service import Daemon
+def daemon_settings(root: Path) -> Settings:
+    """A repository's settings as a daemon runs them: the model on `daemon_embed_threads`."""
     settings = load_settings(root)
-    settings = replace(settings, embed_threads=settings.daemon_embed_threads)
-    daemon = Daemon(root, settings, index_dir, force_polling=force_polling, stopping=stopping, embedder=embedder)
+    return replace(settings, embed_threads=settings.daemon_embed_threads)
+
+
+def _root_daemon(root: Path, index_dir: str | None, force_polling: bool, stopping: threading.Event,
+                 served: _Served, embedder: SharedEmbedder | None = None) -> Daemon:
+    from .service import Daemon
+    daemon = Daemon(root, daemon_settings(root), index_dir, force_polling=force_polling, stopping=stopping,
+                    embedder=embedder)
     served.daemons.append(daemon)
     return daemon
 
@@ -232,11 +237,11 @@ def run_workspace(workspace: Workspace, force_polling: bool = False, http: str |
     watcher and writer), one embedding model for all, and the workspace's answers on its socket."""
     from ..api.types import Ok
     from ..api.workspace import Member, WorkspaceService
-    from ..embedding.registry import EmbedderPool
+    from ..embedding.registry import EmbedderPool, daemon_embedder
     from ..transports.socket import RpcServer
 
     def build(stopping: threading.Event, served: _Served) -> Service:
-        pool = EmbedderPool()
+        pool = EmbedderPool(daemon_embedder)
         members = []
         for spec in workspace.repos:
             if not spec.root.is_dir():
@@ -249,7 +254,7 @@ def run_workspace(workspace: Workspace, force_polling: bool = False, http: str |
                 members.append(Member(spec, DaemonClient(files.sock)))
                 continue
             daemon = _root_daemon(spec.root, None, force_polling, stopping,
-                                  served, pool.get(load_settings(spec.root)))
+                                  served, pool.get(daemon_settings(spec.root)))
             server = RpcServer(files.sock, daemon)  # the repository's own socket, for commands about it alone
             server.serve_in_thread()
             served.servers.append(server)

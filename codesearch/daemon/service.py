@@ -55,7 +55,7 @@ from ..api.types import (
     embedded_share,
 )
 from ..config import Settings
-from ..embedding.base import Embedder
+from ..embedding.registry import SharedEmbedder, daemon_embedder
 from ..faults import checkpoint
 from ..indexing.events import ProgressEvent
 from ..indexing.index import CATALOG_NAME, Index
@@ -88,10 +88,11 @@ class _Waiter:
 
 class Daemon:
     def __init__(self, root: Path, settings: Settings, index_dir: str | None = None, force_polling: bool = False,
-                 stopping: threading.Event | None = None, embedder: Embedder | None = None):
-        """`embedder`: a model shared with the other repositories a workspace daemon serves."""
+                 stopping: threading.Event | None = None, embedder: SharedEmbedder | None = None):
+        """`embedder`: a model shared with the other repositories a workspace daemon serves
+        (else the daemon's own: daemon_embedder)."""
         self.started = time.time()
-        self._shared_embedder = embedder
+        self.model = embedder or daemon_embedder(settings)
         self.settings = settings
         self.root = Path(root).resolve()
         self.dir = index_dir_for(self.root, index_dir)
@@ -125,11 +126,11 @@ class Daemon:
         connection per thread; the model and the vector store shared). A catalog that cannot
         even be opened is rebuilt at once."""
         try:
-            self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self._shared_embedder)
+            self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self.model)
         except CatalogError as exc:
             log.warning("%s; rebuilding the index from scratch", exc)
             self._remove_catalog()
-            self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self._shared_embedder)
+            self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self.model)
         self.embed_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
         self.reader_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
         self.indexer = Indexer(self.writer_index, log=log.info, on_progress=self._note_progress)
@@ -215,6 +216,7 @@ class Daemon:
             self._embedder.join(timeout=5)  # a model still loading is not waited for
         for index in (self.writer_index, self.embed_index, self.reader_index):
             index.close()
+        self.model.close()  # its embedding process, if any (a batch in flight is not waited for)
 
     # --- changes --------------------------------------------------------------------------
     def enqueue(self, paths: set[str], waiter: _Waiter | None = None) -> None:

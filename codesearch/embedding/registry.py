@@ -44,6 +44,16 @@ def create_embedder(settings: Settings) -> Embedder:
     return build(settings)
 
 
+def daemon_embedder(settings: Settings) -> SharedEmbedder:
+    """A daemon's model: queries embedded in the daemon, background batches in a child process
+    that exits when idle (`daemon_embed_in_child`; embedding/worker.py)."""
+    model = create_embedder(settings)
+    if settings.daemon_embed_in_child:
+        from .worker import ChildProcessEmbedder
+        model = ChildProcessEmbedder(model, settings)
+    return SharedEmbedder(model)
+
+
 class SharedEmbedder:
     """A model with its recent query vectors kept (an index's own, or one shared by the
     repositories of a workspace: memory does not grow by a model per repository, and a query
@@ -70,6 +80,12 @@ class SharedEmbedder:
         with self._documents:
             return self.inner.encode_documents(texts)
 
+    def close(self) -> None:
+        """Let the model go what it holds apart from itself (a child process; see worker.py)."""
+        close = getattr(self.inner, "close", None)
+        if close is not None:
+            close()
+
     def encode_query(self, text: str) -> np.ndarray:
         with self._lock:
             found = self._memo.get(text)
@@ -85,17 +101,25 @@ class SharedEmbedder:
         return vector
 
 
-class EmbedderPool:
-    """Embedders shared by the indexes of one process, one per distinct embedding setting."""
+def process_embedder(settings: Settings) -> SharedEmbedder:
+    """A model in this process for queries and batches alike (a CLI process, an index run)."""
+    return SharedEmbedder(create_embedder(settings))
 
-    def __init__(self) -> None:
+
+class EmbedderPool:
+    """Embedders shared by the indexes of one process, one per distinct embedding setting;
+    `make` builds each (process_embedder, or daemon_embedder in a daemon)."""
+
+    def __init__(self, make: Callable[[Settings], SharedEmbedder] = process_embedder) -> None:
+        self._make = make
         self._made: dict[tuple, SharedEmbedder] = {}
         self._lock = threading.Lock()
 
-    def get(self, settings: Settings) -> Embedder:
+    def get(self, settings: Settings) -> SharedEmbedder:
         key = (settings.embedder, settings.model, settings.device, settings.embed_batch_size,
-               settings.embed_max_tokens, settings.embed_quantize, settings.embed_threads, settings.embed_runtime)
+               settings.embed_max_tokens, settings.embed_quantize, settings.embed_threads, settings.embed_runtime,
+               settings.daemon_embed_in_child)
         with self._lock:
             if key not in self._made:
-                self._made[key] = SharedEmbedder(create_embedder(settings))
+                self._made[key] = self._make(settings)
             return self._made[key]

@@ -1,0 +1,87 @@
+"""The daemon's embedding process (embedding/worker.py): the same vectors as the model in this
+process, gone once idle, and a child that dies is one clear error and then a new child."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from codesearch.config import Settings
+from codesearch.embedding.base import EmbeddingError
+from codesearch.embedding.registry import create_embedder, daemon_embedder, process_embedder
+from codesearch.embedding.worker import ChildProcessEmbedder
+
+TEXTS = ["def compute_backoff(attempt):\n    return min(cap, base * 2 ** attempt)",
+         "class RetryPolicy:\n    \"\"\"How often and how long to wait between attempts.\"\"\"",
+         "fn parse_config(path: &Path) -> Result<Config> { toml::from_str(&fs::read_to_string(path)?) }"]
+SETTINGS = Settings(embed_threads=1)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def wait_for(condition, seconds: float = 20) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def child_embedder():
+    embedder = ChildProcessEmbedder(create_embedder(SETTINGS), SETTINGS, idle_seconds=0.5)
+    yield embedder
+    embedder.close()
+
+
+def test_the_childs_vectors_are_this_processs_and_it_exits_once_idle(child_embedder):
+    here = create_embedder(SETTINGS).encode_documents(TEXTS)
+    there = child_embedder.encode_documents(TEXTS)
+    assert there.shape == here.shape and there.dtype == np.float32
+    assert np.allclose(there, here, atol=1e-5)
+    pid = child_embedder.child_pid
+    assert pid is not None and pid != os.getpid() and alive(pid)
+    assert np.allclose(child_embedder.encode_query(TEXTS[0]), create_embedder(SETTINGS).encode_query(TEXTS[0]))
+    assert child_embedder.key == create_embedder(SETTINGS).key
+    assert wait_for(lambda: child_embedder.child_pid is None and not alive(pid))
+
+
+def test_a_child_that_dies_is_one_clear_error_then_a_new_child(child_embedder):
+    child_embedder.idle_seconds = 60
+    child_embedder.encode_documents(TEXTS[:1])
+    first = child_embedder.child_pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    with pytest.raises(EmbeddingError, match="embedding process ended"):
+        child_embedder.encode_documents(TEXTS)
+    assert child_embedder.encode_documents(TEXTS).shape == (3, 384)
+    assert child_embedder.child_pid not in (None, first)
+
+
+def test_a_model_error_in_the_child_comes_back_as_its_message(tmp_path):
+    settings = replace(SETTINGS, embed_runtime="no-such-runtime")
+    embedder = ChildProcessEmbedder(create_embedder(SETTINGS), settings, idle_seconds=5)
+    try:
+        with pytest.raises(EmbeddingError, match="no-such-runtime"):
+            embedder.encode_documents(TEXTS)
+    finally:
+        embedder.close()
+
+
+def test_only_a_daemon_embeds_in_a_child_and_only_when_asked():
+    assert isinstance(daemon_embedder(SETTINGS).inner, ChildProcessEmbedder)
+    assert not isinstance(daemon_embedder(replace(SETTINGS, daemon_embed_in_child=False)).inner,
+                          ChildProcessEmbedder)
+    assert not isinstance(process_embedder(SETTINGS).inner, ChildProcessEmbedder)
