@@ -674,8 +674,9 @@ class Catalog:
 
     def definitions_of(self, path: str) -> set[tuple[str, str]]:
         """(name, chunk id) of the definitions a file holds: what call resolution can choose."""
-        return set(self.db.execute(f"SELECT c.name, c.id FROM chunks c JOIN files f ON f.fid = c.fid WHERE "
-                                   f"f.path = ? AND c.part = 1 AND c.kind NOT IN ({_NOT_DEFINITIONS})", (path,)))
+        rows = self.db.execute(f"SELECT c.name, c.id FROM chunks c JOIN files f ON f.fid = c.fid WHERE "
+                               f"f.path = ? AND c.part = 1 AND c.kind NOT IN ({_NOT_DEFINITIONS})", (path,))
+        return {(r[0], r[1]) for r in rows}  # tuples: a sqlite3.Row equals no tuple
 
     def names_defined_in(self, path: str) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT DISTINCT c.name FROM chunks c JOIN files f ON f.fid = c.fid "

@@ -115,3 +115,23 @@ def test_a_rewritten_file_keeps_the_rows_of_its_unchanged_chunks_and_the_edges_i
     assert gone_rid  # clamp's chunk went, and the calls into it with it
     assert edges_after == {(src, dst) for src, dst in edges_in if dst not in gone_rid}
     assert not old_after & set(rids_after.values()) and new_after == old_word
+
+
+def test_only_callers_of_definitions_that_came_or_went_are_resolved_again(tmp_path, monkeypatch):
+    work = copy_sample("python", tmp_path / "work")
+    index(work)
+    from codesearch.indexing import indexer
+    seen: list[set[str]] = []
+    real = indexer.resolve_call_edges
+
+    def spy(db, changed_paths, dirty_names, everything=False):
+        seen.append(set(dirty_names))
+        return real(db, changed_paths, dirty_names, everything)
+
+    monkeypatch.setattr(indexer, "resolve_call_edges", spy)
+    config = work / "config.py"
+    config.write_text(config.read_text() + "\n# a comment: the definitions stay\n")
+    index(work)
+    config.write_text(config.read_text().replace("def clamp(", "def clamp_value("))
+    index(work)
+    assert seen == [set(), {"clamp", "clamp_value"}]
