@@ -2,6 +2,7 @@
 """The daemon's memory once it has indexed and embedded a repository and answered hybrid queries.
 
 Usage: scripts/bench_daemon_memory.py REPO_DIR [--seed-index DIR] [--set NAME=VALUE ...] [--timeout S]
+                                     [--settle S]
 REPO_DIR is copied to a temp folder (hard links: the daemon only reads the tree). A daemon started
 there (`codesearch daemon start`, the settings given as CODESEARCH_* variables) builds the index,
 or starts from a copy of --seed-index (an index of the same tree made beforehand: the daemon then
@@ -85,6 +86,8 @@ def main() -> int:
     parser.add_argument("--seed-index", type=Path)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--timeout", type=float, default=7200)
+    parser.add_argument("--settle", type=float, default=0,
+                        help="then wait this long (the children stop after 60 s idle) and read the memory again")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="cs-memory-"))
     work, index_dir = base / args.root.name, base / "index"
@@ -131,6 +134,13 @@ def main() -> int:
         print(f"  torch mapped: {'yes' if groups.get('torch') else 'no'}")
         print(f"  child processes (extraction workers, the embedding process): peak {children_peak / 1024:.0f} MB "
               f"together while it indexed and embedded; now {sum(children_rss(pid).values()) / 1024:.0f} MB")
+        if args.settle:
+            time.sleep(args.settle)
+            vm, _ = memory(pid)
+            kids = children_rss(pid)
+            together = (vm["VmRSS"] + sum(kids.values())) / 1024
+            print(f"  {args.settle:.0f} s later, idle: daemon RSS {vm['VmRSS'] / 1024:.0f} MB, {len(kids)} child "
+                  f"processes {sum(kids.values()) / 1024:.0f} MB, together {together:.0f} MB")
     finally:
         subprocess.run([*cli, "daemon", "stop", str(work), "--index-dir", str(index_dir)], capture_output=True,
                        cwd=repo, env=env)

@@ -61,6 +61,7 @@ from ..indexing.events import ProgressEvent
 from ..indexing.index import CATALOG_NAME, Index
 from ..indexing.indexer import Indexer, IndexInterrupted, IndexReport
 from ..indexing.rebuild import remove_index_files, salvage_cache
+from ..ingest.extract import release_idle_pool
 from ..paths import index_dir_for
 from ..search.searcher import Searcher
 from ..store.catalog import CatalogError
@@ -75,6 +76,7 @@ READ_SLOTS, READ_WAITING, READ_WAIT_MS = max(2, os.cpu_count() or 2), 256, 10_00
 # a first query starts its daemon beside its own keyword indexing: the daemon's first reconcile
 # waits for that run to finish (however long a big repository takes) rather than serve half an index
 FIRST_RECONCILE_LOCK_WAIT_SECONDS = 3600.0
+WORKERS_IDLE_SECONDS = 60.0  # the extraction workers stop after this long with nothing to index
 EMBEDDING_ACTIVE_SECONDS = 10.0  # the embedder counts as busy this long after its last slice
 
 
@@ -241,7 +243,11 @@ class Daemon:
         if not self._reconcile():
             return
         while not self._stop.is_set():
-            item = self._queue.get()
+            try:
+                item = self._queue.get(timeout=WORKERS_IDLE_SECONDS)
+            except queue.Empty:  # nothing to index for a while: the extraction workers go
+                release_idle_pool()
+                continue
             if item is None:
                 return
             batch, waiter = item

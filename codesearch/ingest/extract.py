@@ -8,6 +8,7 @@ import multiprocessing
 import multiprocessing.pool
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,6 +170,8 @@ IMAP_CHUNKSIZE = 8
 
 _pool: multiprocessing.pool.Pool | None = None
 _pool_workers = 0
+_pool_users = 0  # extract_files runs using the pool now (a workspace daemon has several writers)
+_pool_lock = threading.Lock()
 
 
 def _worker_pool(workers: int) -> multiprocessing.pool.Pool:
@@ -193,6 +196,14 @@ def shutdown_pool() -> None:
         _pool = None
 
 
+def release_idle_pool() -> None:
+    """Stop the extraction workers unless a run is using them: a daemon with nothing to index
+    gives their memory back (about 50 MB each) and spawns them again for the next big batch."""
+    with _pool_lock:
+        if _pool_users == 0:
+            shutdown_pool()
+
+
 atexit.register(shutdown_pool)
 
 
@@ -209,6 +220,13 @@ def extract_files(jobs: list[tuple[str, Path, str]], settings: Settings, workers
         for rel, path, language in jobs:
             yield _extract_and_finish(rel, path, language, settings, finish)
         return
-    pool = _worker_pool(workers)
-    chunksize = max(1, min(IMAP_CHUNKSIZE, len(jobs) // (4 * workers)))  # small jobs: keep both busy
-    yield from pool.imap(_extract_job, [(r, str(p), lang, settings, finish) for r, p, lang in jobs], chunksize)
+    global _pool_users
+    with _pool_lock:
+        pool = _worker_pool(workers)
+        _pool_users += 1
+    try:
+        chunksize = max(1, min(IMAP_CHUNKSIZE, len(jobs) // (4 * workers)))  # small jobs: keep both busy
+        yield from pool.imap(_extract_job, [(r, str(p), lang, settings, finish) for r, p, lang in jobs], chunksize)
+    finally:
+        with _pool_lock:
+            _pool_users -= 1

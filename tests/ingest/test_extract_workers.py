@@ -11,7 +11,7 @@ from conftest import SAMPLES
 import codesearch.ingest.extract as extract_module
 from codesearch.analysis.rows import prepare_rows
 from codesearch.config import Settings
-from codesearch.ingest.extract import Extracted, SkipFile, extract_files, shutdown_pool
+from codesearch.ingest.extract import Extracted, SkipFile, extract_files, release_idle_pool, shutdown_pool
 from codesearch.ingest.walker import RepoWalker, SourceFile
 
 
@@ -61,3 +61,20 @@ def test_the_pool_is_reused_and_a_warm_pool_takes_small_jobs(sample_jobs, monkey
     finally:
         shutdown_pool()
     assert extract_module._pool is None
+
+
+def test_an_idle_pool_is_released_but_never_one_in_use(sample_jobs, monkeypatch):
+    jobs, settings = sample_jobs
+    monkeypatch.setattr(extract_module, "PARALLEL_MIN_FILES", 1)
+    try:
+        running = extract_files(jobs, settings, workers=2)
+        first = next(running)  # a run has the pool (a writer half way through its batch)
+        release_idle_pool()
+        assert extract_module._pool is not None
+        rest = list(running)
+        assert len(rest) + 1 == len(jobs) and isinstance(first, Extracted | SkipFile)
+        release_idle_pool()  # nobody uses it now
+        assert extract_module._pool is None
+        assert len(list(extract_files(jobs, settings, workers=2))) == len(jobs)  # spawned again
+    finally:
+        shutdown_pool()
