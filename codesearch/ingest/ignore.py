@@ -131,7 +131,19 @@ def _read_rules(paths: Iterable[str | Path]) -> FolderRules | None:
 def _compiled(text: str) -> FolderRules:
     """Rules by their text: the same .gitignore recurs across a monorepo's packages (109 texts in
     576 files on the test monorepo), and a daemon walks the same tree again on every change."""
-    return FolderRules(pathspec.GitIgnoreSpec.from_lines(text.split("\n")))
+    lines = text.split("\n")
+    try:
+        return FolderRules(pathspec.GitIgnoreSpec.from_lines(lines))
+    except ValueError:  # a line pathspec cannot read (a lone `\`): git skips such a pattern, so do we
+        return FolderRules(pathspec.GitIgnoreSpec.from_lines([line for line in lines if _readable(line)]))
+
+
+def _readable(line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except ValueError:
+        return False
+    return True
 
 
 class IgnoreRules:

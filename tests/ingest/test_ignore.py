@@ -81,3 +81,12 @@ def test_rules_in_a_folder_whose_name_is_escaped_apply(tmp_path):
     found = {e.rel for e in RepoWalker(tmp_path, Settings()).walk() if isinstance(e, SourceFile)}
     assert found == {"dir\\xff/keep.py"}
     assert IgnoreRules(tmp_path).is_ignored_anywhere("dir\\xff/skip.py", False)
+
+
+def test_a_line_pathspec_cannot_read_is_skipped_and_the_other_rules_still_apply(tmp_path):
+    (tmp_path / ".gitignore").write_text("*.log\n\\\nbuild/\n")
+    for rel in ("app.py", "debug.log", "build/out.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    found = {e.rel for e in RepoWalker(tmp_path, Settings()).walk() if isinstance(e, SourceFile)}
+    assert "app.py" in found and "debug.log" not in found and "build/out.py" not in found
