@@ -63,6 +63,7 @@ class ChildProcessEmbedder:
         self._child: tuple[Any, Connection] | None = None
         self._lock = threading.Lock()  # one batch at a time, and start and stop in turn
         self._timer: threading.Timer | None = None
+        self._batches = 0  # batches sent: an idle timer stops the child only if none came since
 
     @property
     def key(self) -> str:
@@ -74,7 +75,7 @@ class ChildProcessEmbedder:
 
     @property
     def child_pid(self) -> int | None:
-        """The child's process id while it runs (tests and benchmarks look at it)."""
+        """The child's process id while it runs (the tests look at it)."""
         child = self._child
         return child[0].pid if child else None
 
@@ -93,7 +94,8 @@ class ChildProcessEmbedder:
                 self._stop_child()
                 raise EmbeddingError(f"the embedding process ended unexpectedly (exit code "
                                      f"{process.exitcode}): {exc or 'no reply'}") from None
-            self._timer = threading.Timer(self.idle_seconds, self.close)
+            self._batches += 1
+            self._timer = threading.Timer(self.idle_seconds, self._stop_if_idle, (self._batches,))
             self._timer.daemon = True
             self._timer.start()
         if isinstance(reply, str):
@@ -127,8 +129,16 @@ class ChildProcessEmbedder:
             process.join(timeout=5)
         log.info("embedding process %s stopped", process.pid)
 
+    def _stop_if_idle(self, batches: int) -> None:
+        """The idle timer: waits for a batch in flight (never cuts one short), and stops the
+        child only if no batch came after the one that started the timer."""
+        with self._lock:
+            if self._batches == batches:
+                self._timer = None
+                self._stop_child()
+
     def close(self) -> None:
-        """Stop the child (idle, or the daemon stopping: a batch in flight is not waited for, it
+        """Stop the child now (the daemon stopping: a batch in flight is not waited for, it
         fails). The next batch starts a new one."""
         if not self._lock.acquire(timeout=0.2):
             child = self._child

@@ -85,3 +85,15 @@ def test_only_a_daemon_embeds_in_a_child_and_only_when_asked():
     assert not isinstance(daemon_embedder(replace(SETTINGS, daemon_embed_in_child=False)).inner,
                           ChildProcessEmbedder)
     assert not isinstance(process_embedder(SETTINGS).inner, ChildProcessEmbedder)
+
+
+def test_the_idle_timer_never_stops_a_child_that_got_a_batch_since(child_embedder):
+    child_embedder.idle_seconds = 60
+    child_embedder.encode_documents(TEXTS[:1])
+    stale = child_embedder._batches
+    child_embedder.encode_documents(TEXTS[:2])  # a batch after the one that started that timer
+    pid = child_embedder.child_pid
+    child_embedder._stop_if_idle(stale)  # that timer fires late: the child stays
+    assert child_embedder.child_pid == pid and alive(pid)
+    child_embedder._stop_if_idle(child_embedder._batches)  # the latest timer: idle since, it goes
+    assert child_embedder.child_pid is None and wait_for(lambda: not alive(pid))
