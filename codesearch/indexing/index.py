@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..config import INDEX_AFFECTING, Settings
 from ..embedding.base import Embedder, model_slug
-from ..embedding.registry import SharedEmbedder, create_embedder
+from ..embedding.registry import process_embedder
 from ..paths import index_dir_for
 from ..store.catalog import SCHEMA_VERSION, Catalog
 from ..store.vectors import ProbeResult, VectorStoreError
@@ -136,7 +136,7 @@ class Index:
         if self._shared is not None:
             return self._shared.embedder
         if self._embedder is None:  # recent query vectors kept, as a workspace's shared model keeps them
-            self._embedder = SharedEmbedder(create_embedder(self.settings))
+            self._embedder = process_embedder(self.settings)
         return self._embedder
 
     @property

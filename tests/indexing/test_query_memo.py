@@ -8,7 +8,6 @@ import numpy as np
 
 from codesearch.config import load_settings
 from codesearch.embedding import registry
-from codesearch.indexing import index as index_module
 from codesearch.indexing.index import Index
 
 
@@ -26,7 +25,7 @@ class CountingEmbedder:
 
 def test_a_query_asked_again_takes_its_vector_from_the_recent_ones(tmp_path, monkeypatch):
     embedder = CountingEmbedder()
-    monkeypatch.setattr(index_module, "create_embedder", lambda settings: embedder)
+    monkeypatch.setattr(registry, "create_embedder", lambda settings: embedder)
     monkeypatch.setattr(registry.SharedEmbedder.__init__, "__defaults__", (2,))
     index = Index(tmp_path, load_settings(tmp_path), tmp_path / "index", create=True)
     try:
