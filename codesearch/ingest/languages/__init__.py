@@ -99,18 +99,22 @@ def _suffix(name: str) -> str:
     return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 
 
+def _spec_for_name(name: str, suffix: str) -> LanguageSpec | None:
+    """By the whole file name first (`Makefile`), then by its suffix."""
+    table = _by_extension()
+    return table.get(name) or table.get(suffix)
+
+
 def spec_for_path(path: str) -> LanguageSpec | None:
     """The grammar-backed language of a file, or None."""
     name = PurePosixPath(path).name
-    table = _by_extension()
-    return table.get(name) or table.get(_suffix(name))
+    return _spec_for_name(name, _suffix(name))
 
 
 def language_for_name(name: str) -> str | None:
     """Language name for a file name (its last path component), or None to skip it."""
-    table = _by_extension()
     suffix = _suffix(name)
-    spec = table.get(name) or table.get(suffix)
+    spec = _spec_for_name(name, suffix)
     if spec is not None:
         return spec.name
     return TEXT_FILENAMES.get(name) or TEXT_LANGUAGES.get(suffix)
