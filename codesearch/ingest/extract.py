@@ -175,12 +175,14 @@ _pool_lock = threading.Lock()
 
 
 def _worker_pool(workers: int) -> multiprocessing.pool.Pool:
-    """One pool per process, kept for reuse (a daemon extracts again and again).
+    """One pool per process, kept for reuse (a daemon extracts again and again). Called under
+    _pool_lock.
 
     Workers are spawned, not forked: the parent may hold torch and its thread pools.
     """
     global _pool, _pool_workers
-    if _pool is None or _pool_workers != workers:
+    # a pool of another size is replaced, unless a run is using it (then it serves this one too)
+    if _pool is None or (_pool_workers != workers and _pool_users == 0):
         shutdown_pool()
         _pool = multiprocessing.get_context("spawn").Pool(workers)
         _pool_workers = workers

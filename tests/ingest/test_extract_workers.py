@@ -78,3 +78,17 @@ def test_an_idle_pool_is_released_but_never_one_in_use(sample_jobs, monkeypatch)
         assert len(list(extract_files(jobs, settings, workers=2))) == len(jobs)  # spawned again
     finally:
         shutdown_pool()
+
+
+def test_a_pool_in_use_is_not_replaced_by_a_run_asking_another_size(sample_jobs, monkeypatch):
+    jobs, settings = sample_jobs
+    monkeypatch.setattr(extract_module, "PARALLEL_MIN_FILES", 1)
+    try:
+        running = extract_files(jobs, settings, workers=2)
+        next(running)  # one writer half way through its batch
+        pool = extract_module._pool
+        assert len(list(extract_files(jobs, settings, workers=3))) == len(jobs)  # another writer
+        assert extract_module._pool is pool
+        assert len(list(running)) + 1 == len(jobs)  # the first one's pool was never torn down
+    finally:
+        shutdown_pool()
