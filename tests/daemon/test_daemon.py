@@ -739,15 +739,35 @@ def test_cli_output_to_a_closed_pipe_ends_quietly(d):
 
 def test_a_daemon_with_the_default_embedder_never_loads_torch(d):
     """The default backend runs the model without torch: after indexing, embedding and answering a
-    hybrid query, no torch library is mapped into the daemon (importing torch would map it)."""
+    hybrid query, no torch library is mapped into the daemon (importing torch would map it); its
+    background batches ran in a child process of its own (embedding/worker.py)."""
     d.search("retry delay with exponential backoff", mode="hybrid")
     wait_for(lambda: d.status()["embedded_share"] == 1.0, timeout=120, what="every vector")
+    # a search's share of embedded chunks is counted at most once a second: the first one's may stand
+    wait_for(lambda: not d.search("retry delay with exponential backoff", mode="hybrid").get("partial"),
+             timeout=10, what="a complete answer")
     answer = d.search("retry delay with exponential backoff", mode="hybrid")
     assert answer["results"] and not answer.get("partial")
     with open(f"/proc/{d.pid}/maps") as fh:
         mapped = fh.read()
     assert "libtorch" not in mapped and "/torch/" not in mapped
     assert "openvino" in mapped or "onnxruntime" in mapped  # the model did load, without torch
+    # new text is embedded by a child process of the daemon (it exits after 60 s idle), the
+    # daemon's own model embeds only queries
+    added = d.root / "embedded_by_the_child.py"
+    write(added, 'def tidal_rhythm(moon):\n    """How the moon sets the rhythm of the tides."""\n'
+                 '    return moon.phase * 2\n')
+    try:
+        wait_for(lambda: d.search("tidal_rhythm", mode="keyword")["results"]  # indexed, and then
+                 and d.status()["embedding"]["chunks_without_vectors"] == 0, timeout=120, what="the new file embedded")
+        children = [pid for task in Path(f"/proc/{d.pid}/task").iterdir()
+                    for pid in (task / "children").read_text().split()]
+        with_model = [pid for pid in children if any(lib in Path(f"/proc/{pid}/maps").read_text()
+                                                     for lib in ("openvino", "onnxruntime"))]
+        assert len(with_model) == 1, children
+    finally:
+        added.unlink()
+        wait_for(lambda: not d.search("tidal_rhythm", mode="keyword")["results"], what="the file gone")
 
 
 # --------------------------------------------------------------------------------------------
