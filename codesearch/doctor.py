@@ -197,7 +197,8 @@ def _index_checks(index: Index, status: dict | None) -> Iterator[Check]:
                     "the daemon is embedding them" if embedding_now else
                     f"embed them: codesearch daemon start {index.root} (in the background) or codesearch index "
                     f"{index.root}")
-    index_bytes = sum(p.stat().st_size for p in index.dir.rglob("*") if p.is_file())
+    from .api.stats import disk_size
+    index_bytes = disk_size(index.dir)
     source = counts["source_bytes"]
     ratio = index_bytes / source if source else 0.0
     detail = f"index {index_bytes / 1e6:.1f} MB for {source / 1e6:.1f} MB of source ({ratio:.1f}x)"

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..indexing.index import Index
 from .types import Stats
 
 
-def _disk_size(folder: Path) -> int:
+def disk_size(folder: Path) -> int:
+    """The bytes of the files under `folder`. Parts may vanish while it counts (a damaged vector
+    store moved aside and deleted): those are skipped, not an error."""
     total = 0
-    for path in folder.rglob("*"):
-        try:
-            if path.is_file():
-                total += path.stat().st_size
-        except OSError:
-            continue
+    for parent, _dirs, files in os.walk(folder):  # os.walk ignores folders that vanish; rglob raised
+        for name in files:
+            try:
+                total += os.stat(os.path.join(parent, name), follow_symlinks=False).st_size
+            except OSError:
+                continue
     return total
 
 
@@ -35,7 +38,7 @@ def collect_stats(index: Index, count_vectors: bool = True) -> Stats:
     return Stats(
         files=counts["files"], chunks=counts["chunks"], vectors=counts["vectors"], edges=counts["edges"],
         skipped=counts["skipped"], languages=counts["languages"],
-        chunks_without_vectors=counts["without_vectors"], index_bytes=_disk_size(index.dir),
+        chunks_without_vectors=counts["without_vectors"], index_bytes=disk_size(index.dir),
         source_bytes=counts["source_bytes"], index_dir=str(index.dir), root=str(index.root),
         model=cat.get_meta("model") or index.settings.model,
         last_index_time=float(last) if last else None, last_index_seconds=float(seconds) if seconds else None,

@@ -42,6 +42,10 @@ def mcp_search(file: Path, state: Path, query: str) -> dict:
     return anyio.run(main)
 
 
+def daemon_log(state: Path) -> str:
+    return "".join(p.read_text() for p in state.glob("*/daemon.log"))
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -77,7 +81,7 @@ def test_one_daemon_serves_a_workspace(workspace):
     base, file, state = workspace
     port = free_port()
     started = cli("daemon", "start", "--workspace", str(file), "--http", str(port), "--json", state=state, timeout=300)
-    assert started.returncode == 0, started.stderr + "".join(p.read_text() for p in state.glob("*/daemon.log"))
+    assert started.returncode == 0, started.stderr + daemon_log(state)
     pid = json.loads(started.stdout)["pid"]
     # one process: the workspace's pid is each repository's daemon too, with a socket of its own
     for name in ("python", "go", "client"):
@@ -115,6 +119,7 @@ def test_one_daemon_serves_a_workspace(workspace):
 
     # callers resolve across repositories, through the daemon
     callers = cli("callers", "compute_backoff", "--workspace", str(file), "--json", state=state)
+    assert callers.returncode == 0, callers.stdout + callers.stderr + daemon_log(state)
     assert ("client", "fetch_with_retry") in {(r["repo"], r["name"]) for r in json.loads(callers.stdout)["results"]}
 
     # the HTTP front-end answers for the workspace too
