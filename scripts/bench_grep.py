@@ -83,11 +83,16 @@ def read_whole(command: list[str], cwd: Path) -> tuple[float, bytes]:
 
 
 def rg_lines(root: Path, index_dir: Path, request: GrepRequest) -> tuple[float, set[tuple[str, int]]]:
-    elapsed, out = read_whole(rg_command(root, index_dir, request), root)
+    """rg's time and its matching (path, line) pairs: its output is `path NUL line:...` a line, or
+    with --heading (no context asked for) each file's `path NUL` before its first line only."""
+    command = rg_command(root, index_dir, request)
+    elapsed, out = read_whole(command, root)
     found = set()
+    path = b""
     for raw in out.splitlines():
-        path, _, rest = raw.partition(b"\0")
-        number = rest.split(b":", 1)[0]
+        if b"\0" in raw or "--heading" not in command:
+            path, _, raw = raw.partition(b"\0")
+        number = raw.split(b":", 1)[0]
         if number.isdigit():
             found.add((os.fsdecode(path), int(number)))
     return elapsed, found

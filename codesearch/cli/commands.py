@@ -26,7 +26,7 @@ from .parser import (
     print_json_error,
     report_error,
 )
-from .quick import BUSY_ADVICE, NO_ANSWER, search_params
+from .quick import BUSY_ADVICE, NO_ANSWER, grep_exit_code, grep_json_head, grep_params, search_params
 
 if TYPE_CHECKING:
     from ..api.service import Service
@@ -447,29 +447,19 @@ def cmd_relations(args: argparse.Namespace) -> int:
 def cmd_grep(args: argparse.Namespace) -> int:
     """Exit codes as grep's: 0 something matched, 1 nothing did, 2 an error."""
     from ..search.types import GrepRequest
-    from ..vocabulary import Filters
     from ..wire import RequestError
     from .render import print_grep
     try:
-        request = GrepRequest(
-            pattern=args.pattern, fixed=args.fixed_strings, word=args.word_regexp,
-            ignore_case=args.ignore_case and not args.case_sensitive,
-            before=args.before_context if args.before_context is not None else args.context,
-            after=args.after_context if args.after_context is not None else args.context,
-            paths=tuple(args.paths) or None, filters=Filters(language=args.lang, path_glob=args.path),
-            sort=args.sort, limit=args.limit, explain=args.explain)
+        request = GrepRequest.from_dict(grep_params(args))
     except RequestError as exc:
         raise UsageError(str(exc)) from None
     try:
         if args.json:  # the answer's JSON as the service wrote it (a daemon's passed on as it comes)
-            from json.encoder import encode_basestring
-            head = f'{{"pattern": {encode_basestring(request.pattern)}, "matches": ['.encode()
+            head = grep_json_head(request.pattern)
             sys.stdout.flush()
             start = _ask(args, lambda service: _write_grep_json(service, request, len(head) + 1))
             sys.stdout.buffer.write(b"\n")
-            if start.startswith(head):  # the exit code from the answer's start, not from parsing 30 MB
-                return EXIT_NO_MATCH if start.startswith(b"]", len(head)) else EXIT_OK
-            return EXIT_OK if json.loads(start)["total"] else EXIT_NO_MATCH
+            return grep_exit_code(start, head)
         answer = _ask(args, lambda service: service.grep(request))
     except CommandError as exc:  # grep's errors exit 2, whatever their kind
         raise UsageError(str(exc)) from None
@@ -486,7 +476,7 @@ def _write_grep_json(service: Service, request: GrepRequest, head: int) -> bytes
     (the whole answer when written here)."""
     from ..daemon.client import DaemonClient
     if isinstance(service, DaemonClient):
-        return service.grep_json_into(request, sys.stdout.buffer, head)
+        return service.grep_json_into(request.to_dict(), sys.stdout.buffer, head)
     data = service.grep_json(request)
     sys.stdout.buffer.write(data)
     return data

@@ -1,47 +1,58 @@
-"""The fast path of `codesearch query ... --json` when a daemon serves the repository.
+"""The fast path of `codesearch query ... --json` and `codesearch grep ... --json` when a daemon
+serves the repository.
 
-It parses the arguments (`parser`), finds the daemon's socket (`locations`), sends the search and
-prints the daemon's JSON as the daemon wrote it, importing argparse, json and socket and no
-record classes, pathlib or typing. Whatever it does not handle (no daemon, a workspace, --batch,
---lang, which is checked against every language's grammar, a request the daemon refuses) goes
-the full way (`main`), as if this had not been tried; only a busy or silent daemon is reported
-here, in the same words, so that it is not asked twice.
+It parses the arguments (`parser`), finds the daemon's socket (`locations`), sends the request
+and prints the daemon's JSON as the daemon wrote it (a grep answer passed on piece by piece as it
+comes), importing argparse, json and socket and no record classes, pathlib or typing. Whatever it
+does not handle (no daemon, a workspace, --batch, --lang, which is checked against every
+language's grammar, a request the daemon refuses) goes the full way (`main`), as if this had not
+been tried; only a busy or silent daemon is reported here, in the same words, so that it is not
+asked twice.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
 from ..daemon.client import NO_DAEMON_ENV, DaemonBusy, DaemonClient, DaemonError, socket_file
 from ..locations import command_root
 from ..vocabulary import ALL_KINDS
-from .parser import EXIT_ERROR, EXIT_OK, BadArguments, build_parser, report_error
+from .parser import EXIT_ERROR, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, BadArguments, build_parser, report_error
 
 TYPE_CHECKING = False  # typing is not imported at run time (4-5 ms of CPU per CLI process, measured loaded)
 if TYPE_CHECKING:
     import argparse
+    from typing import BinaryIO
+
 
 BUSY_ADVICE = "try again, or add --no-daemon to answer in this process"
 NO_ANSWER = "the daemon did not answer in time; try again, or add --no-daemon"
 
 
 def answer(argv: list[str]) -> int | None:
-    """The exit code of a `query --json` that a running daemon answered (its JSON printed), or
-    None when this is not such a query."""
-    if argv[:1] != ["query"] or "--json" not in argv or os.environ.get(NO_DAEMON_ENV) or {"-h", "--help"} & set(argv):
+    """The exit code of a `query --json` or `grep --json` that a running daemon answered (its
+    JSON printed), or None when this is not such a command."""
+    if argv[:1] not in (["query"], ["grep"]) or "--json" not in argv or os.environ.get(NO_DAEMON_ENV) \
+            or {"-h", "--help"} & set(argv):
         return None
     try:
-        args = build_parser(only="query").parse_args(argv)
+        args = build_parser(only=argv[0]).parse_args(argv)
     except BadArguments:
         return None
-    text = " ".join(args.text)
-    if (not args.json or args.batch or args.no_daemon or args.workspace or len(args.repo or ()) > 1
-            or args.lang or (args.kind and args.kind not in ALL_KINDS) or not text.strip()):
+    if not args.json or args.no_daemon or args.workspace or len(args.repo or ()) > 1 or args.lang:
         return None
     root = command_root(args.repo[0] if args.repo else None, args.index_dir)
     sock = socket_file(root, args.index_dir)
     if not os.path.isdir(root) or not os.path.exists(sock):
+        return None
+    return _query(args, sock) if argv[0] == "query" else _grep(args, sock)
+
+
+def _query(args: argparse.Namespace, sock: str) -> int | None:
+    text = " ".join(args.text)
+    if args.batch or (args.kind and args.kind not in ALL_KINDS) or not text.strip():
         return None
     try:
         reply = DaemonClient(sock).call_json("search", search_params(args, text))
@@ -56,6 +67,67 @@ def answer(argv: list[str]) -> int | None:
     sys.stdout.buffer.write(reply + b"\n")
     sys.stdout.flush()
     return EXIT_OK
+
+
+def _grep(args: argparse.Namespace, sock: str) -> int | None:
+    """Exit codes as grep's; the answer's first bytes say whether anything matched."""
+    head = grep_json_head(args.pattern)
+    out = _Counted(sys.stdout.buffer)
+    try:
+        start = DaemonClient(sock).grep_json_into(grep_params(args), out, len(head) + 1)
+    except DaemonBusy as exc:
+        report_error(f"{exc}; {BUSY_ADVICE}", EXIT_USAGE, as_json=True)
+        return EXIT_USAGE
+    except TimeoutError:
+        report_error(NO_ANSWER, EXIT_USAGE, as_json=True)
+        return EXIT_USAGE
+    except (OSError, DaemonError) as exc:
+        if not out.written:  # nobody listens, or the request was refused: the full path answers or explains
+            return None
+        report_error(str(exc), EXIT_USAGE, as_json=False)  # the answer broke off midway
+        return EXIT_USAGE
+    sys.stdout.buffer.write(b"\n")
+    sys.stdout.flush()
+    return grep_exit_code(start, head)
+
+
+class _Counted:
+    """A binary stream that notes whether anything was written to it."""
+
+    def __init__(self, out: BinaryIO):
+        self.out, self.written = out, 0
+
+    def write(self, data: bytes | memoryview) -> int:
+        self.written += len(data)
+        return self.out.write(data)
+
+
+def grep_json_head(pattern: str) -> bytes:
+    """How a grep answer's JSON begins, up to its first match."""
+    from json.encoder import encode_basestring
+    return f'{{"pattern": {encode_basestring(pattern)}, "matches": ['.encode()
+
+
+def grep_exit_code(start: bytes, head: bytes) -> int:
+    """grep's exit code from the answer's first bytes (`head` and one more): 1 when its list of
+    matches is empty, not from parsing 30 MB."""
+    if start.startswith(head):
+        return EXIT_NO_MATCH if start.startswith(b"]", len(head)) else EXIT_OK
+    return EXIT_OK if json.loads(start)["total"] else EXIT_NO_MATCH
+
+
+def grep_params(args: argparse.Namespace) -> dict:
+    """A grep request's fields from the grep command's arguments, as the wire spells them."""
+    context = args.context
+    params = {"pattern": args.pattern, "fixed": args.fixed_strings, "word": args.word_regexp,
+              "ignore_case": args.ignore_case and not args.case_sensitive,
+              "before": args.before_context if args.before_context is not None else context,
+              "after": args.after_context if args.after_context is not None else context,
+              "filters": {"language": args.lang, "path_glob": args.path},
+              "sort": args.sort, "limit": args.limit, "explain": args.explain}
+    if args.paths:
+        params["paths"] = list(args.paths)
+    return params
 
 
 def search_params(args: argparse.Namespace, text: str) -> dict:

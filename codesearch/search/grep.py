@@ -48,8 +48,6 @@ RG_TIMEOUT_SECONDS = 30.0
 IGNORE_FILE = ".codesearchignore"
 READ_BYTES = 1 << 18  # ripgrep's output is cut into fields this much at a time
 PIPE_BYTES = 1 << 20  # the pipe it writes into holds this much meanwhile (Linux's usual limit)
-# one line of ripgrep's output: `path NUL line:column:text` (a match) or `path NUL line-text` (context)
-RECORD = re.compile(rb"([^\0\n]*)\0(\d+)(?::(\d+):|-)([^\n]*)\n")
 
 
 class GrepUnavailable(RuntimeError):
@@ -68,7 +66,8 @@ def rg_binary() -> str:
 
 
 def rg_command(root: Path, index_dir: Path, request: GrepRequest) -> list[str]:
-    command = [rg_binary(), "--no-config", "--null", "--line-number", "--column", "--no-heading",
+    command = [rg_binary(), "--no-config", "--null", "--line-number", "--column",
+               "--no-heading" if request.before or request.after else "--heading",
                "--with-filename", "--color", "never", "--no-messages", "--no-require-git",
                "--glob", f"!/{INDEX_DIR_NAME}/"]
     if index_dir.is_relative_to(root) and index_dir.name != INDEX_DIR_NAME:
@@ -98,14 +97,14 @@ def rg_command(root: Path, index_dir: Path, request: GrepRequest) -> list[str]:
 @dataclass(slots=True)
 class Hits:
     """The matching lines in ripgrep's order (each file's together, by line), a list per field:
-    the file (a position in `files`), line, column (1-based, in characters), text, and the
-    context lines around each when they were asked for."""
+    the file (a position in `files`), line, column (1-based, in characters), text (as the inside
+    of a JSON string: escaped, UTF-8), and the context lines around each when they were asked for."""
 
     files: list[str] = field(default_factory=list)  # printable names, in the order first seen
     file_of: list[int] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     columns: list[int] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
+    quoted: list[bytes] = field(default_factory=list)
     # each line's JSON up to its chunk (`{"path": .., "line": .., "column": .., "text": .., "chunk": `),
     # made while ripgrep still runs
     heads: list[bytes] = field(default_factory=list)
@@ -115,76 +114,166 @@ class Hits:
     def __len__(self) -> int:
         return len(self.lines)
 
+    def texts(self) -> list[str]:
+        """Each line's text (one JSON parse for all: only typed answers need them as strings)."""
+        return json.loads(b"".join((b'["', b'", "'.join(self.quoted), b'"]'))) if self.quoted else []
+
     def keep(self, wanted: Callable[[str], bool]) -> Hits:
         """Only the lines of the files `wanted` accepts (the language filter)."""
         chosen = [i for i, f in enumerate(self.file_of) if wanted(self.files[f])]
         kept = Hits(files=self.files, file_of=[self.file_of[i] for i in chosen],
                     lines=[self.lines[i] for i in chosen], columns=[self.columns[i] for i in chosen],
-                    texts=[self.texts[i] for i in chosen], heads=[self.heads[i] for i in chosen])
+                    quoted=[self.quoted[i] for i in chosen], heads=[self.heads[i] for i in chosen])
         if self.before is not None and self.after is not None:
             kept.before, kept.after = [self.before[i] for i in chosen], [self.after[i] for i in chosen]
         return kept
 
 
+HEAD = b'{"path": %b, "line": %b, "column": %b, "text": "%b", "chunk": '  # a line's JSON up to its chunk
+# ripgrep's output, with --heading: each file's name and a NUL, then its matching lines
+# (`line:column:text`), each file after a blank line. A line's record starts a line or follows the NUL.
+HEADED_RECORD = re.compile(rb"(?<![^\n\0])(\d+):(\d+):([^\n]*)\n")
+RECORD_ALONE = re.compile(rb"(\d+):(\d+):(.*)", re.DOTALL)
+# with context (--no-heading): `path NUL line:column:text` (a match) or `path NUL line-text` (context)
+RECORD = re.compile(rb"([^\0\n]*)\0(\d+)(?::(\d+):|-)([^\n]*)\n")
+_JSON_ESCAPES = ((b"\\", b"\\\\"), (b'"', b'\\"'), (b"\t", b"\\t"))  # all a clean part needs (see _quote_all)
+
+
 class _Reader:
-    """Turns ripgrep's output, fed as it comes, into Hits: at most `cap` matching lines."""
+    """Turns ripgrep's output, fed as it comes, into Hits: at most `cap` matching lines. Without
+    context the output is ripgrep's --heading form (`heading`): half the bytes, and read in bulk."""
 
     def __init__(self, before: int, after: int, cap: int):
-        self.hits = Hits(before=[] if before or after else None, after=[] if before or after else None)
+        self.heading = not (before or after)
+        self.hits = Hits(before=None if self.heading else [], after=None if self.heading else [])
         self.before_n, self.after_n, self.cap = before, after, cap
         self.position: dict[bytes, int] = {}
-        self.path_json: list[str] = []
-        self.carry = b""  # the start of a record that the next read completes
+        self.path_json: list[bytes] = []
+        self.carry = b""  # the start of a line that the next read completes
+        self.current = -1  # the file whose lines come now (--heading)
+        self.at_name = True  # a file's name comes next: the output's start, or after a blank line (--heading)
+        self.name_lines: list[bytes] = []  # the lines so far of a file name with line breaks (--heading)
         self.pending: list[tuple[int, int, str]] = []  # context lines no match has claimed yet
         self.full = False
 
     def feed(self, data: bytes, final: bool = False) -> None:
         buf = self.carry + data if self.carry else data
-        cut = len(buf) if final else buf.rfind(b"\n") + 1
-        part, self.carry = buf[:cut], buf[cut:]
+        cut = buf.rfind(b"\n") + 1
+        part, self.carry = buf[:cut], buf[cut:]  # an unfinished last line (ripgrep stopped) is dropped
+        if not part:
+            return
+        if self.heading:
+            self._headed(part)
+            return
         rows = RECORD.findall(part)
         if len(rows) != part.count(b"\n"):  # some line is no record of one line
             rows, rest = _records_one_by_one(part)
-            if not final:
-                self.carry = rest + self.carry
+            self.carry = rest + self.carry
         if rows:
-            if self.hits.before is None:
-                self._matches(rows, b"\r" in part)
-            else:
-                self._with_context(rows)
+            self._with_context(rows)
 
     def _file(self, raw: bytes) -> int:
         found = self.position.get(raw)
         if found is None:
             found = self.position[raw] = len(self.hits.files)
             self.hits.files.append(escape_name(os.fsdecode(raw)))
-            self.path_json.append(encode_basestring(self.hits.files[-1]))
+            self.path_json.append(encode_basestring(self.hits.files[-1]).encode())
         return found
 
-    def _matches(self, rows: list[tuple[bytes, bytes, bytes, bytes]], has_cr: bool) -> None:
+    def _headed(self, part: bytes) -> None:
+        """Whole lines of --heading output: in bulk when the part is plain (`_headed_in_bulk`),
+        else line by line."""
+        if b"\r" in part:
+            part = part.replace(b"\r\n", b"\n")  # a CRLF file's lines, without their CR
+        read = self._headed_in_bulk(part)
+        if read is None:
+            read = self._headed_by_line(part)
+        files, numbers, columns, quoted = read
+        if not numbers:
+            return
         room = self.cap - len(self.hits)
-        if len(rows) >= room:
-            rows, self.full = rows[:room], True
-        paths, numbers, columns, bodies = zip(*rows)
-        hits, position = self.hits, self.position
-        for raw in dict.fromkeys(paths):
-            self._file(raw)
-        files = [*map(position.__getitem__, paths)]
-        lines = [*map(int, numbers)]
-        hits.file_of += files
-        hits.lines += lines
-        texts = [body.decode("utf-8", errors="replace") for body in bodies]
+        if len(numbers) >= room:
+            files, numbers, columns, quoted = files[:room], numbers[:room], columns[:room], quoted[:room]
+            self.full = True
+        hits, names = self.hits, self.path_json
+        heads = [HEAD % (names[f], n, c, q) for f, n, c, q in zip(files, numbers, columns, quoted)]
         places = [*map(int, columns)]
-        if has_cr:
-            for k in [k for k, text in enumerate(texts) if text.endswith("\r")]:
-                texts[k] = texts[k][:-1]
-        for k in [k for k, text in enumerate(texts) if not text.isascii()]:  # byte columns -> characters
-            places[k] = _character_column(bodies[k], places[k])
+        for k in [k for k, q in enumerate(quoted) if not q.isascii()]:  # byte columns -> characters
+            text = json.loads(b'"%b"' % quoted[k]).encode()
+            places[k] = _character_column(text, places[k])
+            heads[k] = HEAD % (names[files[k]], numbers[k], b"%d" % places[k], quoted[k])
+        hits.file_of += files
+        hits.lines += map(int, numbers)
         hits.columns += places
-        hits.texts += texts
-        names = self.path_json
-        hits.heads += [f'{{"path": {names[f]}, "line": {n}, "column": {c}, "text": {encode_basestring(t)}, '
-                       f'"chunk": '.encode() for f, n, c, t in zip(files, lines, places, texts)]
+        hits.quoted += quoted
+        hits.heads += heads
+
+    def _headed_in_bulk(self, part: bytes) -> tuple[list[int], list[bytes], list[bytes], list[bytes]] | None:
+        """Each line's file, line number, column and quoted text, from one regex over the part,
+        JSON-escaped in three replaces, with the files found by arrays: for a part of plain lines
+        (valid UTF-8; no control characters but tabs; every line a record, a file's name or the
+        blank line before one). None for any other part."""
+        import numpy as np
+        if self.name_lines:
+            return None
+        if not part.isascii():
+            try:
+                part.decode()
+            except UnicodeDecodeError:
+                return None
+        arr = np.frombuffer(part, dtype=np.uint8)
+        breaks, names_end = np.flatnonzero(arr == 10), np.flatnonzero(arr == 0)
+        if np.count_nonzero(arr < 32) != len(breaks) + len(names_end) + part.count(b"\t"):
+            return None
+        blank = np.empty(len(breaks), dtype=bool)
+        blank[0] = breaks[0] == 0
+        blank[1:] = breaks[1:] - breaks[:-1] == 1
+        blanks = breaks[blank]
+        rows = HEADED_RECORD.findall(_quote_all(part))
+        if len(rows) != len(breaks) - len(blanks):
+            return None
+        line_of_name = np.searchsorted(breaks, names_end)  # the line each name stands on
+        starts = np.where(line_of_name > 0, breaks[np.maximum(line_of_name - 1, 0)] + 1, 0)
+        after_blank = np.where(starts == 0, self.at_name, np.isin(starts - 1, blanks))
+        records_before = line_of_name - np.searchsorted(blanks, names_end)
+        first_records = records_before[0] if len(names_end) else len(rows)  # the lines of the file before
+        if not after_blank.all() or (first_records and (self.current < 0 or self.at_name)):
+            return None
+        self.at_name = bool(blank[-1])
+        files = [self.current, *(self._file(part[s:e]) for s, e in zip(starts.tolist(), names_end.tolist()))]
+        counts = np.diff(np.concatenate(([0], records_before, [len(rows)])))
+        self.current = files[-1]
+        numbers, columns, quoted = zip(*rows) if rows else ((), (), ())
+        return np.repeat(np.asarray(files, dtype=np.int64), counts).tolist(), list(numbers), list(columns), list(quoted)
+
+    def _headed_by_line(self, part: bytes) -> tuple[list[int], list[bytes], list[bytes], list[bytes]]:
+        """The same, a line at a time: names with line breaks, a binary file's notice (for a file
+        named on the command line), text that is not UTF-8 or holds control characters."""
+        files: list[int] = []
+        numbers: list[bytes] = []
+        columns: list[bytes] = []
+        quoted: list[bytes] = []
+        for line in part.split(b"\n")[:-1]:
+            was_at_name, self.at_name = self.at_name, not line
+            if not line:  # the blank line before a file's name
+                self.name_lines = []
+                continue
+            if b"\0" in line:
+                name, _, line = line.partition(b"\0")
+                self.current = self._file(b"\n".join([*self.name_lines, name]))
+                self.name_lines = []
+            elif was_at_name or self.name_lines:  # a name's first lines, or a notice
+                self.name_lines.append(line)
+                continue
+            record = RECORD_ALONE.fullmatch(line)
+            if record is None:  # a notice, or the first line of a name with line breaks
+                self.name_lines.append(line)
+                continue
+            files.append(self.current)
+            numbers.append(record.group(1))
+            columns.append(record.group(2))
+            quoted.append(encode_basestring(record.group(3).decode("utf-8", errors="replace"))[1:-1].encode())
+        return files, numbers, columns, quoted
 
     def _with_context(self, rows: list[tuple[bytes, bytes, bytes, bytes]]) -> None:
         """A context line between two matches is the first's after-context and the second's
@@ -206,13 +295,21 @@ class _Reader:
             hits.file_of.append(f)
             hits.lines.append(line)
             hits.columns.append(_character_column(body, int(column)))
-            hits.texts.append(text)
-            hits.heads.append(f'{{"path": {self.path_json[f]}, "line": {line}, "column": {hits.columns[-1]}, '
-                              f'"text": {encode_basestring(text)}, "chunk": '.encode())
+            hits.quoted.append(encode_basestring(text)[1:-1].encode())
+            hits.heads.append(HEAD % (self.path_json[f], number, b"%d" % hits.columns[-1], hits.quoted[-1]))
             hits.before.append([t for g, n, t in self.pending if g == f and line - self.before_n <= n < line])
             hits.after.append([])
             self.pending = []
             self.full = len(hits) >= self.cap
+
+
+def _quote_all(part: bytes) -> bytes:
+    """The part with each text JSON-escaped as encode_basestring would (for a plain part: valid
+    UTF-8, no control characters but tabs and line breaks); names and numbers keep their form."""
+    for plain, escaped in _JSON_ESCAPES:
+        if plain in part:
+            part = part.replace(plain, escaped)
+    return part
 
 
 def _character_column(body: bytes, byte_column: int) -> int:
@@ -333,9 +430,9 @@ class GrepFacts:
 
     def chunks(self, rids: list[int]) -> list[tuple[ChunkSpan, bytes, float] | None]:
         """Each chunk's span, its JSON as a match's `chunk` shows it, and the summed weight of the
-        calls and imports into it (None for a rowid the catalog no longer has)."""
+        calls and imports into it (None for -1, no chunk, and for a rowid the catalog no longer has)."""
         _, known = self._fresh()
-        missing = [r for r in rids if r not in known]
+        missing = sorted(r for r in set(rids).difference(known) if r >= 0)
         if missing:
             spans = self.catalog.spans_by_rid(missing)
             weights = self.catalog.caller_weights([s.id for s in spans.values()])
@@ -343,21 +440,52 @@ class GrepFacts:
                 known[rid] = (s, f'{{"kind": {encode_basestring(s.kind)}, "name": {encode_basestring(s.name)}, '
                                  f'"qualified_name": {encode_basestring(s.qualified_name)}, "start_line": '
                                  f'{s.start_line}, "end_line": {s.end_line}}}'.encode(), weights.get(s.id, 0.0))
-        return [known.get(r) for r in rids]
+        return [*map(known.get, rids)]
 
 
-def place(hits: Hits, bounds: list[np.ndarray]) -> np.ndarray:
-    """The rowid of the innermost chunk holding each hit (-1: none): the last chunk, in each
-    file's order (by start, outermost first), that starts at or before the line and ends at or
-    after it. All files at once: (file, line) pairs as one sorted key, a binary search for the
-    last chunk starting before each line, then a binary lifting over the chunk ends for the
-    nearest one before it that still reaches the line."""
+def place(file_of: np.ndarray, lines: np.ndarray, bounds: list[np.ndarray], steps: int = 2) -> np.ndarray:
+    """The rowid of the innermost chunk holding each hit (-1: none), for hits given as their file
+    (a position in `bounds`) and line: the last chunk, in each file's order (by start, outermost
+    first), that starts at or before the line and ends at or after it. All files at once:
+    (file, line) pairs as one sorted key and a binary search for the last chunk starting before
+    each line; a hit that chunk does not reach looks `steps` chunks further back (most land in a
+    method or the class around it), and the few left over are found by `_place_exactly` among
+    the chunks of their own files only (building its tables over every matched file's chunks
+    cost more than the rest of the ranking)."""
+    import numpy as np
+    table, starts, ends = _keyed(bounds)
+    if not len(table):
+        return np.full(len(lines), -1, dtype=np.int64)
+    wanted = (file_of << 32) | lines
+    at = np.searchsorted(starts, wanted, side="right") - 1
+    for _ in range(steps):
+        short = (at >= 0) & (ends[np.maximum(at, 0)] < wanted)
+        if not short.any():
+            break
+        at[short] -= 1
+    found = np.where(at >= 0, table[np.maximum(at, 0), 2], -1)
+    short = (at >= 0) & (ends[np.maximum(at, 0)] < wanted)
+    if short.any():
+        files, local = np.unique(file_of[short], return_inverse=True)
+        found[short] = _place_exactly(local.astype(np.int64), lines[short], [bounds[f] for f in files.tolist()])
+    return found
+
+
+def _keyed(bounds: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The files' chunk rows as one table, with each chunk's start and end keyed by its file."""
     import numpy as np
     sizes = np.fromiter(map(len, bounds), dtype=np.int64, count=len(bounds))
     table = np.concatenate(bounds) if len(bounds) else np.empty((0, 3), dtype=np.int64)
-    file_of = np.repeat(np.arange(len(bounds), dtype=np.int64), sizes) << 32
-    starts, ends = file_of | table[:, 0], file_of | table[:, 1]
-    wanted = (np.asarray(hits.file_of, dtype=np.int64) << 32) | np.asarray(hits.lines, dtype=np.int64)
+    file_key = np.repeat(np.arange(len(bounds), dtype=np.int64), sizes) << 32
+    return table, file_key | table[:, 0], file_key | table[:, 1]
+
+
+def _place_exactly(file_of: np.ndarray, lines: np.ndarray, bounds: list[np.ndarray]) -> np.ndarray:
+    """`place` without the short cut: after the binary search, a binary lifting over the chunk
+    ends finds the nearest chunk before that still reaches the line."""
+    import numpy as np
+    table, starts, ends = _keyed(bounds)
+    wanted = (file_of << 32) | lines
     at = np.searchsorted(starts, wanted, side="right") - 1
     # reach[k][i]: the furthest end among the chunks i-2^k+1 .. i (those before 0 count as none)
     reach = [ends]
@@ -425,13 +553,13 @@ class GrepResult:
         return None
 
     def answer(self) -> GrepAnswer:
-        hits, names = self.hits, self.hits.files
+        hits, names, texts = self.hits, self.hits.files, self.hits.texts()
         refs = [None if c is None else ChunkRef(kind=c[0].kind, name=c[0].name, qualified_name=c[0].qualified_name,
                                                  start_line=c[0].start_line, end_line=c[0].end_line)
                 for c in self.chunks]
         no_lines: tuple[str, ...] = ()
         matches = tuple(GrepMatch(
-            path=names[hits.file_of[i]], line=hits.lines[i], column=hits.columns[i], text=hits.texts[i],
+            path=names[hits.file_of[i]], line=hits.lines[i], column=hits.columns[i], text=texts[i],
             chunk=refs[self.group_of[i]],
             before=tuple(hits.before[i]) if hits.before is not None else no_lines,
             after=tuple(hits.after[i]) if hits.after is not None else no_lines,
@@ -452,7 +580,9 @@ class GrepResult:
         if hits.before is None or hits.after is None:
             rests = [b"".join((chunk, b', "before": [], "after": []', why, b"}, "))
                      for chunk, why in zip(chunks, explain)]
-            pieces = [piece for i in self.shown for piece in (hits.heads[i], rests[self.group_of[i]])]
+            pieces = [b""] * (2 * len(self.shown))  # each head, then its group's rest: filled by slices
+            pieces[0::2] = map(hits.heads.__getitem__, self.shown)
+            pieces[1::2] = map(rests.__getitem__, map(self.group_of.__getitem__, self.shown))
         else:
             before, after, group_of = hits.before, hits.after, self.group_of
             pieces = [piece for i in self.shown for piece in (hits.heads[i], chunks[group_of[i]], (
@@ -496,19 +626,19 @@ def _arrange(facts: GrepFacts, hits: Hits, request: GrepRequest, truncated: bool
     import numpy as np
     if not len(hits):
         return GrepResult(request, hits, [], [], [], [] if request.explain else None, [], truncated, timing)
-    rids = place(hits, facts.bounds(hits.files))
     file_of = np.asarray(hits.file_of, dtype=np.int64)
+    lines = np.asarray(hits.lines, dtype=np.int64)
+    rids = place(file_of, lines, facts.bounds(hits.files))
     _, first, group_of, sizes = np.unique((file_of << 40) | (rids + 1), return_index=True, return_inverse=True,
                                           return_counts=True)
     group_file, group_rid = file_of[first], rids[first].tolist()
-    found = iter(facts.chunks([r for r in group_rid if r >= 0]))
-    chunks = [next(found) if r >= 0 else None for r in group_rid]
+    chunks = facts.chunks(group_rid)
     by_path = np.empty(len(hits.files), dtype=np.int64)
     by_path[sorted(range(len(hits.files)), key=hits.files.__getitem__)] = np.arange(len(hits.files))
-    first_line = np.asarray(hits.lines, dtype=np.int64)[first]
+    first_line = lines[first]
     notes: list[list[str]] | None = [[] for _ in chunks] if request.explain else None
     if request.sort == "rank":
-        tier, centrality = _rank(hits, request, chunks, group_of, group_file, notes)
+        tier, centrality = _rank(hits.files, lines, request, chunks, group_of, group_file, notes)
         order = np.lexsort((first_line, by_path[group_file], -sizes, -centrality, tier))
     else:
         order = np.lexsort((first_line, by_path[group_file]))
@@ -522,8 +652,9 @@ def _arrange(facts: GrepFacts, hits: Hits, request: GrepRequest, truncated: bool
     return GrepResult(request, hits, shown.tolist(), group_of.tolist(), chunks, notes, files, truncated, timing)
 
 
-def _rank(hits: Hits, request: GrepRequest, chunks: list[tuple[ChunkSpan, bytes, float] | None],
-          group_of: np.ndarray, group_file: np.ndarray, notes: list[list[str]] | None) -> tuple[np.ndarray, np.ndarray]:
+def _rank(files: list[str], lines: np.ndarray, request: GrepRequest,
+          chunks: list[tuple[ChunkSpan, bytes, float] | None], group_of: np.ndarray, group_file: np.ndarray,
+          notes: list[list[str]] | None) -> tuple[np.ndarray, np.ndarray]:
     """Each group's tier and centrality. Tier 0: the line that names a definition whose name the
     pattern matches; tier 2: tests, examples and vendored code; then centrality (log of the
     weight of calls and imports into the chunk), then how many lines match in it."""
@@ -531,17 +662,16 @@ def _rank(hits: Hits, request: GrepRequest, chunks: list[tuple[ChunkSpan, bytes,
     weight = [c[2] if c is not None else 0.0 for c in chunks]
     centrality = np.asarray([*map(math.log1p, weight)], dtype=np.float64)  # numpy's log1p differs in the last bit
     name_line = np.asarray([c[0].name_line if c is not None else 0 for c in chunks], dtype=np.int64)
-    on_name = np.bincount(group_of, weights=np.asarray(hits.lines, dtype=np.int64) == name_line[group_of],
+    on_name = np.bincount(group_of, weights=lines == name_line[group_of],
                           minlength=len(chunks)) > 0
     tier = np.ones(len(chunks), dtype=np.int64)
     pattern = name_pattern(request)
     if pattern is not None:
-        for g in np.flatnonzero(on_name).tolist():
-            chunk = chunks[g]
-            if chunk is not None and pattern.search(chunk[0].name):
-                tier[g] = 0
+        named = [(g, chunk[0].name) for g in np.flatnonzero(on_name).tolist() if (chunk := chunks[g]) is not None]
+        defined = {name for name in {name for _, name in named} if pattern.search(name)}  # each name tried once
+        tier[[g for g, name in named if name in defined]] = 0
     if not aimed_at_tests(request):
-        tests = np.asarray([is_test_path(p) for p in hits.files], dtype=bool)
+        tests = np.asarray([is_test_path(p) for p in files], dtype=bool)
         tier[(tier == 1) & tests[group_file]] = 2
     if notes is not None:
         for g, chunk in enumerate(chunks):

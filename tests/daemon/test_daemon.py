@@ -645,18 +645,22 @@ def test_cli_query_no_daemon_honours_repo(d):
         shutil.rmtree(elsewhere, ignore_errors=True)
 
 
-def test_cli_query_through_the_daemon_imports_no_heavy_modules(d):
-    """The fast path: no record classes, not even dataclasses, typing or pathlib; and not the
-    full command line, which answers everything else."""
+@pytest.mark.parametrize("command", ["query", "grep"])
+def test_cli_query_through_the_daemon_imports_no_heavy_modules(d, command):
+    """The fast path of query and grep: no record classes, not even dataclasses, typing or
+    pathlib; and not the full command line, which answers everything else."""
     elsewhere = new_base()  # not the repository: only the daemon can answer from here
     try:
-        proc = cli("query", "compute_backoff", "--repo", str(d.root), "--json", cwd=elsewhere,
+        proc = cli(command, "compute_backoff", "--repo", str(d.root), "--json", cwd=elsewhere,
                    python_flags=("-X", "importtime"))
     finally:
         shutil.rmtree(elsewhere, ignore_errors=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     answer = json.loads(proc.stdout)
-    assert answer["results"] and answer["results"][0]["name"] == "compute_backoff"
+    if command == "query":
+        assert answer["results"] and answer["results"][0]["name"] == "compute_backoff"
+    else:
+        assert answer["matches"] and answer["matches"][0]["chunk"]["name"] == "compute_backoff"
     modules = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
                if line.startswith("import time:") and "|" in line} - {"package"}
     assert "codesearch.cli.quick" in modules, "no -X importtime output to check"
@@ -715,6 +719,33 @@ def test_cli_query_json_fast_path_answers_as_the_full_path_does(d, args):
     assert "Traceback" not in fast.stderr
     if fast.returncode == 0:
         assert _without_timing(fast.stdout)[0]["results"] or "cobol" in args
+
+
+GREP_FAST_PATH_CASES = {  # `grep ARGS --json`: the fast path's answers, and the ways out of it
+    "literal": ("compute_backoff", "--repo", "{root}"),
+    "word, any case, context": ("RETRY", "-w", "-i", "-C", "1", "--repo", "{root}"),
+    "fixed, a path, file order": ("(", "-F", "config.py", "--sort", "path", "--repo", "{root}"),
+    "glob, explain, before": ("def", "--path", "*.py", "--explain", "-B", "2", "--repo", "{root}"),
+    "nothing matches": ("zq_nothing_matches_this", "--repo", "{root}"),
+    "invalid regex": ("(", "--repo", "{root}"),
+    "a path outside": ("x", "../", "--repo", "{root}"),
+    "limit out of range": ("x", "--limit", "0", "--repo", "{root}"),
+    "language (the full path)": ("def", "--lang", "python", "--repo", "{root}"),
+    "no daemon wanted": ("def", "--no-daemon", "--repo", "{root}"),
+}
+
+
+@pytest.mark.parametrize("args", list(GREP_FAST_PATH_CASES.values()), ids=list(GREP_FAST_PATH_CASES))
+def test_cli_grep_json_fast_path_answers_as_the_full_path_does(d, args):
+    """Same exit code (grep's), same stdout and same stderr, whichever path answers."""
+    argv = ["grep", *(a.replace("{root}", str(d.root)) for a in args), "--json"]
+    fast, full = cli(*argv), _full_path(*argv)
+    assert fast.returncode == full.returncode, (fast.stderr, full.stderr)
+    assert _without_timing(fast.stdout) == _without_timing(full.stdout)
+    assert fast.stderr == full.stderr
+    assert "Traceback" not in fast.stderr
+    answer = _without_timing(fast.stdout)[0]
+    assert fast.returncode == (0 if answer.get("matches") else 1 if "matches" in answer else 2)
 
 
 def test_cli_query_json_in_a_subfolder_finds_the_repositorys_daemon(d):

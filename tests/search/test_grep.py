@@ -192,7 +192,7 @@ def test_ripgrep_output_read_in_any_pieces():
     whole.feed(RG_OUTPUT, final=True)
     assert whole.hits.files == ["a.py", "new\\x0aline.py", "b.py"]
     assert (whole.hits.lines, whole.hits.columns) == ([1, 7, 9], [3, 1, 2])
-    assert whole.hits.texts == ["x = 1", "café x", "\ufffd x"]
+    assert whole.hits.texts() == ["x = 1", "café x", "\ufffd x"]
     assert whole.hits.after == [["context"], [], []]
     for size in (1, 2, 5, 16):
         reader = grep_module._Reader(0, 1, 100)
@@ -202,6 +202,57 @@ def test_ripgrep_output_read_in_any_pieces():
     capped = grep_module._Reader(0, 1, 2)
     capped.feed(RG_OUTPUT, final=True)
     assert capped.full and capped.hits.lines == [1, 7]
+
+
+HEADED_OUTPUT = (b"a.py\x001:3:x = 1\r\n" b"4:1:\tq = \"\\\\\"\n" b"\n"
+                 b"bin.dat: binary file matches (found \"\\0\" byte around offset 3)\n" b"\n"
+                 b"1:2:\nline.py\x007:7:caf\xc3\xa9 x\n" b"\n" b"b.py\x009:2:\xff x\x1b\n" b"10:1:x\n")
+
+
+def test_headed_ripgrep_output_read_in_any_pieces():
+    """ripgrep's --heading form (no context): CRLF, escapes, a binary file's notice, a name with a
+    line break (its first line like a record), a column after a non-ASCII character, bytes that
+    are not UTF-8, a control character."""
+    whole = grep_module._Reader(0, 0, 100)
+    whole.feed(HEADED_OUTPUT, final=True)
+    hits = whole.hits
+    assert hits.files == ["a.py", "1:2:\\x0aline.py", "b.py"]  # a name's first line like a record, too
+    assert (hits.file_of, hits.lines, hits.columns) == ([0, 0, 1, 2, 2], [1, 4, 7, 9, 10], [3, 1, 6, 2, 1])
+    assert hits.texts() == ["x = 1", '\tq = "\\\\"', "café x", "\ufffd x\x1b", "x"]
+    assert [json.loads(head + b"null}") for head in hits.heads] == [
+        {"path": hits.files[f], "line": n, "column": c, "text": t, "chunk": None}
+        for f, n, c, t in zip(hits.file_of, hits.lines, hits.columns, hits.texts())]
+    for size in (1, 2, 5, 16, 64):
+        reader = grep_module._Reader(0, 0, 100)
+        for start in range(0, len(HEADED_OUTPUT), size):
+            reader.feed(HEADED_OUTPUT[start:start + size], final=start + size >= len(HEADED_OUTPUT))
+        assert reader.hits == hits, size
+    capped = grep_module._Reader(0, 0, 2)
+    capped.feed(HEADED_OUTPUT, final=True)
+    assert capped.full and capped.hits.lines == [1, 4]
+
+
+TEXT_BYTES = st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"").replace(b"\0", b""))
+
+
+@given(st.lists(st.tuples(st.sampled_from([b"a.py", b"d/b \"q\".rs", "é.go".encode(), b"w\\x.c"]),
+                          st.lists(st.tuples(st.integers(1, 99), TEXT_BYTES | st.sampled_from(
+                              [b"plain", b"t\tab", b'q"uote', b"back\\slash", "caf\u00e9".encode()])),
+                                   min_size=1, max_size=4)), min_size=1, max_size=5),
+       st.integers(1, 300))
+def test_headed_output_in_bulk_or_by_line_gives_what_json_would(files, size):
+    """Any files and lines, fed in pieces of any size: each line's head is the JSON of its fields,
+    whether its part was read in bulk or a line at a time."""
+    output = b"\n".join(name + b"\0" + b"".join(b"%d:1:%b\n" % (n, text) for n, text in lines)
+                        for name, lines in files)
+    reader = grep_module._Reader(0, 0, 1000)
+    for start in range(0, len(output), size):
+        reader.feed(output[start:start + size], final=start + size >= len(output))
+    texts = [text.removesuffix(b"\r").decode("utf-8", errors="replace") for _, lines in files for _, text in lines]
+    assert reader.hits.texts() == texts
+    assert [json.loads(head + b"null}")["text"] for head in reader.hits.heads] == texts
+    assert [reader.hits.files[f] for f in reader.hits.file_of] == [
+        os.fsdecode(name).replace("\\", "\\\\") for name, lines in files for _ in lines]
 
 
 def sweep(bounds, lines):
@@ -217,7 +268,9 @@ def test_placing_by_arrays_agrees_with_a_sweep(files, wanted):
     rid = iter(range(10_000))
     bounds = [sorted(((s, s + n, next(rid)) for s, n in chunks), key=lambda b: (b[0], -b[1])) for chunks in files]
     wanted = sorted((f % len(files), line) for f, line in wanted)
-    hits = grep_module.Hits(file_of=[f for f, _ in wanted], lines=[line for _, line in wanted])
+    file_of = np.array([f for f, _ in wanted], dtype=np.int64)
+    lines = np.array([line for _, line in wanted], dtype=np.int64)
     arrays = [np.array(b, dtype=np.int64).reshape(-1, 3) for b in bounds]
     expected = [sweep(bounds[f], [line])[0] for f, line in wanted]
-    assert grep_module.place(hits, arrays).tolist() == expected
+    for steps in (0, 1, 2, 5):  # the short cut's steps back, then the exact search for what is left
+        assert grep_module.place(file_of, lines, arrays, steps).tolist() == expected, steps
