@@ -30,8 +30,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring  # json.dumps' own, in C
+from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..gc_pause import paused_gc
 from ..ingest.languages import language_for_path
@@ -392,6 +393,29 @@ def _first_error(stderr: str) -> str:
 
 # --- where each line stands ----------------------------------------------------------------
 
+class ChunkFacts(NamedTuple):
+    """What a group of matches shows and is ranked by: the chunk that holds its lines."""
+
+    span: ChunkSpan | None  # None: no chunk holds the lines
+    json: bytes  # as a match's `chunk` shows it
+    rest: bytes  # `json`, then the rest of a match without context or reasons, up to the next one
+    weight: float  # the summed weight of the calls and imports into it
+    centrality: float  # log1p(weight) (math's: numpy's differs in the last bit)
+    name_line: int  # where its name stands (0: unknown)
+
+
+def _chunk_facts(span: ChunkSpan | None, weight: float) -> ChunkFacts:
+    json = b"null" if span is None else (
+        f'{{"kind": {encode_basestring(span.kind)}, "name": {encode_basestring(span.name)}, "qualified_name": '
+        f'{encode_basestring(span.qualified_name)}, "start_line": {span.start_line}, "end_line": {span.end_line}}}'
+    ).encode()
+    return ChunkFacts(span, json, json + b', "before": [], "after": []}, ', weight, math.log1p(weight),
+                      span.name_line if span is not None else 0)
+
+
+NO_CHUNK = _chunk_facts(None, 0.0)
+
+
 class GrepFacts:
     """What grep reads of the catalog for the files and chunks that matched (each file's chunk
     bounds; each chunk's span, its JSON, and its caller weight), kept between requests until the
@@ -406,13 +430,13 @@ class GrepFacts:
         self._lock = threading.Lock()
         self._stamp: str | None = None
         self._bounds: dict[str, np.ndarray] = {}
-        self._chunks: dict[int, tuple[ChunkSpan, bytes, float]] = {}
+        self._chunks: dict[int, ChunkFacts] = {-1: NO_CHUNK}
 
-    def _fresh(self) -> tuple[dict[str, np.ndarray], dict[int, tuple[ChunkSpan, bytes, float]]]:
+    def _fresh(self) -> tuple[dict[str, np.ndarray], dict[int, ChunkFacts]]:
         stamp = self.catalog.get_meta("last_index_time")
         with self._lock:
             if stamp != self._stamp or len(self._chunks) > self.MAX_CHUNKS:
-                self._stamp, self._bounds, self._chunks = stamp, {}, {}
+                self._stamp, self._bounds, self._chunks = stamp, {}, {-1: NO_CHUNK}
             return self._bounds, self._chunks
 
     def bounds(self, paths: list[str]) -> list[np.ndarray]:
@@ -428,19 +452,17 @@ class GrepFacts:
                 known[path] = np.array(rows, dtype=np.int64) if rows else np.empty((0, 3), dtype=np.int64)
         return [known[p] for p in paths]
 
-    def chunks(self, rids: list[int]) -> list[tuple[ChunkSpan, bytes, float] | None]:
-        """Each chunk's span, its JSON as a match's `chunk` shows it, and the summed weight of the
-        calls and imports into it (None for -1, no chunk, and for a rowid the catalog no longer has)."""
+    def chunks(self, rids: list[int]) -> list[ChunkFacts]:
+        """Each chunk's facts (NO_CHUNK for -1, no chunk, and for a rowid the catalog no longer has)."""
         _, known = self._fresh()
-        missing = sorted(r for r in set(rids).difference(known) if r >= 0)
+        missing = sorted(set(rids).difference(known))
         if missing:
             spans = self.catalog.spans_by_rid(missing)
             weights = self.catalog.caller_weights([s.id for s in spans.values()])
-            for rid, s in spans.items():
-                known[rid] = (s, f'{{"kind": {encode_basestring(s.kind)}, "name": {encode_basestring(s.name)}, '
-                                 f'"qualified_name": {encode_basestring(s.qualified_name)}, "start_line": '
-                                 f'{s.start_line}, "end_line": {s.end_line}}}'.encode(), weights.get(s.id, 0.0))
-        return [*map(known.get, rids)]
+            for rid in missing:
+                span = spans.get(rid)
+                known[rid] = NO_CHUNK if span is None else _chunk_facts(span, weights.get(span.id, 0.0))
+        return [*map(known.__getitem__, rids)]
 
 
 def place(file_of: np.ndarray, lines: np.ndarray, bounds: list[np.ndarray], steps: int = 2) -> np.ndarray:
@@ -534,7 +556,7 @@ class GrepResult:
     hits: Hits
     shown: list[int]  # the hits in the answer, in its order (at most `limit`)
     group_of: list[int]  # each hit's group: the chunk that holds it, in its file
-    chunks: list[tuple[ChunkSpan, bytes, float] | None]  # each group's chunk (None: no chunk holds the lines)
+    chunks: list[ChunkFacts]  # each group's chunk
     notes: list[list[str]] | None  # each group's reasons, when asked to explain
     files: list[tuple[int, int]]  # (file, matching lines), every file, in the answer's order
     truncated: bool  # the engine's read stopped at MAX_GREP_MATCHES
@@ -554,8 +576,8 @@ class GrepResult:
 
     def answer(self) -> GrepAnswer:
         hits, names, texts = self.hits, self.hits.files, self.hits.texts()
-        refs = [None if c is None else ChunkRef(kind=c[0].kind, name=c[0].name, qualified_name=c[0].qualified_name,
-                                                 start_line=c[0].start_line, end_line=c[0].end_line)
+        refs = [None if (s := c.span) is None else ChunkRef(kind=s.kind, name=s.name, qualified_name=s.qualified_name,
+                                                             start_line=s.start_line, end_line=s.end_line)
                 for c in self.chunks]
         no_lines: tuple[str, ...] = ()
         matches = tuple(GrepMatch(
@@ -576,10 +598,10 @@ class GrepResult:
         hits = self.hits
         explain = [b""] * len(self.chunks) if self.notes is None else [
             f', "explain": {_strings(notes)}'.encode() for notes in self.notes]
-        chunks = [b"null" if c is None else c[1] for c in self.chunks]
+        chunks = [*map(attrgetter("json"), self.chunks)]
         if hits.before is None or hits.after is None:
-            rests = [b"".join((chunk, b', "before": [], "after": []', why, b"}, "))
-                     for chunk, why in zip(chunks, explain)]
+            rests = [*map(attrgetter("rest"), self.chunks)] if self.notes is None else [
+                b"".join((chunk, b', "before": [], "after": []', why, b"}, ")) for chunk, why in zip(chunks, explain)]
             pieces = [b""] * (2 * len(self.shown))  # each head, then its group's rest: filled by slices
             pieces[0::2] = map(hits.heads.__getitem__, self.shown)
             pieces[1::2] = map(rests.__getitem__, map(self.group_of.__getitem__, self.shown))
@@ -652,35 +674,33 @@ def _arrange(facts: GrepFacts, hits: Hits, request: GrepRequest, truncated: bool
     return GrepResult(request, hits, shown.tolist(), group_of.tolist(), chunks, notes, files, truncated, timing)
 
 
-def _rank(files: list[str], lines: np.ndarray, request: GrepRequest,
-          chunks: list[tuple[ChunkSpan, bytes, float] | None], group_of: np.ndarray, group_file: np.ndarray,
-          notes: list[list[str]] | None) -> tuple[np.ndarray, np.ndarray]:
+def _rank(files: list[str], lines: np.ndarray, request: GrepRequest, chunks: list[ChunkFacts],
+          group_of: np.ndarray, group_file: np.ndarray, notes: list[list[str]] | None) -> tuple[np.ndarray, np.ndarray]:
     """Each group's tier and centrality. Tier 0: the line that names a definition whose name the
     pattern matches; tier 2: tests, examples and vendored code; then centrality (log of the
     weight of calls and imports into the chunk), then how many lines match in it."""
     import numpy as np
-    weight = [c[2] if c is not None else 0.0 for c in chunks]
-    centrality = np.asarray([*map(math.log1p, weight)], dtype=np.float64)  # numpy's log1p differs in the last bit
-    name_line = np.asarray([c[0].name_line if c is not None else 0 for c in chunks], dtype=np.int64)
-    on_name = np.bincount(group_of, weights=lines == name_line[group_of],
-                          minlength=len(chunks)) > 0
+    centrality = np.fromiter(map(attrgetter("centrality"), chunks), dtype=np.float64, count=len(chunks))
+    name_line = np.fromiter(map(attrgetter("name_line"), chunks), dtype=np.int64, count=len(chunks))
+    on_name = np.bincount(group_of, weights=lines == name_line[group_of], minlength=len(chunks)) > 0
     tier = np.ones(len(chunks), dtype=np.int64)
     pattern = name_pattern(request)
     if pattern is not None:
-        named = [(g, chunk[0].name) for g in np.flatnonzero(on_name).tolist() if (chunk := chunks[g]) is not None]
-        defined = {name for name in {name for _, name in named} if pattern.search(name)}  # each name tried once
-        tier[[g for g, name in named if name in defined]] = 0
+        named = np.flatnonzero(on_name)  # groups with a line on their chunk's name (so never NO_CHUNK)
+        names = [*map(attrgetter("span.name"), map(chunks.__getitem__, named.tolist()))]
+        defined = {name for name in set(names) if pattern.search(name)}  # each name tried once
+        tier[named[np.fromiter(map(defined.__contains__, names), dtype=bool, count=len(names))]] = 0
     if not aimed_at_tests(request):
         tests = np.asarray([is_test_path(p) for p in files], dtype=bool)
         tier[(tier == 1) & tests[group_file]] = 2
     if notes is not None:
         for g, chunk in enumerate(chunks):
-            if chunk is None:
+            if chunk.span is None:
                 continue
             if tier[g] == 0:
-                notes[g].append(f"defines {chunk[0].qualified_name or chunk[0].name}")
+                notes[g].append(f"defines {chunk.span.qualified_name or chunk.span.name}")
             if centrality[g]:
-                notes[g].append(f"called or imported with weight {weight[g]:g}")
+                notes[g].append(f"called or imported with weight {chunk.weight:g}")
         for g in np.flatnonzero(tier == 2).tolist():
             notes[g].append("test, example or vendored path: later")
     return tier, centrality
