@@ -223,8 +223,10 @@ class _Reader:
             except UnicodeDecodeError:
                 return None
         arr = np.frombuffer(part, dtype=np.uint8)
-        breaks, names_end = np.flatnonzero(arr == 10), np.flatnonzero(arr == 0)
-        if np.count_nonzero(arr < 32) != len(breaks) + len(names_end) + part.count(b"\t"):
+        controls = np.flatnonzero(arr < 32)  # one pass over the bytes; the rest over these few
+        kinds = arr[controls]
+        breaks, names_end = controls[kinds == 10], controls[kinds == 0]
+        if len(breaks) + len(names_end) + np.count_nonzero(kinds == 9) != len(controls):
             return None
         blank = np.empty(len(breaks), dtype=bool)
         blank[0] = breaks[0] == 0
