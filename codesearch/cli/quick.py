@@ -56,12 +56,8 @@ def _query(args: argparse.Namespace, sock: str) -> int | None:
         return None
     try:
         reply = DaemonClient(sock).call_json("search", search_params(args, text))
-    except DaemonBusy as exc:
-        report_error(f"{exc}; {BUSY_ADVICE}", EXIT_ERROR, as_json=True)
-        return EXIT_ERROR
-    except TimeoutError:
-        report_error(NO_ANSWER, EXIT_ERROR, as_json=True)
-        return EXIT_ERROR
+    except (DaemonBusy, TimeoutError) as exc:
+        return _reported(exc, EXIT_ERROR)
     except (OSError, DaemonError):
         return None  # nobody listens, or the request was refused: the full path answers or explains
     sys.stdout.buffer.write(reply + b"\n")
@@ -75,12 +71,8 @@ def _grep(args: argparse.Namespace, sock: str) -> int | None:
     out = _Counted(sys.stdout.buffer)
     try:
         start = DaemonClient(sock).grep_json_into(grep_params(args), out, len(head) + 1)
-    except DaemonBusy as exc:
-        report_error(f"{exc}; {BUSY_ADVICE}", EXIT_USAGE, as_json=True)
-        return EXIT_USAGE
-    except TimeoutError:
-        report_error(NO_ANSWER, EXIT_USAGE, as_json=True)
-        return EXIT_USAGE
+    except (DaemonBusy, TimeoutError) as exc:
+        return _reported(exc, EXIT_USAGE)
     except (OSError, DaemonError) as exc:
         if not out.written:  # nobody listens, or the request was refused: the full path answers or explains
             return None
@@ -89,6 +81,12 @@ def _grep(args: argparse.Namespace, sock: str) -> int | None:
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
     return grep_exit_code(start, head)
+
+
+def _reported(problem: DaemonBusy | TimeoutError, code: int) -> int:
+    """A busy or silent daemon, told in the full path's words (so that it is not asked twice)."""
+    report_error(f"{problem}; {BUSY_ADVICE}" if isinstance(problem, DaemonBusy) else NO_ANSWER, code, as_json=True)
+    return code
 
 
 class _Counted:
