@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from daemon_helpers import SUITE_SETTINGS
 
 from codesearch.api.types import EmbeddingProgress, Status
@@ -254,3 +255,43 @@ def test_status_shows_no_eta_while_nothing_is_embedded():
     assert "12/s, ETA 5s" in busy
     almost = format_status(status(rate_per_second=80.0, eta_seconds=0.2, active=True))
     assert "ETA <1s" in almost and "ETA 0s" not in almost
+
+
+@pytest.mark.parametrize("command, code", [("query", 1), ("grep", 2)])
+def test_a_busy_daemon_is_reported_in_one_sentence(tmp_path, command, code):
+    """A daemon that answers every request with "busy" (a real socket where the repository's
+    daemon listens): the fast path asks again for a while, then says so, as JSON too, with the
+    command's error code (grep's is 2), and does not ask again by the full path."""
+    import socket
+    import threading
+
+    from codesearch.daemon.client import socket_file
+    root = tmp_path / "repo"
+    (root / ".codesearch").mkdir(parents=True)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(socket_file(root, None))
+    server.listen(16)
+    asked = []
+    busy = json.dumps({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "busy: 2 requests running",
+                                                             "data": {"retry_after_ms": 200}}}).encode() + b"\n"
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                return
+            with connection:
+                asked.append(connection.recv(65536))
+                connection.sendall(busy)
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        done = run_cli(command, "retry", "--repo", str(root), "--json")
+    finally:
+        server.close()
+    assert done.returncode == code, done.stderr
+    assert json.loads(done.stdout) == {"error": json.loads(done.stdout)["error"], "exit_code": code}
+    assert "the daemon is busy (busy: 2 requests running); try again" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert 3 <= len(asked) <= 40  # asked again for BUSY_RETRY_SECONDS, not for ever
+    assert all(json.loads(a)["method"] == ("search" if command == "query" else "grep") for a in asked)
