@@ -36,6 +36,27 @@ CUDA_PROVIDER = "CUDAExecutionProvider"
 
 Runner = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> last hidden state
 
+# Both runtimes' Python bindings (pybind11) fill C++ function-local statics on first use, and one
+# of those converts to numpy types, which lets the GIL go midway: a second thread that reaches the
+# same static waits for it while holding the GIL, and the whole process stops for good. Seen: a
+# workspace daemon whose three repositories warmed their one shared model at once stopped
+# answering. So each thread's first call into a runtime runs alone, under this lock.
+_FIRST_CALLS = threading.Lock()
+
+
+def _first_call_alone(run: Runner) -> Runner:
+    """`run`, with each thread's first call made under _FIRST_CALLS."""
+    warmed = threading.local()
+
+    def guarded(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if getattr(warmed, "done", False):
+            return run(ids, mask)
+        with _FIRST_CALLS:
+            hidden = run(ids, mask)
+        warmed.done = True
+        return hidden
+    return guarded
+
 
 def model_files(name: str) -> tuple[Path, Path]:
     """(model.onnx, tokenizer.json) of the packaged model for its names, else of a folder."""
@@ -117,7 +138,7 @@ def _onnxruntime_runner(model_path: Path, device: str, threads: int) -> Runner:
 
     def run(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:  # a session runs calls from many threads
         return session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
-    return run
+    return _first_call_alone(run)
 
 
 def _openvino_runner(model_path: Path, threads: int) -> Runner:
@@ -163,7 +184,7 @@ def _openvino_runner(model_path: Path, threads: int) -> Runner:
         outputs = request.infer({"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
                                 share_inputs=True)
         return np.asarray(outputs[0])
-    return run
+    return _first_call_alone(run)
 
 
 class OnnxEmbedder:

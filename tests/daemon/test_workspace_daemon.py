@@ -92,8 +92,8 @@ def test_one_daemon_serves_a_workspace(workspace):
 
     def ask(*args: str) -> dict:
         done = cli("query", *args, "--workspace", str(file), "--mode", "keyword", "--json", state=state)
-        assert done.returncode == 0, done.stderr
-        assert "answering in this process" not in done.stderr  # the daemon answered
+        assert done.returncode == 0, done.stderr + daemon_log(state)
+        assert "answering in this process" not in done.stderr, done.stderr + daemon_log(state)  # the daemon answered
         return json.loads(done.stdout)
 
     answer = ask("retry backoff attempt", "--limit", "6")

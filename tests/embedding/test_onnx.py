@@ -134,3 +134,37 @@ def test_openvino_starts_no_telemetry():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+FIRST_CALLS_AT_ONCE = """
+import sys, threading
+sys.setswitchinterval(1e-6)  # threads change hands often: the race is met at once, not now and then
+from codesearch.embedding.onnx import OnnxEmbedder
+embedder = OnnxEmbedder('all-MiniLM-L6-v2', threads=1, runtime=sys.argv[1])
+embedder._load()
+start = threading.Barrier(8)
+def first_query(i):
+    start.wait()
+    embedder.encode_query(f'warm up {i}')
+threads = [threading.Thread(target=first_query, args=(i,)) for i in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print('answered')
+"""
+
+
+@pytest.mark.parametrize("runtime", ["openvino", "onnxruntime"])
+def test_threads_making_their_first_calls_at_once_all_get_answers(runtime):
+    """A workspace daemon warms one shared model from each repository's thread at once. Without
+    the first calls taken one at a time, OpenVINO's bindings deadlocked two threads on a C++
+    static while one held the GIL, and the whole daemon stopped answering (2 of 3 fresh
+    processes here, before the fix); three processes make the race near certain."""
+    runs = [subprocess.Popen([sys.executable, "-c", FIRST_CALLS_AT_ONCE, runtime], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    try:
+        for run in runs:
+            out, err = run.communicate(timeout=90)
+            assert out.strip() == "answered", err
+    finally:
+        for run in runs:
+            run.kill()
