@@ -5,15 +5,18 @@ from __future__ import annotations
 import atexit
 import hashlib
 import multiprocessing
-import multiprocessing.pool
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import Settings
+from ..faults import checkpoint
 from ..model import Chunk, ParsedFile
 from .chunking import chunk_code, chunk_text
 from .languages import spec_by_name, spec_for_path
@@ -155,6 +158,7 @@ def _extract_and_finish(rel: str, path: Path, language: str, settings: Settings,
 
 def _extract_job(job: tuple[str, str, str, Settings, Finisher | None]) -> Extracted | SkipFile:
     rel, path, language, settings, finish = job
+    checkpoint(f"extracting {rel}")  # a test kills the worker here, as a grammar's crash would
     result = _extract_and_finish(rel, Path(path), language, settings, finish)
     if isinstance(result, Extracted):
         result.parsed = None  # the graph facts carry what the index needs, at a fraction of the cost
@@ -167,34 +171,61 @@ def _extract_job(job: tuple[str, str, str, Settings, Finisher | None]) -> Extrac
 PARALLEL_MIN_FILES = 150
 PARALLEL_MIN_FILES_WARM = 24
 IMAP_CHUNKSIZE = 8
+PARENT_CHECK_SECONDS = 0.5  # how soon a worker notices that its parent was killed
 
-_pool: multiprocessing.pool.Pool | None = None
+_pool: ProcessPoolExecutor | None = None
 _pool_workers = 0
 _pool_users = 0  # extract_files runs using the pool now (a workspace daemon has several writers)
 _pool_lock = threading.Lock()
 
 
-def _worker_pool(workers: int) -> multiprocessing.pool.Pool:
-    """One pool per process, kept for reuse (a daemon extracts again and again). Called under
-    _pool_lock.
+def _new_pool(workers: int) -> ProcessPoolExecutor:
+    """Workers are spawned, not forked: the parent may hold torch and its thread pools. An
+    executor, not multiprocessing's Pool: a worker that dies (a grammar's crash, the kernel's
+    out-of-memory killer) breaks it, and its calls fail, where Pool quietly replaced the worker
+    and left its files' results to be waited for forever."""
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_exit_with_parent, initargs=(os.getpid(),))
 
-    Workers are spawned, not forked: the parent may hold torch and its thread pools.
-    """
+
+def _exit_with_parent(parent: int) -> None:
+    """In each worker: end it once the process that started it is gone. An executor's idle
+    workers wait on a queue whose other end their siblings hold too, so after a kill -9 of the
+    indexer they would wait forever (holding its stdout and stderr, which its caller reads to
+    the end)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _worker_pool(workers: int) -> ProcessPoolExecutor:
+    """One pool per process, kept for reuse (a daemon extracts again and again). Called under
+    _pool_lock."""
     global _pool, _pool_workers
     # a pool of another size is replaced, unless a run is using it (then it serves this one too)
     if _pool is None or (_pool_workers != workers and _pool_users == 0):
         shutdown_pool()
-        _pool = multiprocessing.get_context("spawn").Pool(workers)
+        _pool = _new_pool(workers)
         _pool_workers = workers
     return _pool
+
+
+def _forget_broken(pool: ProcessPoolExecutor) -> None:
+    """A broken pool is not handed out again (another run may have replaced it already)."""
+    global _pool
+    with _pool_lock:
+        if _pool is pool:
+            _pool = None
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def shutdown_pool() -> None:
     """Stop the extraction workers, if any are running."""
     global _pool
     if _pool is not None:
-        _pool.terminate()
-        _pool.join()
+        _pool.shutdown(wait=True, cancel_futures=True)
         _pool = None
 
 
@@ -214,7 +245,8 @@ def extract_files(jobs: list[tuple[str, Path, str]], settings: Settings, workers
     """Extract many files, in order, on `workers` processes (0: one per core, 1: in-process).
 
     `finish` runs on each extracted file in the process that extracted it: the indexer prepares
-    its rows there, so that work is spread over the workers too.
+    its rows there, so that work is spread over the workers too. A file whose worker dies while
+    extracting it is skipped as `crashed`; the others are extracted as usual.
     """
     workers = workers or os.cpu_count() or 1
     threshold = PARALLEL_MIN_FILES_WARM if _pool is not None and _pool_workers == workers else PARALLEL_MIN_FILES
@@ -224,11 +256,47 @@ def extract_files(jobs: list[tuple[str, Path, str]], settings: Settings, workers
         return
     global _pool_users
     with _pool_lock:
-        pool = _worker_pool(workers)
         _pool_users += 1
     try:
-        chunksize = max(1, min(IMAP_CHUNKSIZE, len(jobs) // (4 * workers)))  # small jobs: keep both busy
-        yield from pool.imap(_extract_job, [(r, str(p), lang, settings, finish) for r, p, lang in jobs], chunksize)
+        yield from _on_workers(jobs, settings, finish, workers)
     finally:
         with _pool_lock:
             _pool_users -= 1
+
+
+def _on_workers(jobs: list[tuple[str, Path, str]], settings: Settings, finish: Finisher | None,
+                workers: int) -> Iterator[Extracted | SkipFile]:
+    chunksize = max(1, min(IMAP_CHUNKSIZE, len(jobs) // (4 * workers)))  # small jobs: keep both busy
+    done = 0
+    while done < len(jobs):
+        with _pool_lock:
+            pool = _worker_pool(workers)
+        try:
+            for result in pool.map(_extract_job, [(r, str(p), lang, settings, finish) for r, p, lang in jobs[done:]],
+                                   chunksize=chunksize):
+                yield result
+                done += 1
+            return
+        except BrokenProcessPool:
+            _forget_broken(pool)
+        # the file that took a worker down is among those that were running or queued: each of
+        # them alone, so that only that one is skipped; then the rest as before
+        suspects = jobs[done:done + (workers + 1) * chunksize]
+        yield from _one_by_one(suspects, settings, finish)
+        done += len(suspects)
+
+
+def _one_by_one(jobs: list[tuple[str, Path, str]], settings: Settings,
+                finish: Finisher | None) -> Iterator[Extracted | SkipFile]:
+    """Each file alone in a worker of its own pool: one whose worker dies is skipped as `crashed`."""
+    pool = _new_pool(1)
+    try:
+        for rel, path, language in jobs:
+            try:
+                yield pool.submit(_extract_job, (rel, str(path), language, settings, finish)).result()
+            except BrokenProcessPool:
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = _new_pool(1)
+                yield SkipFile("crashed", "the process extracting it died (a crash in its parser, or killed)")
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

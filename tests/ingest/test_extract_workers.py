@@ -3,6 +3,7 @@ is kept for reuse."""
 
 from __future__ import annotations
 
+import threading
 from functools import partial
 
 import pytest
@@ -11,6 +12,7 @@ from conftest import SAMPLES
 import codesearch.ingest.extract as extract_module
 from codesearch.analysis.rows import prepare_rows
 from codesearch.config import Settings
+from codesearch.faults import ENV as FAULT_ENV
 from codesearch.ingest.extract import Extracted, SkipFile, extract_files, release_idle_pool, shutdown_pool
 from codesearch.ingest.walker import RepoWalker, SourceFile
 
@@ -92,3 +94,30 @@ def test_a_pool_in_use_is_not_replaced_by_a_run_asking_another_size(sample_jobs,
         assert len(list(running)) + 1 == len(jobs)  # the first one's pool was never torn down
     finally:
         shutdown_pool()
+
+
+def test_a_file_whose_worker_dies_is_skipped_and_every_other_file_extracted(sample_jobs, monkeypatch):
+    """A grammar that crashes on a file (or the out-of-memory killer) takes its worker down:
+    that file is skipped as `crashed` and the run goes on. With multiprocessing's Pool the lost
+    worker was replaced and its files' results waited for forever: the index run (and a daemon's
+    writer) hung."""
+    jobs, settings = sample_jobs
+    poison = next(rel for rel, _, _ in jobs[len(jobs) // 2:] if not set(rel) & {":", "@"})
+    in_process = [_comparable(r) for r in extract_files(jobs, settings, workers=1)]
+    monkeypatch.setenv(FAULT_ENV, f"extracting {poison}")  # spawned workers die on reaching it
+    monkeypatch.setattr(extract_module, "PARALLEL_MIN_FILES", 1)
+    shutdown_pool()
+    results: list = []
+    run = threading.Thread(target=lambda: results.extend(extract_files(jobs, settings, workers=2)), daemon=True)
+    try:
+        run.start()
+        run.join(180)
+        assert not run.is_alive(), "the extraction waited forever for a dead worker's files"
+    finally:
+        shutdown_pool()
+    assert [rel for (rel, _, _), r in zip(jobs, results) if isinstance(r, SkipFile) and r.reason == "crashed"] \
+        == [poison]
+    assert [c for (rel, _, _), c in zip(jobs, map(_comparable, results)) if rel != poison] == \
+        [c for (rel, _, _), c in zip(jobs, in_process) if rel != poison]
+    assert len(list(extract_files(jobs, settings, workers=2))) == len(jobs)  # and a later run completes too
+    shutdown_pool()
