@@ -768,6 +768,14 @@ def test_cli_output_to_a_closed_pipe_ends_quietly(d):
         assert "Traceback" not in done.stderr, done.stderr
 
 
+def proc_text(path: Path) -> str:
+    """A /proc file's text, or "" when its thread or process ended since it was listed."""
+    try:
+        return path.read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+
+
 def test_a_daemon_with_the_default_embedder_never_loads_torch(d):
     """The default backend runs the model without torch: after indexing, embedding and answering a
     hybrid query, no torch library is mapped into the daemon (importing torch would map it); its
@@ -792,8 +800,8 @@ def test_a_daemon_with_the_default_embedder_never_loads_torch(d):
         wait_for(lambda: d.search("tidal_rhythm", mode="keyword")["results"]  # indexed, and then
                  and d.status()["embedding"]["chunks_without_vectors"] == 0, timeout=120, what="the new file embedded")
         children = [pid for task in Path(f"/proc/{d.pid}/task").iterdir()
-                    for pid in (task / "children").read_text().split()]
-        with_model = [pid for pid in children if any(lib in Path(f"/proc/{pid}/maps").read_text()
+                    for pid in proc_text(task / "children").split()]
+        with_model = [pid for pid in children if any(lib in proc_text(Path(f"/proc/{pid}/maps"))
                                                      for lib in ("openvino", "onnxruntime"))]
         assert len(with_model) == 1, children
     finally:
