@@ -176,6 +176,19 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
 _LOCAL: dict[Path, Service] = {}
 
 
+def _close_local_services() -> None:
+    """Close the services this command opened in process. An index's background probe of the
+    vector store may be loading the model in native code: closing waits for it, where the end of
+    the process tore the thread down inside that code and aborted after the answer was printed
+    ("FATAL: exception not rethrown", exit -6)."""
+    while _LOCAL:
+        _, service = _LOCAL.popitem()
+        close = getattr(service, "close", None)
+        if close is not None:
+            with contextlib.suppress(Exception):  # the answer is out: nothing left to report
+                close()
+
+
 def _on_demand(args: argparse.Namespace) -> DaemonClient | None:
     """No daemon serves the repository. With `auto_daemon` (the default), one is started: over
     an existing index this command waits for it and asks it; a repository without an index gets
@@ -643,7 +656,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    code, message = _run(args)
+    try:
+        code, message = _run(args)
+    finally:
+        _close_local_services()
     if message is not None:
         report_error(message, code, as_json=getattr(args, "json", False))
     return code
