@@ -40,20 +40,21 @@ Runner = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> last h
 # of those converts to numpy types, which lets the GIL go midway: a second thread that reaches the
 # same static waits for it while holding the GIL, and the whole process stops for good. Seen: a
 # workspace daemon whose three repositories warmed their one shared model at once stopped
-# answering. So each thread's first call into a runtime runs alone, under this lock.
+# answering. So calls into a runtime run one at a time under this lock until one has completed
+# (the statics are then filled); after that, side by side.
 _FIRST_CALLS = threading.Lock()
 
 
 def _first_call_alone(run: Runner) -> Runner:
-    """`run`, with each thread's first call made under _FIRST_CALLS."""
-    warmed = threading.local()
+    """`run`, its calls made under _FIRST_CALLS until the first has completed."""
+    warmed = threading.Event()
 
     def guarded(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        if getattr(warmed, "done", False):
+        if warmed.is_set():
             return run(ids, mask)
         with _FIRST_CALLS:
             hidden = run(ids, mask)
-        warmed.done = True
+        warmed.set()
         return hidden
     return guarded
 
