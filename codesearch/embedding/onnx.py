@@ -36,12 +36,13 @@ CUDA_PROVIDER = "CUDAExecutionProvider"
 
 Runner = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> last hidden state
 
-# Both runtimes' Python bindings (pybind11) fill C++ function-local statics on first use, and one
-# of those converts to numpy types, which lets the GIL go midway: a second thread that reaches the
-# same static waits for it while holding the GIL, and the whole process stops for good. Seen: a
-# workspace daemon whose three repositories warmed their one shared model at once stopped
-# answering. So calls into a runtime run one at a time under this lock until one has completed
-# (the statics are then filled); after that, side by side.
+# OpenVINO's Python bindings fill a C++ function-local static on their first call (in the data
+# dispatcher that turns numpy inputs into tensors), and let the GIL go while doing it: a second
+# thread that reaches the same static waits for it while holding the GIL, and the whole process
+# stops for good. Seen: a workspace daemon whose three repositories warmed their one shared model
+# at once stopped answering. So calls run one at a time under this lock until one has completed
+# (the static is filled then); after that, side by side. ONNX Runtime never hung so here, and is
+# left unguarded.
 _FIRST_CALLS = threading.Lock()
 
 
@@ -139,7 +140,7 @@ def _onnxruntime_runner(model_path: Path, device: str, threads: int) -> Runner:
 
     def run(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:  # a session runs calls from many threads
         return session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
-    return _first_call_alone(run)
+    return run
 
 
 def _openvino_runner(model_path: Path, threads: int) -> Runner:
