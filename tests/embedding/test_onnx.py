@@ -73,34 +73,51 @@ def test_it_is_the_default_and_its_vectors_have_their_own_key():
     assert isinstance(torch_backend, SentenceTransformerEmbedder) and torch_backend.key != embedder.key
 
 
-@pytest.mark.parametrize(("runtime", "device", "openvino", "providers", "gpu", "chosen"), [
-    # nothing asked: a CUDA GPU when there is one and onnxruntime can drive it
-    ("auto", "", True, ["CPUExecutionProvider", CUDA_PROVIDER], True, ("onnxruntime", "cuda")),
+ORT_GPU = ["CPUExecutionProvider", CUDA_PROVIDER]
+
+
+@pytest.mark.parametrize(("runtime", "device", "openvino", "providers", "gpu", "torch_cuda", "chosen"), [
+    # nothing asked: a CUDA GPU when there is one and a runtime can drive it, torch first
+    ("auto", "", True, ORT_GPU, True, True, ("torch", "cuda")),
+    ("auto", "", True, ["CPUExecutionProvider"], True, True, ("torch", "cuda")),
+    ("auto", "", True, ORT_GPU, True, False, ("onnxruntime", "cuda")),
     # onnxruntime-gpu installed on a machine without a GPU: the CPU, and OpenVINO there
-    ("auto", "", True, ["CPUExecutionProvider", CUDA_PROVIDER], False, ("openvino", "cpu")),
-    # a GPU, but an onnxruntime without CUDA: the CPU
-    ("auto", "", True, ["CPUExecutionProvider"], True, ("openvino", "cpu")),
-    ("auto", "", False, ["CPUExecutionProvider"], False, ("onnxruntime", "cpu")),
-    ("auto", "cpu", True, ["CPUExecutionProvider", CUDA_PROVIDER], True, ("openvino", "cpu")),
-    ("onnxruntime", "", True, ["CPUExecutionProvider"], False, ("onnxruntime", "cpu")),
-    ("onnxruntime", "", True, ["CPUExecutionProvider", CUDA_PROVIDER], True, ("onnxruntime", "cuda")),
+    ("auto", "", True, ORT_GPU, False, True, ("openvino", "cpu")),
+    # a GPU that neither torch nor onnxruntime can use: the CPU
+    ("auto", "", True, ["CPUExecutionProvider"], True, False, ("openvino", "cpu")),
+    ("auto", "", False, ["CPUExecutionProvider"], False, False, ("onnxruntime", "cpu")),
+    ("auto", "cpu", True, ORT_GPU, True, True, ("openvino", "cpu")),
+    ("onnxruntime", "", True, ["CPUExecutionProvider"], False, False, ("onnxruntime", "cpu")),
+    ("onnxruntime", "", True, ORT_GPU, True, True, ("onnxruntime", "cuda")),
+    ("torch", "", True, ORT_GPU, True, False, ("torch", "cpu")),
+    ("torch", "cpu", True, ORT_GPU, True, True, ("torch", "cpu")),
     # OpenVINO named: the CPU even beside a GPU (it does not run on CUDA)
-    ("openvino", "", True, ["CPUExecutionProvider", CUDA_PROVIDER], True, ("openvino", "cpu")),
-    ("auto", "cuda:1", True, ["CPUExecutionProvider", CUDA_PROVIDER], True, ("onnxruntime", "cuda:1")),
+    ("openvino", "", True, ORT_GPU, True, True, ("openvino", "cpu")),
+    ("auto", "cuda:1", True, ORT_GPU, True, False, ("onnxruntime", "cuda:1")),
+    ("auto", "cuda:1", True, ORT_GPU, True, True, ("torch", "cuda:1")),
 ])
-def test_the_runtime_and_device_it_chooses(runtime, device, openvino, providers, gpu, chosen):
-    assert choose_runtime(runtime, device, openvino, providers, gpu) == chosen
+def test_the_runtime_and_device_it_chooses(runtime, device, openvino, providers, gpu, torch_cuda, chosen):
+    assert choose_runtime(runtime, device, openvino, providers, gpu, lambda: torch_cuda) == chosen
+
+
+def test_torch_is_imported_only_where_a_gpu_is_wanted():
+    def no_torch_here() -> bool:
+        raise AssertionError("asked whether torch has CUDA on a machine without a GPU")
+    assert choose_runtime("auto", "", True, ["CPUExecutionProvider"], False, no_torch_here) == ("openvino", "cpu")
+    assert choose_runtime("auto", "cpu", True, ["CPUExecutionProvider"], True, no_torch_here) == ("openvino", "cpu")
 
 
 @pytest.mark.parametrize(("runtime", "device", "providers", "message"), [
-    ("auto", "cuda", ["CPUExecutionProvider"], "pip install onnxruntime-gpu"),
-    ("openvino", "cuda", ["CPUExecutionProvider", CUDA_PROVIDER], "OpenVINO does not run on CUDA"),
+    ("auto", "cuda", ["CPUExecutionProvider"], "a torch built with CUDA, or pip install onnxruntime-gpu"),
+    ("onnxruntime", "cuda", ["CPUExecutionProvider"], "pip install onnxruntime-gpu"),
+    ("torch", "cuda", ORT_GPU, "a torch built with CUDA"),
+    ("openvino", "cuda", ORT_GPU, "OpenVINO does not run on CUDA"),
     ("auto", "mps", ["CPUExecutionProvider"], "runs on cpu or cuda"),
     ("tensorrt", "", ["CPUExecutionProvider"], "unknown embed_runtime"),
 ])
 def test_a_runtime_or_device_it_cannot_use_is_one_clear_error(runtime, device, providers, message):
     with pytest.raises(EmbeddingError, match=message):
-        choose_runtime(runtime, device, True, providers, True)
+        choose_runtime(runtime, device, True, providers, True, lambda: False)
 
 
 def test_cuda_asked_for_on_this_machine_is_one_clear_error_or_the_gpu():
@@ -109,8 +126,35 @@ def test_cuda_asked_for_on_this_machine_is_one_clear_error_or_the_gpu():
         embedder.encode_query("x")
     except EmbeddingError as exc:
         assert "CUDA" in str(exc)
-    else:  # a machine with onnxruntime-gpu and a GPU: it runs there, with the GPU's batch size
-        assert embedder.chosen == ("onnxruntime", "cuda") and embedder.batch_size == GPU_BATCH
+    else:  # a machine with a GPU that torch or onnxruntime-gpu can use: it runs there, with the GPU's batch size
+        assert embedder.chosen is not None and embedder.chosen[1] == "cuda" and embedder.batch_size == GPU_BATCH
+
+
+def test_the_torch_runtime_gives_the_models_own_vectors_under_the_same_key():
+    """The GPU's runtime, here on the CPU: the unquantized model, so the model's own vectors, and
+    within rounding of the int8 file's (why the key is shared)."""
+    embedder = OnnxEmbedder("all-MiniLM-L6-v2", runtime="torch")
+    vectors = embedder.encode_documents(TEXTS * 3)
+    assert embedder.chosen == ("torch", "cpu") and embedder.key == OnnxEmbedder("all-MiniLM-L6-v2").key
+    reference = SentenceTransformerEmbedder("all-MiniLM-L6-v2", max_tokens=128).encode_documents(TEXTS * 3)
+    assert np.sum(vectors * reference, axis=1).min() > 0.9999
+    int8 = OnnxEmbedder("all-MiniLM-L6-v2", runtime="onnxruntime").encode_documents(TEXTS * 3)
+    assert np.sum(vectors * int8, axis=1).min() > 0.99
+    assert np.abs(np.stack([embedder.encode_query(t) for t in TEXTS]) - vectors[:len(TEXTS)]).max() < 1e-5
+
+
+def test_tokenizing_on_threads_gives_the_same_ids(onnx):
+    """What a GPU's embedder does (several threads, in slices), in the order of the texts."""
+    from concurrent.futures import ThreadPoolExecutor
+    _, tokenizer = onnx._load()
+    many = [f"{t} {i}" for i, t in enumerate(TEXTS * 60)]
+    alone = onnx._tokenize(tokenizer, many)
+    onnx._tokenizers = ThreadPoolExecutor(3)
+    try:
+        assert onnx._tokenize(tokenizer, many) == alone
+    finally:
+        onnx._tokenizers.shutdown()
+        onnx._tokenizers = None
 
 
 def test_a_model_folder_without_its_files_is_one_clear_error(tmp_path):
