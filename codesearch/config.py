@@ -37,7 +37,9 @@ class Settings:
     # the throughput of "sentence-transformers" with int8 quantization, and the model's own vectors;
     # scripts/bench_embedding.py, README), "sentence-transformers" (torch) or "static"
     embedder: str = "onnx"
-    embed_runtime: str = "auto"  # the onnx embedder's: auto (a CUDA GPU, else openvino), openvino, onnxruntime
+    # the onnx embedder's: auto (a CUDA GPU through torch or onnxruntime-gpu, else openvino), openvino,
+    # onnxruntime, torch
+    embed_runtime: str = "auto"
     model: str = "all-MiniLM-L6-v2"
     # the model's input is cut here: 128 tokens embed 1.7x faster than 256 and retrieved better
     # on the benchmark (scripts/bench_embedding.py, scripts/bench_quality.py; README)

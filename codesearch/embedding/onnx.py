@@ -12,10 +12,12 @@ scripts/bench_embedding.py) and ONNX Runtime, which also runs on a CUDA GPU (onn
 Both load in a fraction of a second where torch takes seconds, and both release the GIL while they
 compute, so searches go on beside a batch. On a CUDA GPU the default is a third runtime, torch:
 the same model's unquantized weights (the folder the tokenizer comes from) in float16, which
-ran at about 35,000 texts/s on an H200 while int8 needs onnxruntime-gpu and was never measured.
-Their vectors agree to about 0.999 (cosine; torch's in float16 with the model's own float32 to
-0.99999), so the runtime and the device are not part of the vectors' key: switching them never
-re-embeds an index.
+embedded about 15,600 texts/s on an H200 in the indexer's calls of 256 (20,400 in one call; the
+sentence-transformers backend on the same GPU: 2,700; scripts/bench_gpu_embedding.py, README),
+while the int8 file on a GPU needs onnxruntime-gpu and was never measured. Their vectors agree
+to 0.9993 on average (cosine; torch's in float16 with the model's own float32 to 0.99999), so
+the runtime and the device are not part of the vectors' key: switching them never re-embeds an
+index.
 """
 
 from __future__ import annotations
@@ -38,9 +40,10 @@ _PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 RUNTIMES = ("auto", "openvino", "onnxruntime", "torch")
 CPU_BATCH = 32  # texts per forward pass on a CPU: the best of 8-64 on 2 cores (scripts/bench_embedding.py)
 CUDA_PROVIDER = "CUDAExecutionProvider"
-# On a GPU the model outruns one thread's tokenizing about tenfold (H200: 4,800 texts/s tokenized
-# against about 35,000 embedded), so texts are tokenized on several threads, this many a call
-TOKENIZE_SLICE = 64
+# On a GPU the model outruns one thread's tokenizing (on an H200's host one thread tokenized about
+# 4,800 texts/s, and the embedder ran at 3,100 texts/s with it, 15,600 with 16, in calls of 256),
+# so texts are tokenized on several threads: one slice a thread, of at least this many
+TOKENIZE_SLICE = 16
 
 Runner = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> mean of the real tokens' states
 Hidden = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> last hidden state
@@ -268,6 +271,7 @@ class OnnxEmbedder:
         self.chosen: tuple[str, str] | None = None  # (runtime, device), once loaded
         self._loaded: tuple[Runner, Any] | None = None
         self._tokenizers: ThreadPoolExecutor | None = None  # on a GPU: tokenizing threads
+        self._tokenizing_threads = 1
         self._lock = threading.Lock()
 
     @property
@@ -312,7 +316,8 @@ class OnnxEmbedder:
         if not self.batch_size:
             self.batch_size = GPU_BATCH if device.startswith("cuda") else CPU_BATCH
         if device.startswith("cuda"):
-            self._tokenizers = ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="tokenize")
+            self._tokenizing_threads = os.cpu_count() or 1
+            self._tokenizers = ThreadPoolExecutor(self._tokenizing_threads, thread_name_prefix="tokenize")
         return run, tokenizer
 
     def _tokenize(self, tokenizer: Any, texts: list[str]) -> list[list[int]]:
@@ -320,7 +325,8 @@ class OnnxEmbedder:
         lets the GIL go), else on this one (a CPU's cores are busy with the model)."""
         if self._tokenizers is None or len(texts) <= TOKENIZE_SLICE:
             return [e.ids for e in tokenizer.encode_batch(texts)]
-        slices = [texts[i:i + TOKENIZE_SLICE] for i in range(0, len(texts), TOKENIZE_SLICE)]
+        size = max(TOKENIZE_SLICE, -(-len(texts) // self._tokenizing_threads))  # one slice a thread
+        slices = [texts[i:i + size] for i in range(0, len(texts), size)]
         return [e.ids for part in self._tokenizers.map(tokenizer.encode_batch, slices) for e in part]
 
     def _encode(self, run: Runner, token_ids: Sequence[Sequence[int]]) -> np.ndarray:

@@ -149,12 +149,13 @@ def test_tokenizing_on_threads_gives_the_same_ids(onnx):
     _, tokenizer = onnx._load()
     many = [f"{t} {i}" for i, t in enumerate(TEXTS * 60)]
     alone = onnx._tokenize(tokenizer, many)
-    onnx._tokenizers = ThreadPoolExecutor(3)
+    onnx._tokenizers, onnx._tokenizing_threads = ThreadPoolExecutor(3), 3
     try:
         assert onnx._tokenize(tokenizer, many) == alone
+        assert onnx._tokenize(tokenizer, many[:40]) == alone[:40]  # fewer than a slice a thread
     finally:
         onnx._tokenizers.shutdown()
-        onnx._tokenizers = None
+        onnx._tokenizers, onnx._tokenizing_threads = None, 1
 
 
 def test_a_model_folder_without_its_files_is_one_clear_error(tmp_path):
