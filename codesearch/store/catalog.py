@@ -246,7 +246,32 @@ def definitions_in_order(db: sqlite3.Connection, names: Iterable[str]) -> list[D
                          f"JOIN files f ON f.fid = c.fid WHERE c.name COLLATE NOCASE IN ({{}}) AND c.part = 1 "
                          f"AND c.kind NOT IN ({_NOT_DEFINITIONS})", wanted)
     exact = set(wanted)
-    return sorted((DefinitionRow(*r) for r in rows if r[0] in exact), key=lambda r: (r.path, r.qualified_name, r.id))
+    # a row comes once per slice of names it matches in any case ("Map" in one, "map" in the next)
+    unique = {r[1]: r for r in rows if r[0] in exact}
+    return sorted((DefinitionRow(*r) for r in unique.values()), key=lambda r: (r.path, r.qualified_name, r.id))
+
+
+def definitions_in_files(db: sqlite3.Connection, names: set[str], paths: Iterable[str]) -> list[DefinitionRow]:
+    """definitions_in_order for these names, only those in these files: read by file, so the
+    cost follows the files, not how often the names are defined elsewhere."""
+    rows = select_in(db, f"SELECT c.name, c.rid, c.id, f.path, COALESCE(c.qualified_name, c.name) FROM files f "
+                         f"JOIN chunks c ON c.fid = f.fid WHERE f.path IN ({{}}) AND c.part = 1 "
+                         f"AND c.kind NOT IN ({_NOT_DEFINITIONS})", sorted(set(paths)))
+    return sorted((DefinitionRow(*r) for r in rows if r[0] in names), key=lambda r: (r.path, r.qualified_name, r.id))
+
+
+def definitions_at_most(db: sqlite3.Connection, name: str, most: int) -> int:
+    """How many definitions this exact name has, counted up to `most` (a bound, not a total: cheap
+    for a name defined in thousands of files)."""
+    return int(db.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM chunks WHERE name COLLATE NOCASE = ?1 AND name = ?1 "
+                          f"AND part = 1 AND kind NOT IN ({_NOT_DEFINITIONS}) LIMIT ?2)", (name, most)).fetchone()[0])
+
+
+def chunks_named_at_most(db: sqlite3.Connection, name: str, most: int) -> int:
+    """How many chunks of any kind carry this name in any case, counted up to `most`: read from
+    the name index alone, so a bound on the name's definitions at the cost of a lookup."""
+    return int(db.execute("SELECT COUNT(*) FROM (SELECT 1 FROM chunks INDEXED BY chunks_name "
+                          "WHERE name COLLATE NOCASE = ? LIMIT ?)", (name, most)).fetchone()[0])
 
 
 class _ThreadConnection:

@@ -22,11 +22,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .catalog import EDGE_KINDS, GUESS_WEIGHT, MAX_CANDIDATES, Catalog, definitions_in_order, select_in
+from .catalog import (
+    EDGE_KINDS,
+    GUESS_WEIGHT,
+    MAX_CANDIDATES,
+    Catalog,
+    chunks_named_at_most,
+    definitions_at_most,
+    definitions_in_files,
+    definitions_in_order,
+    select_in,
+)
 from .sqlite import sqlite3
 
 GUESS = -1.0  # _choose's weight for a call it can only guess at
 RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is bounded by this)
+# a name that more chunks than this carry is read only in the files a slice's calls can reach (their
+# own and those they import): reading all of its definitions for every slice made resolution
+# quadratic in a tree of many copies of the same code
+CROWDED = 32
 MAX_ARRIVALS = 64  # files come or go: past this many, every import is resolved again
 CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
 _MODULE_SPLIT = re.compile(r"[./\\:]+")
@@ -45,6 +59,59 @@ def _symbols(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Sym
     for row in definitions_in_order(db, names):
         table[row.name].append(Symbol(row.rid, row.path, row.qualified_name))
     return table
+
+
+class _Definitions:
+    """A name's definitions in candidate order, indexed by file: a call's choice looks up its own
+    file and the files it imports rather than scanning every definition of the name. A crowded
+    name's holds only those in the files its slice's calls can reach (`complete` false); what
+    needs the rest (is it the only one, which files do the import statements name) asks for it."""
+
+    def __init__(self, db: sqlite3.Connection, name: str, symbols: list[Symbol], complete: bool):
+        self.db, self.name, self.complete = db, name, complete
+        self._exist: bool | None = None
+        self._index(symbols)
+
+    def _index(self, symbols: list[Symbol]) -> None:
+        self.symbols = symbols
+        self.by_path: dict[str, list[int]] = defaultdict(list)  # path -> positions in `symbols`
+        for position, symbol in enumerate(symbols):
+            self.by_path[symbol.path].append(position)
+
+    def _complete(self) -> None:
+        if not self.complete:
+            self._index(_symbols(self.db, [self.name]).get(self.name, []))
+            self.complete = True
+
+    def _at(self, positions: Iterable[int]) -> list[Symbol]:
+        return [self.symbols[i] for i in sorted(positions)]
+
+    def in_files(self, paths: set[str]) -> list[Symbol]:
+        """The definitions in these files (files the slice's calls reach), in candidate order."""
+        smaller, larger = (paths, self.by_path) if len(paths) < len(self.by_path) else (self.by_path, paths)
+        return self._at(i for path in smaller if path in larger for i in self.by_path[path])
+
+    def in_files_named_in(self, texts: list[str]) -> list[Symbol]:
+        """The definitions in files whose name (without extension) one of these texts holds."""
+        self._complete()
+        stems: dict[str, list[int]] = defaultdict(list)
+        for position, symbol in enumerate(self.symbols):
+            stems[posixpath.splitext(posixpath.basename(symbol.path))[0]].append(position)
+        return self._at(i for stem, positions in stems.items() if any(stem in t for t in texts) for i in positions)
+
+    def exist(self) -> bool:
+        if self.symbols or self.complete:
+            return bool(self.symbols)
+        if self._exist is None:
+            self._exist = definitions_at_most(self.db, self.name, 1) > 0
+        return self._exist
+
+    def the_only_one(self) -> list[Symbol]:
+        """[the definition] where the name has exactly one, else []."""
+        if not self.complete and definitions_at_most(self.db, self.name, 2) != 1:
+            return []
+        self._complete()
+        return self.symbols if len(self.symbols) == 1 else []
 
 
 def _module_keys(module: str) -> list[str]:
@@ -133,10 +200,11 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
                        everything: bool = False) -> None:
     """Re-resolve every call site of the affected callers: those in changed files and those that
     call a name the changed files define or defined; or all of them. In slices of callers."""
+    crowded: dict[str, bool] = {}
     if everything:
         db.execute(f"DELETE FROM edges WHERE kind = {CALLS}")
         for callers in _caller_slices(db):
-            _resolve(db, callers)
+            _resolve(db, callers, crowded)
         return
     affected = {r[0] for r in select_in(db, "SELECT k.caller FROM calls k JOIN chunks c ON c.rid = k.caller "
                                             "JOIN files f ON f.fid = c.fid WHERE f.path IN ({})",
@@ -147,7 +215,7 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
     for start in range(0, len(ordered), RESOLVE_SLICE):
         callers = ordered[start:start + RESOLVE_SLICE]
         select_in(db, f"DELETE FROM edges WHERE kind = {CALLS} AND src IN ({{}})", callers)
-        _resolve(db, callers)
+        _resolve(db, callers, crowded)
 
 
 def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
@@ -162,14 +230,17 @@ def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
         after = rows[-1][0]
 
 
-def _resolve(db: sqlite3.Connection, callers: list[int]) -> None:
-    """Resolve the calls of these callers into edges (their old call edges are gone already)."""
+def _resolve(db: sqlite3.Connection, callers: list[int], crowded: dict[str, bool]) -> None:
+    """Resolve the calls of these callers into edges (their old call edges are gone already).
+    `crowded`: whether a name is (CROWDED), filled as names come, kept across a run's slices."""
     call_rows = select_in(db, "SELECT k.caller, f.path, n.name, k.nid, COALESCE(c.qualified_name, c.name) "
                               "FROM calls k JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller "
                               "JOIN files f ON f.fid = c.fid WHERE k.caller IN ({})", callers)
     if not call_rows:
         return
-    symbols = _symbols(db, {r[2] for r in call_rows})
+    names = {r[2] for r in call_rows}
+    for name in names - crowded.keys():
+        crowded[name] = chunks_named_at_most(db, name, CROWDED + 1) > CROWDED
     paths = sorted({r[1] for r in call_rows})
     import_texts: dict[str, list[str]] = defaultdict(list)
     for path, text in select_in(db, "SELECT f.path, i.text FROM imports i JOIN files f ON f.fid = i.fid "
@@ -182,13 +253,22 @@ def _resolve(db: sqlite3.Connection, callers: list[int]) -> None:
                                             f"JOIN chunks b ON b.rid = e.dst JOIN files fb ON fb.fid = b.fid "
                                             f"WHERE fa.path IN ({{}})", paths):
         imported_files[src_path].add(dst_path)
+    definitions = {name: _Definitions(db, name, found, True)
+                   for name, found in _symbols(db, {n for n in names if not crowded[n]}).items()}
+    many = {n for n in names if crowded[n]}
+    if many:
+        reachable = set(paths).union(*imported_files.values())
+        near: dict[str, list[Symbol]] = defaultdict(list)
+        for row in definitions_in_files(db, many, reachable):
+            near[row.name].append(Symbol(row.rid, row.path, row.qualified_name))
+        definitions.update((name, _Definitions(db, name, near.get(name, []), False)) for name in many)
     choices: dict[tuple[str, str, str], tuple[list[Symbol], float]] = {}  # by (path, scope, name)
     import_words: dict[str, frozenset[str]] = {}
     edges: dict[tuple[int, int], float] = {}
     guesses: set[tuple[int, int]] = set()  # (caller, nid)
     for caller, path, name, nid, caller_qualified in call_rows:
-        candidates = symbols.get(name)
-        if not candidates:
+        candidates = definitions.get(name)
+        if candidates is None or not candidates.exist():
             continue
         scope = _scope_of(caller_qualified)
         key = (path, scope, name)
@@ -225,21 +305,21 @@ def _mentions(name: str, import_texts: list[str], import_words: frozenset[str]) 
     return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", t) for t in import_texts)
 
 
-def _choose(candidates: list[Symbol], scope: str, path: str, imported: set[str], import_texts: list[str],
+def _choose(candidates: _Definitions, scope: str, path: str, imported: set[str], import_texts: list[str],
             import_words: frozenset[str], name: str) -> tuple[list[Symbol], float]:
-    same_file = [s for s in candidates if s.path == path]
+    same_file = candidates.in_files({path})
     if same_file:
         same_scope = [s for s in same_file if scope and s.qualified_name.startswith(scope + ".")]
         pick = same_scope or same_file
         return pick, 1.0 / len(pick)
-    from_imports = [s for s in candidates if s.path in imported]
+    from_imports = candidates.in_files(imported)
     if not from_imports and _mentions(name, import_texts, import_words):
-        from_imports = [s for s in candidates if any(
-            posixpath.splitext(posixpath.basename(s.path))[0] in t for t in import_texts)]
+        from_imports = candidates.in_files_named_in(import_texts)
     if from_imports:
         return from_imports, 1.0 / len(from_imports)
-    if len(candidates) == 1:
-        return candidates, 1.0
+    only = candidates.the_only_one()
+    if only:
+        return only, 1.0
     return [], GUESS  # every definition of the name: a guess, answered by name when asked
 
 

@@ -71,3 +71,78 @@ def test_adjacency_reads_edges_either_way_and_containment(repo):
     pairs = {(int(n), int(k)) for n, k in zip(adjacency.neighbour, adjacency.kind)}
     file_rid = repo.catalog.db.execute("SELECT parent FROM chunks WHERE rid = ?", (rids[helper],)).fetchone()[0]
     assert pairs == {(rids[run_all], CALLS), (file_rid, CONTAINS)}
+
+
+def _edges(index: Index) -> tuple[list, list]:
+    db = index.catalog.db
+    edges = db.execute("SELECT a.id, e.kind, b.id, e.weight FROM edges e JOIN chunks a ON a.rid = e.src "
+                       "JOIN chunks b ON b.rid = e.dst ORDER BY 1, 2, 3").fetchall()
+    guesses = db.execute("SELECT c.id, n.name, k.line, k.guess FROM calls k JOIN chunks c ON c.rid = k.caller "
+                         "JOIN names n ON n.nid = k.nid ORDER BY 1, 2, 3").fetchall()
+    return edges, guesses
+
+
+@pytest.mark.parametrize("language", ["python", "kotlin", "typescript", "rust"])
+def test_crowded_names_resolve_as_if_every_definition_were_read(tmp_path, monkeypatch, language):
+    """A name defined more than CROWDED times is read only in the files a slice's calls reach:
+    the same edges and the same guesses as reading all of its definitions, here with every name
+    crowded, on copies of a sample repository (each name defined once a copy, and called from each)."""
+    import shutil
+    from pathlib import Path
+
+    from codesearch.store import graph
+    sample = Path(__file__).resolve().parents[2] / "sample_repos" / language
+    root = tmp_path / "tree"
+    for copy in range(3):
+        shutil.copytree(sample, root / f"copy{copy}")
+    (root / "main.py").write_text("from copy0 import x\n\n\ndef main():\n    return helper() + run()\n")
+    found = {}
+    for crowded in (graph.CROWDED, 0):
+        monkeypatch.setattr(graph, "CROWDED", crowded)
+        index = Index(root, load_settings(root), tmp_path / f"index{crowded}", create=True)
+        Indexer(index).run(embed=False)
+        found[crowded] = _edges(index)
+        index.close()
+    assert found[0] == found[graph.CROWDED] and found[0][0]
+
+
+def test_a_definition_is_read_once_whatever_case_variants_are_asked_with_it(tmp_path):
+    """`Map` and `map` in two slices of an IN list both match a row in any case: it was counted
+    twice, and a call resolved to it in its file got half the weight."""
+    from codesearch.store.catalog import SQL_IN_SLICE, definitions_in_order
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.py").write_text("def map(x):\n    return x\n\n\ndef use():\n    return map(1)\n")
+    index = Index(root, load_settings(root), create=True)
+    Indexer(index).run(embed=False)
+    names = ["Map", *(f"N{i}" for i in range(SQL_IN_SLICE)), "map"]  # sorted: Map, N..., map
+    rows = definitions_in_order(index.catalog.db, names)
+    assert [r.name for r in rows] == ["map"]
+    use, mapped = ids_named(index, "use")[0], ids_named(index, "map")[0]
+    assert [(r.id, r.weight) for r in neighbours(CallGraph(index.catalog), [use], "callees")] == [(mapped, 1.0)]
+    index.close()
+
+
+def test_a_crowded_name_resolves_through_imports_and_a_lone_name_uniquely(tmp_path, monkeypatch):
+    """The two choices that need more than a crowded name's definitions in the caller's file: the
+    files the caller imports (its import statement does not mention the name), and a name with
+    one definition anywhere."""
+    from codesearch.store import graph
+    root = tmp_path / "repo"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "tools.py").write_text("def helper():\n    return 1\n")
+    (root / "lib" / "single.py").write_text("def only_here():\n    return 2\n")
+    for i in range(4):
+        (root / f"copy{i}").mkdir()
+        (root / f"copy{i}" / "other.py").write_text("def helper():\n    return 3\n")
+    (root / "app.py").write_text("import lib.tools as t\n\n\ndef main():\n    return t.helper() + only_here()\n")
+    for crowded in (graph.CROWDED, 0):
+        monkeypatch.setattr(graph, "CROWDED", crowded)
+        index = Index(root, load_settings(root), tmp_path / f"index{crowded}", create=True)
+        Indexer(index).run(embed=False)
+        main = ids_named(index, "main")[0]
+        chunks = index.catalog.chunks_by_ids(ids_named(index, "helper") + ids_named(index, "only_here"))
+        callees = {(chunks[r.id].path, chunks[r.id].name): r.weight
+                   for r in neighbours(CallGraph(index.catalog), [main], "callees") if r.id in chunks}
+        assert callees == {("lib/tools.py", "helper"): 1.0, ("lib/single.py", "only_here"): 1.0}, crowded
+        index.close()
