@@ -356,8 +356,8 @@ class Indexer:
         # prepared where the file was extracted (prepare_rows)
         embed_hashes, keywords = result.embed_hashes, result.keyword_columns
         assert embed_hashes is not None and keywords is not None, "extracted without prepare_rows"
-        self.catalog.write_chunks(db, rel, result.chunks, embed_hashes, keywords)
-        self.catalog.insert_calls(db, result.calls)
+        rids = self.catalog.write_chunks(db, rel, result.chunks, embed_hashes, keywords)
+        self.catalog.insert_calls(db, result.calls, rids)
         self.catalog.insert_imports(db, result.imports)
         self.catalog.upsert_file(db, record)
         # counted once everything is written: a file that fails half way counts as skipped only

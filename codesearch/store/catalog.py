@@ -501,14 +501,15 @@ class Catalog:
 
     # --- chunks ---------------------------------------------------------------------------
     def write_chunks(self, db: sqlite3.Connection, path: str, chunks: list[Chunk],
-                     embed_hashes: Mapping[str, str | None], keywords: list[KeywordColumns]) -> None:
+                     embed_hashes: Mapping[str, str | None], keywords: list[KeywordColumns]) -> dict[str, int]:
         """Make these (parents before children, as chunking makes them, with their keyword-index
         rows: `keyword_columns` of each chunk, see analysis/rows.py) one file's chunks, in place of
         those it had. A chunk whose id stays keeps its row, so the calls and imports into it from
         other files stay as they are: saving a file that thousands call rewrites none of those
         edges. What came from its old text goes (call sites, edges out, keyword row, the file's
         imports) and is written anew. Its vector stays until the new one is made: Chroma still
-        holds it (`vector_hash`), and the chunk stays findable by meaning meanwhile."""
+        holds it (`vector_hash`), and the chunk stays findable by meaning meanwhile. Returns their
+        rows (rid) by chunk id."""
         fid = self._file_id(db, path)
         old = {r[0]: (r[1], r[2]) for r in db.execute("SELECT id, rid, vector_hash FROM chunks WHERE fid = ?", (fid,))}
         wanted = {c.id for c in chunks}
@@ -544,6 +545,7 @@ class Catalog:
              for c in chunks])
         db.executemany("INSERT INTO chunks_fts(rowid, name, path, signature, body) VALUES (?, ?, ?, ?, ?)",
                        [(rids[c.id], *k) for c, k in zip(chunks, keywords)])
+        return rids
 
     def chunks_by_ids(self, ids: list[str]) -> dict[str, Chunk]:
         """Chunks by id, without their text (`header` and `text` empty: see indexing/source.py).
@@ -593,11 +595,14 @@ class Catalog:
             db.executemany("DELETE FROM vector_deletions WHERE id = ?", [(i,) for i in ids])
 
     # --- call sites, imports ----------------------------------------------------------------
-    def insert_calls(self, db: sqlite3.Connection, rows: list[tuple[str, str, str, int]]) -> None:
-        """(caller chunk id, path, called name, line) of one file, whose chunks are written."""
+    def insert_calls(self, db: sqlite3.Connection, rows: list[tuple[str, str, str, int]],
+                     rids: dict[str, int] | None = None) -> None:
+        """(caller chunk id, path, called name, line) of one file, whose chunks are written
+        (`rids`: their rows, as write_chunks gave them; else looked up)."""
         if not rows:
             return
-        callers = dict(select_in(db, "SELECT id, rid FROM chunks WHERE id IN ({})", sorted({r[0] for r in rows})))
+        callers = rids if rids is not None else dict(select_in(db, "SELECT id, rid FROM chunks WHERE id IN ({})",
+                                                               sorted({r[0] for r in rows})))
         names = self._name_ids(db, {r[2] for r in rows})
         db.executemany("INSERT OR IGNORE INTO calls(nid, caller, line) VALUES (?, ?, ?)",
                        [(names[name], callers[caller], line) for caller, _, name, line in rows if caller in callers])

@@ -121,3 +121,29 @@ def test_a_file_whose_worker_dies_is_skipped_and_every_other_file_extracted(samp
         [c for (rel, _, _), c in zip(jobs, in_process) if rel != poison]
     assert len(list(extract_files(jobs, settings, workers=2))) == len(jobs)  # and a later run completes too
     shutdown_pool()
+
+
+def _mark_extracted(folder: str, result: Extracted) -> None:
+    """A finisher (it runs on the worker): one file in `folder` per file extracted."""
+    import os
+    import uuid
+    open(os.path.join(folder, uuid.uuid4().hex), "w").close()
+
+
+def test_workers_extract_only_a_bounded_window_ahead_of_a_slow_consumer(sample_jobs, tmp_path):
+    """The catalog's writer is slower than two workers on a big tree: results not yet taken
+    must not pile up in memory (the pool's own map submitted every file at once)."""
+    import time
+    jobs, settings = sample_jobs
+    many = (jobs * (1000 // len(jobs) + 1))[:1000]
+    results = extract_files(many, settings, workers=2, finish=partial(_mark_extracted, str(tmp_path)))
+    taken = [next(results) for _ in range(5)]
+    counts = [-1]
+    while counts[-1] != len(list(tmp_path.iterdir())):  # until the workers have stopped
+        counts.append(len(list(tmp_path.iterdir())))
+        time.sleep(1.0)
+    # the slice being taken, and the window of slices submitted after it
+    bound = (extract_module.WINDOW_CHUNKS_PER_WORKER * 2 + 1) * extract_module.IMAP_CHUNKSIZE
+    assert len(taken) < counts[-1] <= bound
+    assert sum(1 for _ in results) == len(many) - len(taken)  # and the rest comes when asked for
+    assert len(list(tmp_path.iterdir())) == len(many)
