@@ -61,18 +61,41 @@ def _symbols(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Sym
     return table
 
 
+class _NameFacts:
+    """What a run's slices ask about names again and again, asked of the catalog once a name:
+    whether it is crowded (carried by more than CROWDED chunks), and how many definitions it
+    has, counted up to two (none, the only one, or several)."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self._crowded: dict[str, bool] = {}
+        self._defined: dict[str, int] = {}
+
+    def crowded(self, name: str) -> bool:
+        found = self._crowded.get(name)
+        if found is None:
+            found = self._crowded[name] = chunks_named_at_most(self.db, name, CROWDED + 1) > CROWDED
+        return found
+
+    def defined(self, name: str) -> int:
+        found = self._defined.get(name)
+        if found is None:
+            found = self._defined[name] = definitions_at_most(self.db, name, 2)
+        return found
+
+
 class _Definitions:
     """A name's definitions in candidate order, indexed by file: a call's choice looks up its own
     file and the files it imports rather than scanning every definition of the name. A crowded
     name's holds only those in the files its slice's calls can reach (`complete` false); what
     needs the rest (is it the only one, which files do the import statements name) asks for it."""
 
-    def __init__(self, db: sqlite3.Connection, name: str, symbols: list[Symbol], complete: bool):
-        self.db, self.name, self.complete = db, name, complete
-        self._exist: bool | None = None
+    def __init__(self, facts: _NameFacts, name: str, symbols: list[Symbol], complete: bool):
+        self.facts, self.name, self.complete = facts, name, complete
         self._index(symbols)
 
     def _index(self, symbols: list[Symbol]) -> None:
+        self._stems: dict[str, list[int]] | None = None  # file name without extension -> positions
         self.symbols = symbols
         self.by_path: dict[str, list[int]] = defaultdict(list)  # path -> positions in `symbols`
         for position, symbol in enumerate(symbols):
@@ -80,7 +103,7 @@ class _Definitions:
 
     def _complete(self) -> None:
         if not self.complete:
-            self._index(_symbols(self.db, [self.name]).get(self.name, []))
+            self._index(_symbols(self.facts.db, [self.name]).get(self.name, []))
             self.complete = True
 
     def _at(self, positions: Iterable[int]) -> list[Symbol]:
@@ -94,21 +117,21 @@ class _Definitions:
     def in_files_named_in(self, texts: list[str]) -> list[Symbol]:
         """The definitions in files whose name (without extension) one of these texts holds."""
         self._complete()
-        stems: dict[str, list[int]] = defaultdict(list)
-        for position, symbol in enumerate(self.symbols):
-            stems[posixpath.splitext(posixpath.basename(symbol.path))[0]].append(position)
-        return self._at(i for stem, positions in stems.items() if any(stem in t for t in texts) for i in positions)
+        if self._stems is None:
+            self._stems = defaultdict(list)
+            for path, positions in self.by_path.items():
+                self._stems[posixpath.splitext(posixpath.basename(path))[0]].extend(positions)
+        return self._at(i for stem, positions in self._stems.items() if any(stem in t for t in texts)
+                        for i in positions)
 
     def exist(self) -> bool:
         if self.symbols or self.complete:
             return bool(self.symbols)
-        if self._exist is None:
-            self._exist = definitions_at_most(self.db, self.name, 1) > 0
-        return self._exist
+        return self.facts.defined(self.name) > 0
 
     def the_only_one(self) -> list[Symbol]:
         """[the definition] where the name has exactly one, else []."""
-        if not self.complete and definitions_at_most(self.db, self.name, 2) != 1:
+        if not self.complete and self.facts.defined(self.name) != 1:
             return []
         self._complete()
         return self.symbols if len(self.symbols) == 1 else []
@@ -200,11 +223,11 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
                        everything: bool = False) -> None:
     """Re-resolve every call site of the affected callers: those in changed files and those that
     call a name the changed files define or defined; or all of them. In slices of callers."""
-    crowded: dict[str, bool] = {}
+    facts = _NameFacts(db)
     if everything:
         db.execute(f"DELETE FROM edges WHERE kind = {CALLS}")
         for callers in _caller_slices(db):
-            _resolve(db, callers, crowded)
+            _resolve(db, callers, facts)
         return
     affected = {r[0] for r in select_in(db, "SELECT k.caller FROM calls k JOIN chunks c ON c.rid = k.caller "
                                             "JOIN files f ON f.fid = c.fid WHERE f.path IN ({})",
@@ -215,7 +238,7 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
     for start in range(0, len(ordered), RESOLVE_SLICE):
         callers = ordered[start:start + RESOLVE_SLICE]
         select_in(db, f"DELETE FROM edges WHERE kind = {CALLS} AND src IN ({{}})", callers)
-        _resolve(db, callers, crowded)
+        _resolve(db, callers, facts)
 
 
 def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
@@ -230,17 +253,15 @@ def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
         after = rows[-1][0]
 
 
-def _resolve(db: sqlite3.Connection, callers: list[int], crowded: dict[str, bool]) -> None:
+def _resolve(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -> None:
     """Resolve the calls of these callers into edges (their old call edges are gone already).
-    `crowded`: whether a name is (CROWDED), filled as names come, kept across a run's slices."""
+    `facts`: what the run's earlier slices learned about names."""
     call_rows = select_in(db, "SELECT k.caller, f.path, n.name, k.nid, COALESCE(c.qualified_name, c.name) "
                               "FROM calls k JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller "
                               "JOIN files f ON f.fid = c.fid WHERE k.caller IN ({})", callers)
     if not call_rows:
         return
     names = {r[2] for r in call_rows}
-    for name in names - crowded.keys():
-        crowded[name] = chunks_named_at_most(db, name, CROWDED + 1) > CROWDED
     paths = sorted({r[1] for r in call_rows})
     import_texts: dict[str, list[str]] = defaultdict(list)
     for path, text in select_in(db, "SELECT f.path, i.text FROM imports i JOIN files f ON f.fid = i.fid "
@@ -253,15 +274,14 @@ def _resolve(db: sqlite3.Connection, callers: list[int], crowded: dict[str, bool
                                             f"JOIN chunks b ON b.rid = e.dst JOIN files fb ON fb.fid = b.fid "
                                             f"WHERE fa.path IN ({{}})", paths):
         imported_files[src_path].add(dst_path)
-    definitions = {name: _Definitions(db, name, found, True)
-                   for name, found in _symbols(db, {n for n in names if not crowded[n]}).items()}
-    many = {n for n in names if crowded[n]}
+    many = {n for n in names if facts.crowded(n)}
+    definitions = {name: _Definitions(facts, name, found, True) for name, found in _symbols(db, names - many).items()}
     if many:
         reachable = set(paths).union(*imported_files.values())
         near: dict[str, list[Symbol]] = defaultdict(list)
         for row in definitions_in_files(db, many, reachable):
             near[row.name].append(Symbol(row.rid, row.path, row.qualified_name))
-        definitions.update((name, _Definitions(db, name, near.get(name, []), False)) for name in many)
+        definitions.update((name, _Definitions(facts, name, near.get(name, []), False)) for name in many)
     choices: dict[tuple[str, str, str], tuple[list[Symbol], float]] = {}  # by (path, scope, name)
     import_words: dict[str, frozenset[str]] = {}
     edges: dict[tuple[int, int], float] = {}
