@@ -311,12 +311,15 @@ class Indexer:
         which leaves the previous index as it was."""
         with self.catalog.transaction() as db:
             self.catalog.set_meta("edges_stale", "1")  # cleared once edges are resolved
+            keywords: list = []
             for position, (entry, result) in enumerate(batch):
                 if position == len(batch) // 2:
                     checkpoint("index.batch.midway")  # inside the transaction, half written
                 try:
+                    file_keywords: list = []
                     with self.catalog.savepoint(db):
-                        self._write_file(db, entry, result, report, state)
+                        self._write_file(db, entry, result, report, state, file_keywords)
+                    keywords += file_keywords
                 except FILE_DATA_ERRORS as exc:  # one bad file must not fail the batch
                     detail = f"{type(exc).__name__}: {exc}"
                     self.log(f"skipped {entry.rel}: {detail}")
@@ -324,12 +327,16 @@ class Indexer:
                     self.catalog.upsert_file(db, FileRecord(entry.rel, entry.size, entry.mtime_ns, "", entry.language,
                                                             "failed"), detail)
                     report.skipped["failed"] += 1
+            self.catalog.insert_keywords(db, keywords)
         checkpoint("index.batch.written")
         if written:
             written.advance(report.chunks_written - written.done)
 
     def _write_file(self, db: sqlite3.Connection, entry: SourceFile, result: Extracted | SkipFile,
-                    report: IndexReport, state: _RunState) -> None:
+                    report: IndexReport, state: _RunState, keywords_out: list) -> None:
+        """One file's rows; its keyword-index rows go to `keywords_out`, which the batch writes
+        after all its files (FTS5 flushes what it holds at each savepoint: written file by file,
+        each file's terms became a segment of their own, merged again and again)."""
         rel = entry.rel
         old = state.known.get(rel)
         if isinstance(result, SkipFile):
@@ -356,7 +363,7 @@ class Indexer:
         # prepared where the file was extracted (prepare_rows)
         embed_hashes, keywords = result.embed_hashes, result.keyword_columns
         assert embed_hashes is not None and keywords is not None, "extracted without prepare_rows"
-        rids = self.catalog.write_chunks(db, rel, result.chunks, embed_hashes, keywords)
+        rids = self.catalog.write_chunks(db, rel, result.chunks, embed_hashes, keywords, keywords_out)
         self.catalog.insert_calls(db, result.calls, rids)
         self.catalog.insert_imports(db, result.imports)
         self.catalog.upsert_file(db, record)

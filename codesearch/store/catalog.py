@@ -501,7 +501,8 @@ class Catalog:
 
     # --- chunks ---------------------------------------------------------------------------
     def write_chunks(self, db: sqlite3.Connection, path: str, chunks: list[Chunk],
-                     embed_hashes: Mapping[str, str | None], keywords: list[KeywordColumns]) -> dict[str, int]:
+                     embed_hashes: Mapping[str, str | None], keywords: list[KeywordColumns],
+                     keywords_later: list | None = None) -> dict[str, int]:
         """Make these (parents before children, as chunking makes them, with their keyword-index
         rows: `keyword_columns` of each chunk, see analysis/rows.py) one file's chunks, in place of
         those it had. A chunk whose id stays keeps its row, so the calls and imports into it from
@@ -543,9 +544,16 @@ class Catalog:
               c.start_line, c.end_line, c.part, c.name_line or None, c.name_column or None,
               _blob(embed_hashes.get(c.id)), None)
              for c in chunks])
-        db.executemany("INSERT INTO chunks_fts(rowid, name, path, signature, body) VALUES (?, ?, ?, ?, ?)",
-                       [(rids[c.id], *k) for c, k in zip(chunks, keywords)])
+        keyword_rows = [(rids[c.id], *k) for c, k in zip(chunks, keywords)]
+        if keywords_later is None:
+            self.insert_keywords(db, keyword_rows)
+        else:
+            keywords_later.extend(keyword_rows)
         return rids
+
+    def insert_keywords(self, db: sqlite3.Connection, rows: list[tuple[int, str, str, str, str]]) -> None:
+        """Keyword-index rows (rid, name, path, signature, body) of chunks written."""
+        db.executemany("INSERT INTO chunks_fts(rowid, name, path, signature, body) VALUES (?, ?, ?, ?, ?)", rows)
 
     def chunks_by_ids(self, ids: list[str]) -> dict[str, Chunk]:
         """Chunks by id, without their text (`header` and `text` empty: see indexing/source.py).
