@@ -57,6 +57,7 @@ def parse_seconds(root: Path, settings: Settings) -> float:
     for entry in RepoWalker(root, settings).walk():
         spec = spec_for_path(entry.rel) if isinstance(entry, SourceFile) else None
         if spec is not None:
+            assert isinstance(entry, SourceFile)
             items.append((spec.grammar, entry.path.read_bytes()))
     t0 = time.perf_counter()
     for grammar, data in items:

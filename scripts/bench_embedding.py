@@ -38,6 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -60,7 +61,7 @@ QUERIES = ["retry with exponential backoff", "where are routes registered", "par
 
 def sample_chunks(roots: list[Path], n: int) -> list:
     settings = Settings()
-    chunks = []
+    chunks: list = []
     for root in roots:
         for entry in RepoWalker(root, settings).walk():
             if isinstance(entry, SourceFile):
@@ -104,7 +105,7 @@ def _ov_bf16() -> OnnxEmbedder:
     return embedder
 
 
-def make(name: str):
+def make(name: str) -> Any:
     """The embedder of a variant, loaded."""
     import onnxruntime
     level, mode = onnxruntime.GraphOptimizationLevel, onnxruntime.ExecutionMode
@@ -117,6 +118,7 @@ def make(name: str):
         "ort-b32-par": lambda: _ort_with(execution_mode=mode.ORT_PARALLEL, inter_op_num_threads=2),
         "ov-b32-bf16": _ov_bf16,
     }
+    embedder: Any
     if name in table:
         embedder = table[name]()
     else:

@@ -67,7 +67,9 @@ def editable_files(root: Path) -> list[Path]:
 
 def addition(path: Path) -> tuple[str, str]:
     name = "fresh_" + uuid.uuid4().hex[:12]
-    return name, TEMPLATES[spec_for_path(path.name).name].format(name=name)
+    spec = spec_for_path(path.name)
+    assert spec is not None, path
+    return name, TEMPLATES[spec.name].format(name=name)
 
 
 def save_append(path: Path, text: str) -> None:

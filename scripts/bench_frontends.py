@@ -78,7 +78,7 @@ def run_rounds(root: Path, index_dir: str | None, rounds: int, queries: list[str
                     t = time.perf_counter()
                     result = await client.call_tool("search", {"query": q, "mode": mode})
                     results["mcp"].append((time.perf_counter() - t) * 1000)
-                    assert not result.is_error, result.content[0].text
+                    assert not result.is_error, getattr(result.content[0], "text", result.content[0])
                 results["socket"] += socket_times(sock, queries, mode)  # blocking: the session idles meanwhile
                 results["http"] += http_times(address, queries, mode)
 

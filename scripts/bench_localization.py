@@ -136,7 +136,8 @@ def run_repo(name: str, git_dir: str, commits: list[dict], work: Path, systems: 
             print(f"[{name}] embedding cache seeded with {seeded} vectors from {seed / name}", file=sys.stderr)
     bm25 = WholeFileBM25() if "bm25" in systems else None
     embed = any(s in ("hybrid", "vector") for s in systems)
-    rows, timing = [], defaultdict(float)
+    rows: list = []
+    timing: defaultdict[str, float] = defaultdict(float)
     try:
         for commit in sorted(commits, key=lambda c: c["time"]):
             t = time.monotonic()

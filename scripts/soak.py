@@ -31,6 +31,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from benchlib import GENERIC_QUERIES, REPO_ROOT, codesearch, percentile
 
@@ -99,9 +100,10 @@ def workload(tree: Path, branches: list[Path], stop: threading.Event, counts: di
 def client(sock_path: str, seconds: float, seed: int) -> dict:
     """Searches over one connection, reconnecting when the daemon goes away."""
     rng = random.Random(seed)
-    out = {"latencies": [], "errors": [], "busy": 0, "unavailable": 0}
+    out: dict[str, Any] = {"latencies": [], "errors": [], "busy": 0, "unavailable": 0}
     deadline = time.time() + seconds
-    conn = reader = None
+    conn: socket.socket | None = None
+    reader: Any = None
     while time.time() < deadline:
         if conn is None:
             try:

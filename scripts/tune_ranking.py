@@ -62,7 +62,7 @@ class ReplayingSearcher(Searcher):
         super().__init__(index)
         self.recorded: dict[tuple, tuple] = {}
 
-    def _retrieve(self, query, names, limit, filters, side_by_side=True):  # type: ignore[no-untyped-def]
+    def _retrieve(self, query, names, limit, filters, side_by_side=True):
         key = (query, tuple(names), limit, filters)
         if key not in self.recorded:
             self.recorded[key] = super()._retrieve(query, names, limit, filters, side_by_side=False)
@@ -80,7 +80,8 @@ def evaluate(searchers: dict[str, ReplayingSearcher], queries: dict[str, list[di
             settings_changes[knob[4:]] = value
         else:
             setattr(options, knob, type(getattr(options, knob))(value))
-    per_repo, per_category = [], {}
+    per_repo: list = []
+    per_category: dict = {}
     for name in repos:
         searcher = searchers[name]
         searcher.settings = replace(searcher.index.settings, **settings_changes)
