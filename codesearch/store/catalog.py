@@ -237,27 +237,30 @@ class DefinitionRow(NamedTuple):
     qualified_name: str
 
 
+_DEFINITIONS_SELECT = ("SELECT c.name, c.rid, c.id, f.path, COALESCE(c.qualified_name, c.name) FROM files f "
+                       f"JOIN chunks c ON c.fid = f.fid WHERE c.part = 1 AND c.kind NOT IN ({_NOT_DEFINITIONS}) AND ")
+
+
+def _in_candidate_order(rows: list, names: set[str]) -> list[DefinitionRow]:
+    """The rows of these exact names, each once (a row comes once per slice of an IN list it
+    matches: "Map" in one slice and "map" in the next), by path, qualified name and id."""
+    unique = {r[1]: r for r in rows if r[0] in names}
+    return sorted((DefinitionRow(*r) for r in unique.values()), key=lambda r: (r.path, r.qualified_name, r.id))
+
+
 def definitions_in_order(db: sqlite3.Connection, names: Iterable[str]) -> list[DefinitionRow]:
     """The definitions (first parts) of these exact names, in the order call resolution ranks
     candidates: by path, qualified name and id (so the same tree gives the same edges and the
     same guesses, however it was indexed)."""
     wanted = sorted(set(names))
-    rows = select_in(db, f"SELECT c.name, c.rid, c.id, f.path, COALESCE(c.qualified_name, c.name) FROM chunks c "
-                         f"JOIN files f ON f.fid = c.fid WHERE c.name COLLATE NOCASE IN ({{}}) AND c.part = 1 "
-                         f"AND c.kind NOT IN ({_NOT_DEFINITIONS})", wanted)
-    exact = set(wanted)
-    # a row comes once per slice of names it matches in any case ("Map" in one, "map" in the next)
-    unique = {r[1]: r for r in rows if r[0] in exact}
-    return sorted((DefinitionRow(*r) for r in unique.values()), key=lambda r: (r.path, r.qualified_name, r.id))
+    rows = select_in(db, _DEFINITIONS_SELECT + "c.name COLLATE NOCASE IN ({})", wanted)
+    return _in_candidate_order(rows, set(wanted))
 
 
 def definitions_in_files(db: sqlite3.Connection, names: set[str], paths: Iterable[str]) -> list[DefinitionRow]:
     """definitions_in_order for these names, only those in these files: read by file, so the
     cost follows the files, not how often the names are defined elsewhere."""
-    rows = select_in(db, f"SELECT c.name, c.rid, c.id, f.path, COALESCE(c.qualified_name, c.name) FROM files f "
-                         f"JOIN chunks c ON c.fid = f.fid WHERE f.path IN ({{}}) AND c.part = 1 "
-                         f"AND c.kind NOT IN ({_NOT_DEFINITIONS})", sorted(set(paths)))
-    return sorted((DefinitionRow(*r) for r in rows if r[0] in names), key=lambda r: (r.path, r.qualified_name, r.id))
+    return _in_candidate_order(select_in(db, _DEFINITIONS_SELECT + "f.path IN ({})", sorted(set(paths))), names)
 
 
 def definitions_at_most(db: sqlite3.Connection, name: str, most: int) -> int:
@@ -502,7 +505,7 @@ class Catalog:
     # --- chunks ---------------------------------------------------------------------------
     def write_chunks(self, db: sqlite3.Connection, path: str, chunks: list[Chunk],
                      embed_hashes: Mapping[str, str | None], keywords: list[KeywordColumns],
-                     keywords_later: list | None = None) -> dict[str, int]:
+                     keyword_rows_out: list) -> dict[str, int]:
         """Make these (parents before children, as chunking makes them, with their keyword-index
         rows: `keyword_columns` of each chunk, see analysis/rows.py) one file's chunks, in place of
         those it had. A chunk whose id stays keeps its row, so the calls and imports into it from
@@ -510,7 +513,9 @@ class Catalog:
         edges. What came from its old text goes (call sites, edges out, keyword row, the file's
         imports) and is written anew. Its vector stays until the new one is made: Chroma still
         holds it (`vector_hash`), and the chunk stays findable by meaning meanwhile. Returns their
-        rows (rid) by chunk id."""
+        rows (rid) by chunk id; their keyword-index rows go to `keyword_rows_out`, for
+        insert_keywords once the caller's savepoints are done (FTS5 writes a segment of what it
+        holds at every savepoint)."""
         fid = self._file_id(db, path)
         old = {r[0]: (r[1], r[2]) for r in db.execute("SELECT id, rid, vector_hash FROM chunks WHERE fid = ?", (fid,))}
         wanted = {c.id for c in chunks}
@@ -544,11 +549,7 @@ class Catalog:
               c.start_line, c.end_line, c.part, c.name_line or None, c.name_column or None,
               _blob(embed_hashes.get(c.id)), None)
              for c in chunks])
-        keyword_rows = [(rids[c.id], *k) for c, k in zip(chunks, keywords)]
-        if keywords_later is None:
-            self.insert_keywords(db, keyword_rows)
-        else:
-            keywords_later.extend(keyword_rows)
+        keyword_rows_out.extend((rids[c.id], *k) for c, k in zip(chunks, keywords))
         return rids
 
     def insert_keywords(self, db: sqlite3.Connection, rows: list[tuple[int, str, str, str, str]]) -> None:
@@ -604,16 +605,14 @@ class Catalog:
 
     # --- call sites, imports ----------------------------------------------------------------
     def insert_calls(self, db: sqlite3.Connection, rows: list[tuple[str, str, str, int]],
-                     rids: dict[str, int] | None = None) -> None:
-        """(caller chunk id, path, called name, line) of one file, whose chunks are written
-        (`rids`: their rows, as write_chunks gave them; else looked up)."""
+                     rids: dict[str, int]) -> None:
+        """(caller chunk id, path, called name, line) of one file, whose chunks write_chunks
+        has written (`rids`: their rows, as it returned them)."""
         if not rows:
             return
-        callers = rids if rids is not None else dict(select_in(db, "SELECT id, rid FROM chunks WHERE id IN ({})",
-                                                               sorted({r[0] for r in rows})))
         names = self._name_ids(db, {r[2] for r in rows})
         db.executemany("INSERT OR IGNORE INTO calls(nid, caller, line) VALUES (?, ?, ?)",
-                       [(names[name], callers[caller], line) for caller, _, name, line in rows if caller in callers])
+                       [(names[name], rids[caller], line) for caller, _, name, line in rows if caller in rids])
 
     def _name_ids(self, db: sqlite3.Connection, names: set[str]) -> dict[str, int]:
         """Interned ids of called names, made for those new to the catalog."""

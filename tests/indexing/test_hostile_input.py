@@ -129,7 +129,7 @@ def test_a_file_that_cannot_be_written_is_skipped_and_the_batch_goes_on(tmp_path
     from codesearch.store.catalog import Catalog
     real = Catalog.insert_calls
 
-    def fail_for_config(self, db, rows, rids=None):
+    def fail_for_config(self, db, rows, rids):
         if any(row[1] == "config.py" for row in rows):
             raise sqlite3.IntegrityError("simulated failure")
         return real(self, db, rows, rids)
