@@ -22,6 +22,9 @@ Variants (all by default):
   ov-b32-skip     the default (OpenVINO, batch 32), with chunks that say nothing skipped
                   (embed_min_chars, --min-chars): its rate counts every sampled chunk, as an
                   index does, over the time spent on those that get a vector
+  ...-tN          an ov-bN, ort-bN or ov-b32-bf16 variant with its input cut at N tokens instead of 128 (e.g.
+                  ov-b32-t96, ov-b32-bf16-t64): its cosine is still taken with the 128-token
+                  fp32 vectors, so it shows what the shorter input loses
 For each: chunks/s, against torch-q8, the cosine with torch-fp32 per chunk (mean and lowest), and
 a short query's embedding time (median of 40), alone and while another thread embeds batches (as
 in the daemon, whose searches go on beside its background embedding).
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import statistics
 import sys
 import threading
@@ -87,27 +91,33 @@ def _ort_with(**options) -> OnnxEmbedder:
     session = onnxruntime.InferenceSession(str(model_path), opts, providers=["CPUExecutionProvider"])
     embedder = OnnxEmbedder("all-MiniLM-L6-v2", runtime="onnxruntime", batch_size=32)
     _, tokenizer = embedder._load()
-    embedder._loaded = (lambda ids, mask: session.run(None, {"input_ids": ids, "attention_mask": mask,
-                                                             "token_type_ids": np.zeros_like(ids)})[0], tokenizer)
+    embedder._loaded = (onnx_backend._mean_pooled(lambda ids, mask: session.run(
+        None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]), tokenizer)
     return embedder
 
 
-def _ov_bf16() -> OnnxEmbedder:
+def _base(name: str) -> tuple[str, int]:
+    """A variant's name without its token limit, and the limit (`ov-b32-t96` -> ov-b32, 96)."""
+    limit = re.search(r"-t(\d+)$", name)
+    return (name[:limit.start()], int(limit.group(1))) if limit else (name, 128)
+
+
+def _ov_bf16(max_tokens: int) -> OnnxEmbedder:
     import openvino
     model_path, _ = onnx_backend.model_files("all-MiniLM-L6-v2")
     compiled = openvino.Core().compile_model(str(model_path), "CPU", {"PERFORMANCE_HINT": "LATENCY",
                                                                       "INFERENCE_PRECISION_HINT": "bf16"})
-    request = compiled.create_infer_request()
-    embedder = OnnxEmbedder("all-MiniLM-L6-v2", runtime="openvino", batch_size=32)
+    embedder = OnnxEmbedder("all-MiniLM-L6-v2", runtime="openvino", batch_size=32, max_tokens=max_tokens)
     _, tokenizer = embedder._load()
-    embedder._loaded = (lambda ids, mask: np.asarray(request.infer(
-        {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]), tokenizer)
+    embedder._loaded = (onnx_backend._mean_pooled(lambda ids, mask: np.asarray(compiled.create_infer_request().infer(
+        {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0])), tokenizer)
     return embedder
 
 
-def make(name: str) -> Any:
+def make(variant: str) -> Any:
     """The embedder of a variant, loaded."""
     import onnxruntime
+    name, max_tokens = _base(variant)
     level, mode = onnxruntime.GraphOptimizationLevel, onnxruntime.ExecutionMode
     st = lambda quantize: SentenceTransformerEmbedder("all-MiniLM-L6-v2", batch_size=8, max_tokens=128,
                                                       quantize=quantize)
@@ -116,7 +126,7 @@ def make(name: str) -> Any:
         "ort-b32-nospin": lambda: _ort_with(spinning="0"),
         "ort-b32-basic": lambda: _ort_with(graph_optimization_level=level.ORT_ENABLE_BASIC),
         "ort-b32-par": lambda: _ort_with(execution_mode=mode.ORT_PARALLEL, inter_op_num_threads=2),
-        "ov-b32-bf16": _ov_bf16,
+        "ov-b32-bf16": lambda: _ov_bf16(max_tokens),
     }
     embedder: Any
     if name in table:
@@ -124,7 +134,7 @@ def make(name: str) -> Any:
     else:
         runtime, batch, *rest = name.split("-")
         embedder = OnnxEmbedder("all-MiniLM-L6-v2", runtime={"ort": "onnxruntime", "ov": "openvino"}[runtime],
-                                batch_size=int(batch[1:]), threads=1 if "1t" in rest else 0)
+                                batch_size=int(batch[1:]), threads=1 if "1t" in rest else 0, max_tokens=max_tokens)
     embedder.encode_query("warm up")  # loaded before the clock starts
     return embedder
 
@@ -139,7 +149,7 @@ def main() -> int:
     parser.add_argument("roots", nargs="+", type=Path)
     args = parser.parse_args()
     names = args.variants.split(",")
-    unknown = [n for n in names if n not in ALL]
+    unknown = [n for n in names if _base(n)[0] not in ALL]
     if unknown:
         parser.error(f"unknown variants {unknown}; choose from {', '.join(ALL)}")
     chunks = sample_chunks(args.roots, args.chunks)
