@@ -266,17 +266,19 @@ class Indexer:
         jobs = [(e.rel, e.path, e.language) for e in candidates]
         finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines,
                          self.settings.embed_min_chars)
-        for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):
-            batch.append((entry, result))
-            if parsed:
-                parsed.advance()
-            if len(batch) >= WRITE_BATCH_FILES:
+        # an empty catalog is filled without the indexes that only reads need: made once at the end
+        with self.catalog.read_indexes_deferred(fresh and bool(candidates)):
+            for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):
+                batch.append((entry, result))
+                if parsed:
+                    parsed.advance()
+                if len(batch) >= WRITE_BATCH_FILES:
+                    self._write_batch(batch, report, state, written)
+                    batch = []
+                    if should_stop():
+                        raise IndexInterrupted("indexing stopped between two write batches")
+            if batch:
                 self._write_batch(batch, report, state, written)
-                batch = []
-                if should_stop():
-                    raise IndexInterrupted("indexing stopped between two write batches")
-        if batch:
-            self._write_batch(batch, report, state, written)
         for counter in (parsed, written):
             if counter:
                 counter.end()

@@ -47,6 +47,12 @@ EDGE_KINDS = {"calls": 0, "imports": 1}  # `contains` is chunks.parent
 MAX_CANDIDATES = 8  # a call resolution can only guess at goes to at most this many definitions of its name
 GUESS_WEIGHT = 0.5  # ... which share this weight (a resolved call weighs 1)
 EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
+# Indexes that only searches, embedding slices and call resolution read, never the writing of a
+# file into an empty catalog: a first index creates them at the end of its writing, sorting once,
+# instead of inserting every row into them at a random place (85,440 files: writing 171 -> 147 s,
+# creating them 3 s). A catalog left without them (a first index killed half way) gets them back
+# at its next writable open, which runs SCHEMA.
+DEFERRED_INDEXES = ("chunks_name", "chunks_parent", "chunks_unembedded", "calls_caller")
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -189,6 +195,11 @@ def _statements(script: str) -> Iterator[str]:
         if sqlite3.complete_statement(pending):
             yield pending
             pending = ""
+
+
+def _index_statement(name: str) -> str:
+    """SCHEMA's CREATE INDEX statement of one index."""
+    return next(s for s in _statements(SCHEMA) if f"CREATE INDEX IF NOT EXISTS {name} " in s)
 
 
 def _blob(hex_hash: str | None) -> bytes | None:
@@ -401,6 +412,30 @@ class Catalog:
             db.execute(f"RELEASE {name}")
             raise
         db.execute(f"RELEASE {name}")
+
+    @contextmanager
+    def read_indexes_deferred(self, defer: bool) -> Iterator[None]:
+        """With `defer` (an empty catalog about to be filled), the writes inside run without the
+        DEFERRED_INDEXES, which are created when they end, however they end. An error creating
+        them is raised only when the writes themselves went well (it would hide their error)."""
+        if not defer:
+            yield
+            return
+        with self.transaction() as db:
+            for name in DEFERRED_INDEXES:
+                db.execute(f"DROP INDEX IF EXISTS {name}")
+        wrote = False
+        try:
+            yield
+            wrote = True
+        finally:
+            try:
+                with self.transaction() as db:
+                    for name in DEFERRED_INDEXES:
+                        db.execute(_index_statement(name))
+            except (sqlite3.Error, CatalogError):
+                if wrote:
+                    raise
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

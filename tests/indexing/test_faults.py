@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -28,7 +29,16 @@ from index_helpers import (
 CATALOG = "catalog.sqlite3"
 
 
-_FRESH: dict[str, tuple[dict, set[str]]] = {}  # by the tree's content: cases share few trees
+_FRESH: dict[str, tuple[dict, set[str], set[str]]] = {}  # by the tree's content: cases share few trees
+
+
+def index_names(catalog: Path) -> set[str]:
+    """The catalog's indexes (a first index killed half way was writing without some of them)."""
+    db = sqlite3.connect(catalog)
+    try:
+        return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    finally:
+        db.close()
 
 
 def tree_digest(tree: Path) -> str:
@@ -38,7 +48,7 @@ def tree_digest(tree: Path) -> str:
     return digest.hexdigest()
 
 
-def fresh_state(tree: Path, work: Path) -> tuple[dict, set[str]]:
+def fresh_state(tree: Path, work: Path) -> tuple[dict, set[str], set[str]]:
     """What a clean index of `tree` holds (built on a copy, once per distinct tree)."""
     key = tree_digest(tree)
     if key not in _FRESH:
@@ -46,7 +56,8 @@ def fresh_state(tree: Path, work: Path) -> tuple[dict, set[str]]:
         shutil.copytree(tree, clean, ignore=shutil.ignore_patterns(".codesearch"))
         done = run_cli("index", clean, "-q")
         assert done.returncode == 0, done.stderr
-        _FRESH[key] = snapshot(clean / ".codesearch" / CATALOG), catalog_chunk_ids(clean / ".codesearch" / CATALOG)
+        catalog = clean / ".codesearch" / CATALOG
+        _FRESH[key] = snapshot(catalog), catalog_chunk_ids(catalog), index_names(catalog)
     return _FRESH[key]
 
 
@@ -61,11 +72,12 @@ def verify_and_compare(repo: Path, work: Path) -> None:
     done = run_cli("index", repo, "--verify", "--json", "-q")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verified"] is True
-    expected, expected_ids = fresh_state(repo, work)
+    expected, expected_ids, expected_indexes = fresh_state(repo, work)
     recovered = snapshot(repo / ".codesearch" / CATALOG)
     for part in ("files", "chunks", "edges", "calls", "imports"):
         assert recovered[part] == expected[part], part
     assert catalog_chunk_ids(repo / ".codesearch" / CATALOG) == expected_ids
+    assert index_names(repo / ".codesearch" / CATALOG) == expected_indexes
     assert_vectors_mirror_catalog(repo)  # every chunk has its vector, and Chroma holds no other
 
 
