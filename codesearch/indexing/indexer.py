@@ -267,7 +267,7 @@ class Indexer:
         finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines,
                          self.settings.embed_min_chars)
         # an empty catalog is filled without the indexes that only reads need: made once at the end
-        with self.catalog.read_indexes_deferred(fresh and bool(candidates)):
+        with self.catalog.bulk_writes(empty=fresh and bool(candidates)):
             for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):
                 batch.append((entry, result))
                 if parsed:

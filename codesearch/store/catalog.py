@@ -53,6 +53,10 @@ EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
 # creating them 3 s). A catalog left without them (a first index killed half way) gets them back
 # at its next writable open, which runs SCHEMA.
 DEFERRED_INDEXES = ("chunks_name", "chunks_parent", "chunks_unembedded", "calls_caller")
+# While a run writes many files: the writer's page cache (SQLite's default is 2 MB) and the pages
+# the WAL may hold before a checkpoint (default 1,000). 85,440 files: 187 -> 178 s (two runs).
+BULK_CACHE_KIB = 65536
+BULK_WAL_PAGES = 10000
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -414,28 +418,38 @@ class Catalog:
         db.execute(f"RELEASE {name}")
 
     @contextmanager
-    def read_indexes_deferred(self, defer: bool) -> Iterator[None]:
-        """With `defer` (an empty catalog about to be filled), the writes inside run without the
-        DEFERRED_INDEXES, which are created when they end, however they end. An error creating
-        them is raised only when the writes themselves went well (it would hide their error)."""
-        if not defer:
-            yield
-            return
-        with self.transaction() as db:
-            for name in DEFERRED_INDEXES:
-                db.execute(f"DROP INDEX IF EXISTS {name}")
-        wrote = False
+    def bulk_writes(self, empty: bool) -> Iterator[None]:
+        """Many files written in a row on this thread's connection: meanwhile a larger page cache
+        and fewer WAL checkpoints (each copies into the database pages that the next batches
+        change again), as before afterwards. With `empty` (an empty catalog about to be filled),
+        also without the DEFERRED_INDEXES, created when the writes end, however they end; an
+        error creating them is raised only when the writes themselves went well (it would hide
+        their error)."""
+        db = self.db
+        cache, wal_pages = (db.execute(f"PRAGMA {name}").fetchone()[0] for name in ("cache_size", "wal_autocheckpoint"))
+        db.execute(f"PRAGMA cache_size = -{BULK_CACHE_KIB}")
+        db.execute(f"PRAGMA wal_autocheckpoint = {BULK_WAL_PAGES}")
         try:
-            yield
-            wrote = True
-        finally:
-            try:
+            if empty:
                 with self.transaction() as db:
                     for name in DEFERRED_INDEXES:
-                        db.execute(_index_statement(name))
-            except (sqlite3.Error, CatalogError):
-                if wrote:
-                    raise
+                        db.execute(f"DROP INDEX IF EXISTS {name}")
+            wrote = False
+            try:
+                yield
+                wrote = True
+            finally:
+                try:
+                    if empty:
+                        with self.transaction() as db:
+                            for name in DEFERRED_INDEXES:
+                                db.execute(_index_statement(name))
+                except (sqlite3.Error, CatalogError):
+                    if wrote:
+                        raise
+        finally:
+            db.execute(f"PRAGMA cache_size = {cache}")
+            db.execute(f"PRAGMA wal_autocheckpoint = {wal_pages}")
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -11,7 +11,7 @@ from index_helpers import build_large_tree, copy_sample
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer, IndexInterrupted
-from codesearch.store.catalog import DEFERRED_INDEXES, Catalog
+from codesearch.store.catalog import BULK_CACHE_KIB, BULK_WAL_PAGES, DEFERRED_INDEXES, Catalog
 from codesearch.store.sqlite import sqlite3
 
 DEFERRED = set(DEFERRED_INDEXES)
@@ -33,21 +33,39 @@ def catalog_index_names(root: Path) -> set[str]:
 def batches_see(monkeypatch) -> list[set[str]]:
     """The catalog's indexes as each write batch begins."""
     seen: list[set[str]] = []
+    settings.clear()
     write_batch = Indexer._write_batch
 
     def spy(self, *args, **kwargs):
         seen.append(index_names(self.catalog.db))
+        settings.append(writer_settings(self.catalog.db))
         return write_batch(self, *args, **kwargs)
     monkeypatch.setattr(Indexer, "_write_batch", spy)
     return seen
 
 
-def run_index(root: Path, **kwargs) -> None:
+settings: list[tuple[int, int]] = []  # the writer's (cache_size, wal_autocheckpoint) as each batch began
+
+
+def writer_settings(db: sqlite3.Connection) -> tuple[int, int]:
+    return db.execute("PRAGMA cache_size").fetchone()[0], db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+
+
+def run_index(root: Path, **kwargs) -> tuple[int, int]:
+    """The writer's (cache_size, wal_autocheckpoint) once the run is over."""
     idx = Index(root, load_settings(root), create=True)
     try:
         Indexer(idx).run(embed=False, **kwargs)
+        return writer_settings(idx.catalog.db)
     finally:
         idx.close()
+
+
+def test_the_writes_have_a_larger_cache_and_fewer_checkpoints_and_then_the_defaults(tmp_path, batches_see):
+    work = copy_sample("python", tmp_path / "work")
+    after = run_index(work)
+    assert settings and all(s == (-BULK_CACHE_KIB, BULK_WAL_PAGES) for s in settings)
+    assert after == writer_settings(sqlite3.connect(":memory:"))  # SQLite's defaults
 
 
 def test_a_first_index_writes_without_the_read_indexes_and_ends_with_them(tmp_path, batches_see):
