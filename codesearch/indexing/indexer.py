@@ -229,6 +229,11 @@ class Indexer:
 
     def update_catalog(self, report: IndexReport, paths: list[str] | None,
                        should_stop: Callable[[], bool] = lambda: False) -> None:
+        """Files, chunks, keyword rows and edges brought up to date with the tree (or `paths`)."""
+        with self.catalog.bulk_writes():
+            self._update_catalog(report, paths, should_stop)
+
+    def _update_catalog(self, report: IndexReport, paths: list[str] | None, should_stop: Callable[[], bool]) -> None:
         if paths is not None:
             paths = self._confined(paths)
         edges_stale = self.catalog.get_meta("edges_stale") == "1"  # a run died before resolving
@@ -267,7 +272,7 @@ class Indexer:
         finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines,
                          self.settings.embed_min_chars)
         # an empty catalog is filled without the indexes that only reads need: made once at the end
-        with self.catalog.bulk_writes(empty=fresh and bool(candidates)):
+        with self.catalog.indexes_deferred(empty=fresh and bool(candidates)):
             for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):
                 batch.append((entry, result))
                 if parsed:

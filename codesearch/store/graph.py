@@ -226,8 +226,9 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
     facts = _NameFacts(db)
     if everything:
         db.execute(f"DELETE FROM edges WHERE kind = {CALLS}")
+        db.execute("UPDATE calls SET guess = 0 WHERE guess = 1")  # once, not a slice at a time
         for callers in _caller_slices(db):
-            _resolve(db, callers, facts)
+            _resolve(db, callers, facts, guesses_cleared=True)
         return
     affected = {r[0] for r in select_in(db, "SELECT k.caller FROM calls k JOIN chunks c ON c.rid = k.caller "
                                             "JOIN files f ON f.fid = c.fid WHERE f.path IN ({})",
@@ -253,9 +254,10 @@ def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
         after = rows[-1][0]
 
 
-def _resolve(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -> None:
-    """Resolve the calls of these callers into edges (their old call edges are gone already).
-    `facts`: what the run's earlier slices learned about names."""
+def _resolve(db: sqlite3.Connection, callers: list[int], facts: _NameFacts, guesses_cleared: bool = False) -> None:
+    """Resolve the calls of these callers into edges (their old call edges are gone already, and
+    with `guesses_cleared` their calls' guess marks). `facts`: what the run's earlier slices
+    learned about names."""
     call_rows = select_in(db, "SELECT k.caller, f.path, n.name, k.nid, COALESCE(c.qualified_name, c.name) "
                               "FROM calls k JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller "
                               "JOIN files f ON f.fid = c.fid WHERE k.caller IN ({})", callers)
@@ -306,8 +308,10 @@ def _resolve(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -> N
                 edges[(caller, symbol.rid)] = weight
     db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {CALLS}, ?, ?)",
                    [(s, d, w) for (s, d), w in sorted(edges.items())])
-    select_in(db, "UPDATE calls SET guess = 0 WHERE caller IN ({}) AND guess = 1", callers)
-    db.executemany("UPDATE calls SET guess = 1 WHERE nid = ? AND caller = ?", [(n, c) for c, n in sorted(guesses)])
+    if not guesses_cleared:
+        select_in(db, "UPDATE calls SET guess = 0 WHERE caller IN ({}) AND guess = 1", callers)
+    # in the table's order (it is clustered by name): neighbouring rows share their pages
+    db.executemany("UPDATE calls SET guess = 1 WHERE nid = ? AND caller = ?", sorted((n, c) for c, n in guesses))
 
 
 _IMPORT_WORD = re.compile(r"\w+")
