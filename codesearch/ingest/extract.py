@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import islice, tee
 from pathlib import Path
+from typing import Any
 
 from ..config import Settings
 from ..faults import checkpoint
@@ -271,19 +272,48 @@ def _extract_jobs(jobs: list[tuple[str, str, str, Settings, Finisher | None]]) -
     return [_extract_job(job) for job in jobs]
 
 
-def _ahead(pool: ProcessPoolExecutor, slices: Iterator[list], window: int) -> Iterator[Extracted | SkipFile]:
-    """The slices' results in order, with at most `window` slices submitted and not yet taken."""
-    pending: deque[Future] = deque(pool.submit(_extract_jobs, part) for part in islice(slices, window))
+def _ahead(pool: ProcessPoolExecutor, fn: Callable[[Any], Any], items: Iterator[Any], window: int) -> Iterator[Any]:
+    """fn of each item on the pool, in order, with at most `window` items submitted and not yet taken."""
+    pending: deque[Future] = deque(pool.submit(fn, item) for item in islice(items, window))
     try:
         while pending:
-            results = pending.popleft().result()
-            part = next(slices, None)
-            if part is not None:
-                pending.append(pool.submit(_extract_jobs, part))
-            yield from results
+            result = pending.popleft().result()
+            item = next(items, _END)
+            if item is not _END:
+                pending.append(pool.submit(fn, item))
+            yield result
     finally:  # the consumer stopped, or the pool broke: what has not started never will
         for future in pending:
             future.cancel()
+
+
+_END = object()
+
+
+def map_on_workers(fn: Callable[[Any], Any], items: Iterator[Any], workers: int = 0) -> Iterator[Any]:
+    """fn of each item, in order, on the extraction workers (started if need be; other work than
+    extracting, such as resolving calls), at most WINDOW_CHUNKS_PER_WORKER items a worker ahead
+    of the consumer. What a broken pool leaves is done here."""
+    workers = workers or os.cpu_count() or 1
+    if workers <= 1:
+        yield from map(fn, items)
+        return
+    global _pool_users
+    with _pool_lock:
+        pool = _worker_pool(workers)
+        _pool_users += 1
+    submitted, unfinished = tee(items)
+    try:
+        for result in _ahead(pool, fn, submitted, WINDOW_CHUNKS_PER_WORKER * workers):
+            next(unfinished)
+            yield result
+        return
+    except BrokenProcessPool:
+        _forget_broken(pool)
+    finally:
+        with _pool_lock:
+            _pool_users -= 1
+    yield from map(fn, unfinished)
 
 
 def _on_workers(jobs: list[tuple[str, Path, str]], settings: Settings, finish: Finisher | None,
@@ -300,9 +330,10 @@ def _on_workers(jobs: list[tuple[str, Path, str]], settings: Settings, finish: F
         slices = ([(r, str(p), lang, settings, finish) for r, p, lang in jobs[start:start + chunksize]]
                   for start in range(done, len(jobs), chunksize))
         try:
-            for result in _ahead(pool, slices, window):
-                yield result
-                done += 1
+            for results in _ahead(pool, _extract_jobs, slices, window):
+                for result in results:
+                    yield result
+                    done += 1
             return
         except BrokenProcessPool:
             _forget_broken(pool)

@@ -16,9 +16,12 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain, islice
+from typing import Any
 
 import numpy as np
 
@@ -219,17 +222,33 @@ def rebuild_import_edges(db: sqlite3.Connection, changed_paths: set[str], arrive
     db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {IMPORTS}, ?, 1)", sorted(edges))
 
 
+FanOut = Callable[[Callable[[Any], Any], Iterator[Any]], Iterator[Any]]  # an ordered map on other processes
+
+
 def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_names: set[str],
-                       everything: bool = False) -> None:
+                       everything: bool = False, fan_out: FanOut | None = None) -> None:
     """Re-resolve every call site of the affected callers: those in changed files and those that
-    call a name the changed files define or defined; or all of them. In slices of callers."""
-    facts = _NameFacts(db)
+    call a name the changed files define or defined; or all of them, in slices of callers. With
+    `fan_out`, the slices of a full resolution are worked out on other processes, each reading
+    the catalog as last committed (so everything but the call edges must be), and written here."""
     if everything:
         db.execute(f"DELETE FROM edges WHERE kind = {CALLS}")
         db.execute("UPDATE calls SET guess = 0 WHERE guess = 1")  # once, not a slice at a time
-        for callers in _caller_slices(db):
-            _resolve(db, callers, facts, guesses_cleared=True)
+        first = list(islice(_caller_slices(db), 2))
+        slices = chain(first, _caller_slices(db, after=first[-1][-1] if first else 0))
+        if fan_out is None or len(first) < 2:  # one slice is not worth another process
+            facts = _NameFacts(db)
+            for callers in slices:
+                _write_resolution(db, *_resolution(db, callers, facts))
+            return
+        run = (db.execute("PRAGMA database_list").fetchone()[2], uuid.uuid4().hex)
+        try:
+            for edges, guesses in fan_out(resolve_slice, ((run, c) for c in slices)):
+                _write_resolution(db, edges, guesses)
+        finally:
+            _forget_run(run)  # slices done in this process (the workers broke) left a connection
         return
+    facts = _NameFacts(db)
     affected = {r[0] for r in select_in(db, "SELECT k.caller FROM calls k JOIN chunks c ON c.rid = k.caller "
                                             "JOIN files f ON f.fid = c.fid WHERE f.path IN ({})",
                                         sorted(changed_paths))}
@@ -239,12 +258,38 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
     for start in range(0, len(ordered), RESOLVE_SLICE):
         callers = ordered[start:start + RESOLVE_SLICE]
         select_in(db, f"DELETE FROM edges WHERE kind = {CALLS} AND src IN ({{}})", callers)
-        _resolve(db, callers, facts)
+        select_in(db, "UPDATE calls SET guess = 0 WHERE caller IN ({}) AND guess = 1", callers)
+        _write_resolution(db, *_resolution(db, callers, facts))
 
 
-def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
-    """Every chunk that calls something, RESOLVE_SLICE at a time, in rid order."""
-    after = 0
+# in a process that resolves slices for another: its read-only connection and what it learned
+# about names, for one run (catalog path, run id)
+_resolver: tuple[tuple[str, str], sqlite3.Connection, _NameFacts] | None = None
+
+
+def resolve_slice(job: tuple[tuple[str, str], list[int]]) -> tuple[list[tuple[int, int, float]], list[tuple[int, int]]]:
+    """One slice of a full resolution, worked out in another process (`fan_out`): the callers'
+    edges and guessed calls, as _resolution gives them."""
+    global _resolver
+    run, callers = job
+    if _resolver is None or _resolver[0] != run:
+        if _resolver is not None:
+            _resolver[1].close()
+        db = sqlite3.connect(f"file:{run[0]}?mode=ro", uri=True, timeout=30)
+        _resolver = run, db, _NameFacts(db)
+    _, db, facts = _resolver
+    return _resolution(db, callers, facts)
+
+
+def _forget_run(run: tuple[str, str]) -> None:
+    global _resolver
+    if _resolver is not None and _resolver[0] == run:
+        _resolver[1].close()
+        _resolver = None
+
+
+def _caller_slices(db: sqlite3.Connection, after: int = 0) -> Iterator[list[int]]:
+    """Every chunk that calls something (after the rid `after`), RESOLVE_SLICE at a time, in rid order."""
     while True:
         rows = db.execute("SELECT DISTINCT caller FROM calls INDEXED BY calls_caller WHERE caller > ? "
                           "ORDER BY caller LIMIT ?", (after, RESOLVE_SLICE)).fetchall()
@@ -254,15 +299,16 @@ def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
         after = rows[-1][0]
 
 
-def _resolve(db: sqlite3.Connection, callers: list[int], facts: _NameFacts, guesses_cleared: bool = False) -> None:
-    """Resolve the calls of these callers into edges (their old call edges are gone already, and
-    with `guesses_cleared` their calls' guess marks). `facts`: what the run's earlier slices
-    learned about names."""
+def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts
+                ) -> tuple[list[tuple[int, int, float]], list[tuple[int, int]]]:
+    """The call edges (caller, definition, weight) of these callers, and their calls that could
+    only be guessed at (name id, caller), in the tables' orders. `facts`: what the run's earlier
+    slices learned about names. Reads only."""
     call_rows = select_in(db, "SELECT k.caller, f.path, n.name, k.nid, COALESCE(c.qualified_name, c.name) "
                               "FROM calls k JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller "
                               "JOIN files f ON f.fid = c.fid WHERE k.caller IN ({})", callers)
     if not call_rows:
-        return
+        return [], []
     names = {r[2] for r in call_rows}
     paths = sorted({r[1] for r in call_rows})
     import_texts: dict[str, list[str]] = defaultdict(list)
@@ -306,12 +352,15 @@ def _resolve(db: sqlite3.Connection, callers: list[int], facts: _NameFacts, gues
         for symbol in chosen:
             if symbol.rid != caller and (caller, symbol.rid) not in edges:
                 edges[(caller, symbol.rid)] = weight
-    db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {CALLS}, ?, ?)",
-                   [(s, d, w) for (s, d), w in sorted(edges.items())])
-    if not guesses_cleared:
-        select_in(db, "UPDATE calls SET guess = 0 WHERE caller IN ({}) AND guess = 1", callers)
-    # in the table's order (it is clustered by name): neighbouring rows share their pages
-    db.executemany("UPDATE calls SET guess = 1 WHERE nid = ? AND caller = ?", sorted((n, c) for c, n in guesses))
+    # in the tables' orders (calls is clustered by name): neighbouring rows share their pages
+    return [(s, d, w) for (s, d), w in sorted(edges.items())], sorted((n, c) for c, n in guesses)
+
+
+def _write_resolution(db: sqlite3.Connection, edges: list[tuple[int, int, float]],
+                      guesses: list[tuple[int, int]]) -> None:
+    """A slice's resolution into the catalog (its callers' old call edges and guess marks are gone)."""
+    db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {CALLS}, ?, ?)", edges)
+    db.executemany("UPDATE calls SET guess = 1 WHERE nid = ? AND caller = ?", guesses)
 
 
 _IMPORT_WORD = re.compile(r"\w+")

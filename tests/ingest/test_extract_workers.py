@@ -147,3 +147,22 @@ def test_workers_extract_only_a_bounded_window_ahead_of_a_slow_consumer(sample_j
     assert len(taken) < counts[-1] <= bound
     assert sum(1 for _ in results) == len(many) - len(taken)  # and the rest comes when asked for
     assert len(list(tmp_path.iterdir())) == len(many)
+
+
+def _square_unless_a_worker(n: int) -> int:
+    """n*n; on a worker process, item 13 takes the worker down (as a crash in a grammar would)."""
+    import multiprocessing
+    import os
+    if n == 13 and multiprocessing.parent_process() is not None:
+        os._exit(1)
+    return n * n
+
+
+def test_map_on_workers_keeps_order_and_finishes_what_a_broken_pool_leaves():
+    from codesearch.ingest.extract import map_on_workers
+    assert list(map_on_workers(_square_unless_a_worker, iter(range(10)), workers=2)) == [n * n for n in range(10)]
+    assert list(map_on_workers(_square_unless_a_worker, iter([13]), workers=1)) == [169]  # one worker: done here
+    # item 13 kills its worker: it and whatever was not finished are done in this process
+    assert list(map_on_workers(_square_unless_a_worker, iter(range(40)), workers=2)) == [n * n for n in range(40)]
+    assert list(map_on_workers(_square_unless_a_worker, iter(range(5)), workers=2)) == [n * n for n in range(5)]
+    shutdown_pool()

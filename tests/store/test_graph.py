@@ -146,3 +146,32 @@ def test_a_crowded_name_resolves_through_imports_and_a_lone_name_uniquely(tmp_pa
                    for r in neighbours(CallGraph(index.catalog), [main], "callees") if r.id in chunks}
         assert callees == {("lib/tools.py", "helper"): 1.0, ("lib/single.py", "only_here"): 1.0}, crowded
         index.close()
+
+
+def test_a_full_resolution_on_the_workers_gives_what_one_process_gives(tmp_path, monkeypatch):
+    """The slices of a full resolution worked out on the extraction workers, each reading the
+    catalog as committed, are the edges and guesses of one process resolving them in turn."""
+    import shutil
+    from pathlib import Path
+
+    from codesearch.ingest import extract
+    from codesearch.store import graph
+    sample = Path(__file__).resolve().parents[2] / "sample_repos" / "python"
+    root = tmp_path / "tree"
+    for copy in range(3):
+        shutil.copytree(sample, root / f"copy{copy}")
+    index = Index(root, load_settings(root), create=True)
+    Indexer(index).run(embed=False)
+    monkeypatch.setattr(graph, "RESOLVE_SLICE", 7)  # many slices
+    found = {}
+    try:
+        for fan_out in (None, extract.map_on_workers):
+            with index.catalog.transaction() as db:
+                graph.resolve_call_edges(db, set(), set(), everything=True, fan_out=fan_out)
+            found[fan_out is None] = _edges(index)
+        assert extract._pool is not None  # the workers did it: they did not break
+    finally:
+        index.close()
+        extract.shutdown_pool()
+    edges, guesses = found[True]
+    assert found[False] == found[True] and edges and any(g[3] for g in guesses)
