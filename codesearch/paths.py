@@ -24,6 +24,13 @@ def index_dir_for(root: Path, explicit: str | os.PathLike | None = None) -> Path
     return Path(index_folder(root, explicit))
 
 
+def sqlite_uri(path: str | os.PathLike, readonly: bool = False) -> str:
+    """A database file as an SQLite URI, escaped: a `#`, `?` or `%` in a folder's name would
+    otherwise end or change the path (a catalog written to the wrong file)."""
+    uri = Path(path).absolute().as_uri()
+    return f"{uri}?mode=ro" if readonly else uri
+
+
 def project_root(start: Path) -> Path:
     """The repository a command run in `start` means (`locations.enclosing_repository`)."""
     return Path(enclosing_repository(start))

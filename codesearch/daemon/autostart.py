@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..locations import CATALOG_FILE
-from ..paths import index_dir_for
+from ..paths import index_dir_for, sqlite_uri
 from .client import NO_DAEMON_ENV
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def has_index(root: Path, index_dir: str | None) -> bool:
     if not path.is_file():
         return False
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
+        with sqlite3.connect(sqlite_uri(path, readonly=True), uri=True, timeout=5) as db:
             return db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
     except sqlite3.Error:
         return True  # there, but unreadable: the usual path reports the damage and its fix

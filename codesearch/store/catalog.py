@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..model import Chunk
+from ..paths import sqlite_uri
 from ..vocabulary import NON_DEFINITION_KINDS, Filters
 from . import vector_codec
 from .sqlite import CONTENTLESS_DELETE, sqlite3
@@ -324,7 +325,7 @@ class Catalog:
             os.chmod(self.path, 0o600)  # SQLite gives its -wal and -shm files the same mode
 
     def _connect(self, initialize: bool = False) -> sqlite3.Connection:
-        uri = f"file:{self.path}?mode=ro" if self.readonly else f"file:{self.path}"
+        uri = sqlite_uri(self.path, self.readonly)
         try:
             db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False, isolation_level=None)
             db.row_factory = sqlite3.Row

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..paths import sqlite_uri
 from .catalog import (
     EDGE_KINDS,
     GUESS_WEIGHT,
@@ -275,7 +276,7 @@ def resolve_slice(job: tuple[tuple[str, str], list[int]]) -> tuple[list[tuple[in
     if _resolver is None or _resolver[0] != run:
         if _resolver is not None:
             _resolver[1].close()
-        db = sqlite3.connect(f"file:{run[0]}?mode=ro", uri=True, timeout=30)
+        db = sqlite3.connect(sqlite_uri(run[0], readonly=True), uri=True, timeout=30)
         _resolver = run, db, _NameFacts(db)
     _, db, facts = _resolver
     return _resolution(db, callers, facts)

@@ -63,3 +63,19 @@ def test_a_finished_threads_connection_is_closed_with_it(tmp_path):
     with pytest.raises(sqlite3.ProgrammingError):
         held[0].execute("SELECT 1")
     catalog.close()
+
+
+@pytest.mark.parametrize("folder", ["a#b", "what?", "100% done", "x%20y", "spaced out"])
+def test_a_catalog_in_a_folder_with_uri_characters_opens_there(tmp_path, folder):
+    """`#`, `?` and `%` mean something in an SQLite URI: unescaped, the catalog went elsewhere."""
+    path = tmp_path / folder / "catalog.sqlite3"
+    path.parent.mkdir()
+    catalog = Catalog(path)
+    catalog.set_meta("mark", "here")
+    catalog.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [folder]  # nothing written beside it
+    reader = Catalog(path, readonly=True)
+    try:
+        assert reader.get_meta("mark") == "here"
+    finally:
+        reader.close()
