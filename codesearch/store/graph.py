@@ -247,7 +247,7 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
             for edges, guesses in fan_out(resolve_slice, ((run, c) for c in slices)):
                 _write_resolution(db, edges, guesses)
         finally:
-            _forget_run(run)  # slices done in this process (the workers broke) left a connection
+            _forget_run(run)  # slices done in this process (the workers broke) left what they learned
         return
     facts = _NameFacts(db)
     affected = {r[0] for r in select_in(db, "SELECT k.caller FROM calls k JOIN chunks c ON c.rid = k.caller "
@@ -263,9 +263,11 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
         _write_resolution(db, *_resolution(db, callers, facts))
 
 
-# in a process that resolves slices for another: its read-only connection and what it learned
-# about names, for one run (catalog path, run id)
-_resolver: tuple[tuple[str, str], sqlite3.Connection, _NameFacts] | None = None
+# in a process that resolves slices for another: what it learned about names in one run (catalog
+# path, run id). Its connection is a slice's only: one left open would keep the catalog's WAL
+# file from being checkpointed and removed when the indexer closes it (a read-only connection
+# cannot, and it would be the last one open).
+_resolver: tuple[tuple[str, str], _NameFacts] | None = None
 
 
 def resolve_slice(job: tuple[tuple[str, str], list[int]]) -> tuple[list[tuple[int, int, float]], list[tuple[int, int]]]:
@@ -273,19 +275,20 @@ def resolve_slice(job: tuple[tuple[str, str], list[int]]) -> tuple[list[tuple[in
     edges and guessed calls, as _resolution gives them."""
     global _resolver
     run, callers = job
-    if _resolver is None or _resolver[0] != run:
-        if _resolver is not None:
-            _resolver[1].close()
-        db = sqlite3.connect(sqlite_uri(run[0], readonly=True), uri=True, timeout=30)
-        _resolver = run, db, _NameFacts(db)
-    _, db, facts = _resolver
-    return _resolution(db, callers, facts)
+    db = sqlite3.connect(sqlite_uri(run[0], readonly=True), uri=True, timeout=30)
+    try:
+        if _resolver is None or _resolver[0] != run:
+            _resolver = run, _NameFacts(db)
+        facts = _resolver[1]
+        facts.db = db
+        return _resolution(db, callers, facts)
+    finally:
+        db.close()
 
 
 def _forget_run(run: tuple[str, str]) -> None:
     global _resolver
     if _resolver is not None and _resolver[0] == run:
-        _resolver[1].close()
         _resolver = None
 
 

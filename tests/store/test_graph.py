@@ -170,6 +170,9 @@ def test_a_full_resolution_on_the_workers_gives_what_one_process_gives(tmp_path,
                 graph.resolve_call_edges(db, set(), set(), everything=True, fan_out=fan_out)
             found[fan_out is None] = _edges(index)
         assert extract._pool is not None  # the workers did it: they did not break
+        index.close()
+        # the workers keep no connection open: the last one closed took the WAL file with it
+        assert not index.catalog.path.with_name(index.catalog.path.name + "-wal").exists()
     finally:
         index.close()
         extract.shutdown_pool()
