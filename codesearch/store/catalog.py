@@ -48,15 +48,17 @@ EDGE_KINDS = {"calls": 0, "imports": 1}  # `contains` is chunks.parent
 MAX_CANDIDATES = 8  # a call resolution can only guess at goes to at most this many definitions of its name
 GUESS_WEIGHT = 0.5  # ... which share this weight (a resolved call weighs 1)
 EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
-# Indexes that only searches, embedding slices and call resolution read, never the writing of a
-# file into an empty catalog: a first index creates them at the end of its writing, sorting once,
-# instead of inserting every row into them at a random place (85,440 files: writing 171 -> 147 s,
-# creating them 3 s). A catalog left without them (a first index killed half way) gets them back
-# at its next writable open, which runs SCHEMA.
-DEFERRED_INDEXES = ("chunks_name", "chunks_parent", "chunks_unembedded", "calls_caller")
+# Indexes that the writing of a file into an empty catalog never reads: a first index creates them
+# at the end of its writing, sorting once, instead of inserting every row into them (by name: at a
+# random place). 85,440 files: writing 171 -> 147 s, creating them 3 s; chunks_name alone gave
+# 167.5 and 170.6 s against 160.8 and 167.0 for all of them. Not chunks_parent: searches answered
+# during a first index name it (the graph step's INDEXED BY), and its rows come nearly in order.
+# Searches that would use the others scan meanwhile. A catalog left without them (a first index
+# killed half way) gets them back at its next writable open, which runs SCHEMA.
+DEFERRED_INDEXES = ("chunks_name", "chunks_unembedded", "calls_caller")
 # While a run writes: the writer's page cache (SQLite's default is 2 MB) and the pages the WAL may
-# hold before a checkpoint (default 1,000). 85,440 files: 187 -> 178 s (two runs each, the files'
-# writes only); resolving their calls 28.9 -> 26.1-27.4 s with the larger cache.
+# hold before a checkpoint (default 1,000). 85,440 files: 187 -> 178 s (whole index, two runs
+# each); resolving their calls alone 28.9 -> 26.1-27.4 s with the larger cache.
 BULK_CACHE_KIB = 65536
 BULK_WAL_PAGES = 10000
 
