@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import islice, tee
 from pathlib import Path
@@ -258,11 +259,18 @@ def extract_files(jobs: list[tuple[str, Path, str]], settings: Settings, workers
         for rel, path, language in jobs:
             yield _extract_and_finish(rel, path, language, settings, finish)
         return
+    with _pool_in_use():
+        yield from _on_workers(jobs, settings, finish, workers)
+
+
+@contextmanager
+def _pool_in_use() -> Iterator[None]:
+    """Counted as a user of the pool meanwhile: it is not replaced, nor released as idle."""
     global _pool_users
     with _pool_lock:
         _pool_users += 1
     try:
-        yield from _on_workers(jobs, settings, finish, workers)
+        yield
     finally:
         with _pool_lock:
             _pool_users -= 1
@@ -298,21 +306,17 @@ def map_on_workers(fn: Callable[[Any], Any], items: Iterator[Any], workers: int 
     if workers <= 1:
         yield from map(fn, items)
         return
-    global _pool_users
-    with _pool_lock:
-        pool = _worker_pool(workers)
-        _pool_users += 1
     submitted, unfinished = tee(items)
-    try:
-        for result in _ahead(pool, fn, submitted, WINDOW_CHUNKS_PER_WORKER * workers):
-            next(unfinished)
-            yield result
-        return
-    except BrokenProcessPool:
-        _forget_broken(pool)
-    finally:
+    with _pool_in_use():
         with _pool_lock:
-            _pool_users -= 1
+            pool = _worker_pool(workers)
+        try:
+            for result in _ahead(pool, fn, submitted, WINDOW_CHUNKS_PER_WORKER * workers):
+                next(unfinished)
+                yield result
+            return
+        except BrokenProcessPool:
+            _forget_broken(pool)
     yield from map(fn, unfinished)
 
 

@@ -235,8 +235,9 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
     if everything:
         db.execute(f"DELETE FROM edges WHERE kind = {CALLS}")
         db.execute("UPDATE calls SET guess = 0 WHERE guess = 1")  # once, not a slice at a time
-        first = list(islice(_caller_slices(db), 2))
-        slices = chain(first, _caller_slices(db, after=first[-1][-1] if first else 0))
+        slices = _caller_slices(db)
+        first = list(islice(slices, 2))
+        slices = chain(first, slices)
         if fan_out is None or len(first) < 2:  # one slice is not worth another process
             facts = _NameFacts(db)
             for callers in slices:
@@ -292,8 +293,9 @@ def _forget_run(run: tuple[str, str]) -> None:
         _resolver = None
 
 
-def _caller_slices(db: sqlite3.Connection, after: int = 0) -> Iterator[list[int]]:
-    """Every chunk that calls something (after the rid `after`), RESOLVE_SLICE at a time, in rid order."""
+def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
+    """Every chunk that calls something, RESOLVE_SLICE at a time, in rid order."""
+    after = 0
     while True:
         rows = db.execute("SELECT DISTINCT caller FROM calls INDEXED BY calls_caller WHERE caller > ? "
                           "ORDER BY caller LIMIT ?", (after, RESOLVE_SLICE)).fetchall()
