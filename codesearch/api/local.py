@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -114,7 +114,7 @@ class LocalService:
     def grep(self, request: GrepRequest) -> GrepAnswer:
         return self.searcher.grep(request)
 
-    def grep_json(self, request: GrepRequest) -> bytes:
+    def grep_json(self, request: GrepRequest) -> Iterable[bytes]:
         return self.searcher.grep_json(request)
 
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:

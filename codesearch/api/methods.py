@@ -8,7 +8,7 @@ typed records.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -48,8 +48,9 @@ class Method:
     answer: type[Record]
     call: Callable[[Service, Any], Record]
     summary: str
-    # the answer's JSON text (UTF-8) written by the service itself, where records would cost too much
-    write: Callable[[Service, Any], bytes] | None = None
+    # the answer's JSON text (UTF-8, in blocks to be written in order) written by the service
+    # itself, where records would cost too much
+    write: Callable[[Service, Any], Iterable[bytes]] | None = None
 
 
 METHODS: dict[str, Method] = {m.name: m for m in (
@@ -92,14 +93,15 @@ def call(service: Service, name: str, params: dict) -> dict:
     return method.call(service, method.request.from_dict(params)).to_dict()
 
 
-def call_json(service: Service, name: str, params: dict) -> bytes:
-    """`json.dumps(call(service, name, params), ensure_ascii=False)` in UTF-8: written by the
-    service itself where the method says it can."""
+def call_json(service: Service, name: str, params: dict) -> Iterable[bytes]:
+    """`json.dumps(call(service, name, params), ensure_ascii=False)` in UTF-8, in blocks to be
+    written in order: written by the service itself where the method says it can (the request is
+    served before this returns; only the writing of its answer may be left)."""
     method = _method(name)
     request = method.request.from_dict(params)
     if method.write is not None:
         return method.write(service, request)
-    return json.dumps(method.call(service, request).to_dict(), ensure_ascii=False).encode()
+    return (json.dumps(method.call(service, request).to_dict(), ensure_ascii=False).encode(),)
 
 
 def _method(name: str) -> Method:

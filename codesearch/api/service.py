@@ -3,6 +3,7 @@ process), a client of its socket, or this process on its own."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 from .types import (
@@ -48,9 +49,10 @@ class Service(Protocol):
 
     def grep(self, request: GrepRequest) -> GrepAnswer: ...
 
-    def grep_json(self, request: GrepRequest) -> bytes:
-        """`json.dumps(self.grep(request).to_dict(), ensure_ascii=False)` in UTF-8, written faster
-        where it can be (a daemon's: the reply's bytes as they came)."""
+    def grep_json(self, request: GrepRequest) -> Iterable[bytes]:
+        """`json.dumps(self.grep(request).to_dict(), ensure_ascii=False)` in UTF-8, in blocks to
+        be written in order (joined, the whole text), written faster where it can be (the
+        searcher's: a block at a time as it is asked for; a daemon's: the reply's bytes as they came)."""
         ...
 
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer: ...

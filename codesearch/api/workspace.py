@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -166,8 +166,8 @@ class WorkspaceService:
         found.sort(key=lambda d: _name_tier(d.name, request.query.strip()))  # stable: fused order within a tier
         return SymbolsAnswer(query=request.query, symbols=tuple(found[:request.limit]), timing_ms=_total(started))
 
-    def grep_json(self, request: GrepRequest) -> bytes:
-        return json.dumps(self.grep(request).to_dict(), ensure_ascii=False).encode()
+    def grep_json(self, request: GrepRequest) -> Iterable[bytes]:
+        return (json.dumps(self.grep(request).to_dict(), ensure_ascii=False).encode(),)
 
     def grep(self, request: GrepRequest) -> GrepAnswer:
         started = time.perf_counter()

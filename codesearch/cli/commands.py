@@ -26,7 +26,7 @@ from .parser import (
     print_json_error,
     report_error,
 )
-from .quick import BUSY_ADVICE, NO_ANSWER, grep_exit_code, grep_json_head, grep_params, search_params
+from .quick import BUSY_ADVICE, NO_ANSWER, grep_exit_code, grep_json_head, grep_params, search_params, stdout_fd
 
 if TYPE_CHECKING:
     from ..api.service import Service
@@ -484,15 +484,18 @@ def cmd_grep(args: argparse.Namespace) -> int:
 
 
 def _write_grep_json(service: Service, request: GrepRequest, head: int) -> bytes:
-    """The grep answer's JSON on stdout: a daemon's passed on piece by piece as it comes (a 30-MB
-    answer is never held whole), this process's written at once. Returns its first `head` bytes
-    (the whole answer when written here)."""
+    """The grep answer's JSON on stdout, piece by piece as it comes (a 30-MB answer is never held
+    whole): a daemon's as its reply arrives, this process's as its blocks are made. Returns its
+    first `head` bytes."""
     from ..daemon.client import DaemonClient
     if isinstance(service, DaemonClient):
-        return service.grep_json_into(request.to_dict(), sys.stdout.buffer, head)
-    data = service.grep_json(request)
-    sys.stdout.buffer.write(data)
-    return data
+        return service.grep_json_into(request.to_dict(), sys.stdout.buffer, head, stdout_fd())
+    start = b""
+    for block in service.grep_json(request):
+        if len(start) < head:
+            start += block[:head - len(start)]
+        sys.stdout.buffer.write(block)
+    return start
 
 
 def _answer_json(service: Service, method: str, request: Record, ask: Callable[[Service, Any], Record]) -> str:

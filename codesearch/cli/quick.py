@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-from ..daemon.client import NO_DAEMON_ENV, DaemonBusy, DaemonClient, DaemonError, socket_file
+from ..daemon.client import NO_DAEMON_ENV, AnswerBrokeOff, DaemonBusy, DaemonClient, DaemonError, socket_file
 from ..locations import command_root
 from ..vocabulary import ALL_KINDS
 from .parser import EXIT_ERROR, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, BadArguments, build_parser, report_error
@@ -70,9 +70,14 @@ def _grep(args: argparse.Namespace, sock: str) -> int | None:
     head = grep_json_head(args.pattern)
     out = _Counted(sys.stdout.buffer)
     try:
-        start = DaemonClient(sock).grep_json_into(grep_params(args), out, len(head) + 1)
+        start = DaemonClient(sock).grep_json_into(grep_params(args), out, len(head) + 1, stdout_fd())
     except (DaemonBusy, TimeoutError) as exc:
         return _reported(exc, EXIT_USAGE)
+    except BrokenPipeError:
+        raise  # the reader went away: main says nothing more
+    except AnswerBrokeOff as exc:  # part of it may be written: not asked again
+        report_error(str(exc), EXIT_USAGE, as_json=False)
+        return EXIT_USAGE
     except (OSError, DaemonError) as exc:
         if not out.written:  # nobody listens, or the request was refused: the full path answers or explains
             return None
@@ -81,6 +86,17 @@ def _grep(args: argparse.Namespace, sock: str) -> int | None:
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
     return grep_exit_code(start, head)
+
+
+def stdout_fd() -> int | None:
+    """The descriptor under stdout, flushed, for the daemon to write an answer into (its 40 MB
+    are then not copied through the socket and this process); None when stdout has none (a
+    test's capture in memory)."""
+    try:
+        sys.stdout.flush()
+        return sys.stdout.buffer.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _reported(problem: DaemonBusy | TimeoutError, code: int) -> int:

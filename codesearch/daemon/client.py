@@ -4,6 +4,7 @@ until a typed answer is asked for): the CLI's fast path sends a query with `call
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -14,7 +15,7 @@ from ..locations import index_folder
 
 TYPE_CHECKING = False  # typing is not imported at run time (4-5 ms of CPU per CLI process, measured loaded)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
     from typing import Any, TypeVar
 
@@ -51,6 +52,7 @@ REPLY_SECONDS = {"grep": 60.0}  # a grep may take the engine's 30 s, and a big a
 RECEIVE_BYTES = 1 << 20
 # how the daemon's socket server begins a result reply to a request of id 1 (transports/socket.py)
 RESULT_OPENING = b'{"jsonrpc": "2.0", "id": 1, "result": '
+WRITTEN_OPENING = RESULT_OPENING + b'{"written": '  # ... of a result written into the passed descriptor
 
 
 def socket_path(root: Path, index_dir: str | None) -> Path:
@@ -79,6 +81,11 @@ class DaemonError(RuntimeError):
         return self.code == INVALID_PARAMS
 
 
+class AnswerBrokeOff(DaemonError):
+    """An answer that was being written out stopped midway: part of it may be written already,
+    so it is not asked for again."""
+
+
 def call(path: str | os.PathLike, method: str, params: dict | None = None, timeout: float = 30.0) -> Any:
     """One JSON-RPC request over the Unix socket; raises OSError when no daemon listens."""
     from ..gc_pause import paused_gc
@@ -98,16 +105,40 @@ def call_json(path: str | os.PathLike, method: str, params: dict | None = None, 
 
 
 def call_json_into(path: str | os.PathLike, method: str, params: dict | None, timeout: float,
-                   out: SupportsWrite[bytes | memoryview], head: int) -> bytes:
+                   out: SupportsWrite[bytes | memoryview], head: int, out_fd: int | None = None) -> bytes:
     """call_json's result written to `out` as it comes instead of held whole (a 40-MB grep answer
     is passed on while the daemon still sends it); its first `head` bytes are returned. An error
-    reply raises before anything is written; a reply that breaks off after that raises DaemonError."""
-    pieces = _pieces(path, method, params, timeout)
+    reply raises before anything is written; a reply that breaks off after that raises DaemonError.
+    `out_fd`, the descriptor under `out` (flushed), is passed to the daemon, which writes the
+    result there itself; then the daemon's time to write is not bounded, as a reader may be slow.
+    A daemon that does not write it (one of an older version) sends it as before. Once the
+    descriptor is passed, a reply that breaks off raises AnswerBrokeOff: some of it may be written."""
+    with _connected(path, timeout) as sock:
+        _send_request(sock, method, params, out_fd, head)
+        if out_fd is None:
+            return _pass_on(_reply_pieces(sock), out, head)
+        sock.settimeout(None)  # the daemon writes at the reader's pace, then replies
+        try:
+            return _pass_on(_reply_pieces(sock), out, head)
+        except (ConnectionError, TimeoutError) as exc:
+            raise AnswerBrokeOff(f"the daemon's answer broke off ({exc})", 0) from None
+
+
+def _pass_on(pieces: Iterator[bytes], out: SupportsWrite[bytes | memoryview], head: int) -> bytes:
+    """call_json_into's reading of the reply."""
     first = b""
+    enough = max(len(RESULT_OPENING) + head, len(WRITTEN_OPENING))  # to tell the reply's form
     for data in pieces:
         first += data
-        if len(first) >= len(RESULT_OPENING) + head or first.endswith(b"\n"):
+        if len(first) >= enough or first.endswith(b"\n"):
             break
+    if first.startswith(WRITTEN_OPENING):  # written into the descriptor: what came of it
+        summary = json.loads(_result_json([first, *pieces]))
+        if summary.get("errno") == errno.EPIPE:
+            raise BrokenPipeError(errno.EPIPE, summary["error"])  # the reader went away (`| head`)
+        if "error" in summary:
+            raise AnswerBrokeOff(f"writing the answer failed: {summary['error']}", 0)
+        return summary["start"].encode("latin-1")
     if not first.startswith(RESULT_OPENING):  # an error, or a reply of another form: read whole
         result = _result_json([first, *pieces])
         out.write(result)
@@ -124,9 +155,9 @@ def call_json_into(path: str | os.PathLike, method: str, params: dict | None, ti
             out.write(memoryview(data)[:-2])
             held = data[-2:]
     except OSError as exc:
-        raise DaemonError(f"the daemon's answer broke off ({exc})", 0) from None
+        raise AnswerBrokeOff(f"the daemon's answer broke off ({exc})", 0) from None
     if held != b"}\n":
-        raise DaemonError("the daemon's answer broke off", 0)
+        raise AnswerBrokeOff("the daemon's answer broke off", 0)
     return body[:head]
 
 
@@ -157,23 +188,48 @@ def _receive(path: str | os.PathLike, method: str, params: dict | None, timeout:
 def _pieces(path: str | os.PathLike, method: str, params: dict | None, timeout: float) -> Iterator[bytes]:
     """Send one request (id 1); its one-line reply, piece by piece as it comes. Raises
     ConnectionError when the daemon hangs up before the line ends."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+    with _connected(path, timeout) as sock:
+        _send_request(sock, method, params)
+        yield from _reply_pieces(sock)
+
+
+def _connected(path: str | os.PathLike, timeout: float) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
         sock.settimeout(timeout)
         sock.connect(str(path))
-        request = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _send_request(sock: socket.socket, method: str, params: dict | None, out_fd: int | None = None,
+                  head: int = 0) -> None:
+    """Request id 1. With `out_fd`, the request passes that descriptor with its first bytes
+    (SCM_RIGHTS) and asks for its result to be written there, `head` bytes of it back."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
+    if out_fd is not None:
+        request["into_fd"] = head
+    line = json.dumps(request).encode() + b"\n"
+    try:
+        sent = 0 if out_fd is None else socket.send_fds(sock, [line], [out_fd])
+        sock.sendall(line[sent:])
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # a busy daemon answers at once and hangs up: its answer may be waiting to be read
+
+
+def _reply_pieces(sock: socket.socket) -> Iterator[bytes]:
+    """The one-line reply, piece by piece as it comes."""
+    data = b""
+    while not data.endswith(b"\n"):
         try:
-            sock.sendall(json.dumps(request).encode() + b"\n")
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # a busy daemon answers at once and hangs up: its answer may be waiting to be read
-        data = b""
-        while not data.endswith(b"\n"):
-            try:
-                data = sock.recv(RECEIVE_BYTES)
-            except ConnectionResetError:
-                data = b""
-            if not data:
-                raise ConnectionError("the daemon closed the connection without an answer")
-            yield data
+            data = sock.recv(RECEIVE_BYTES)
+        except ConnectionResetError:
+            data = b""
+        if not data:
+            raise ConnectionError("the daemon closed the connection without an answer")
+        yield data
 
 
 def _reply(data: bytes) -> dict:
@@ -255,13 +311,15 @@ class DaemonClient:
         from ..search.types import GrepAnswer
         return self._call("grep", request, GrepAnswer, timeout=REPLY_SECONDS["grep"])
 
-    def grep_json(self, request: GrepRequest) -> bytes:
-        return self.call_json("grep", request.to_dict())
+    def grep_json(self, request: GrepRequest) -> Iterable[bytes]:
+        return (self.call_json("grep", request.to_dict()),)
 
-    def grep_json_into(self, params: dict, out: SupportsWrite[bytes | memoryview], head: int) -> bytes:
+    def grep_json_into(self, params: dict, out: SupportsWrite[bytes | memoryview], head: int,
+                       out_fd: int | None = None) -> bytes:
         """The answer to the grep request `params` (its wire form), its JSON written to `out` as it
-        comes; its first `head` bytes."""
-        return self._retrying(lambda: call_json_into(self.sock, "grep", params, REPLY_SECONDS["grep"], out, head))
+        comes, or by the daemon into `out_fd` (see call_json_into); its first `head` bytes."""
+        return self._retrying(lambda: call_json_into(self.sock, "grep", params, REPLY_SECONDS["grep"], out, head,
+                                                     out_fd))
 
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
         from ..search.types import SymbolsAnswer

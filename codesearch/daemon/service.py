@@ -20,6 +20,7 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -405,7 +406,7 @@ class Daemon:
         with self.admission.slot():
             return self.searcher.grep(request)
 
-    def grep_json(self, request: GrepRequest) -> bytes:
+    def grep_json(self, request: GrepRequest) -> Iterable[bytes]:
         self._serving()
         with self.admission.slot():
             return self.searcher.grep_json(request)

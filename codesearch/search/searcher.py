@@ -10,6 +10,7 @@ import difflib
 import json
 import re
 import time
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
@@ -304,9 +305,10 @@ class Searcher:
         """Exact text or a regex over the files (ripgrep), placed in chunks and ranked (search/grep.py)."""
         return grep(self.grep_facts, self.index.root, self.index.dir, request).answer()
 
-    def grep_json(self, request: GrepRequest) -> bytes:
-        """The same answer as its JSON text (UTF-8), written without records."""
-        return grep(self.grep_facts, self.index.root, self.index.dir, request).json()
+    def grep_json(self, request: GrepRequest) -> Iterator[bytes]:
+        """The same answer as its JSON text (UTF-8) in blocks, written without records: the
+        search is done here, each block when it is asked for."""
+        return grep(self.grep_facts, self.index.root, self.index.dir, request).json_blocks()
 
     def references(self, request: ReferencesRequest) -> ReferencesAnswer:
         """The recorded call sites of the name (its last part), with the column where it stands."""

@@ -1,13 +1,23 @@
 """JSON-RPC 2.0 over a Unix domain socket, one message per line, many clients at once: serves
-the API's method table (`api.methods`) for one service."""
+the API's method table (`api.methods`) for one service.
+
+A request may pass a file descriptor beside its line (SCM_RIGHTS) and ask, with the member
+`"into_fd": N`, that its result be written there instead of into the reply: the CLI passes its
+stdout, so a 40-MB grep answer goes from the daemon to the reader without being copied through
+the socket and the CLI. The reply is then `{"written": BYTES, "start": ITS FIRST N BYTES}` (as
+Latin-1 text), with `"error"` and `"errno"` when the writing failed (a reader that went away).
+"""
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
+import socket
 import socketserver
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +39,8 @@ from .limits import (
 
 log = logging.getLogger("codesearch.daemon")
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+RECEIVE_BYTES = 1 << 16
+MAX_START_BYTES = 4096  # at most this much of a result written elsewhere comes back in the reply
 UNAVAILABLE = -32000  # a server error: the method cannot be served now
 BUSY = -32001  # too much work: try again after `data.retry_after_ms`
 
@@ -40,12 +52,12 @@ def _error(request_id: Any, code: int, message: str, data: dict | None = None) -
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}, ensure_ascii=False).encode() + b"\n"
 
 
-def _result(request_id: Any, result: bytes) -> tuple[bytes, bytes, bytes]:
-    """A result reply in three pieces, the result's JSON as the method wrote it (not copied again:
+def _result(request_id: Any, result: Iterable[bytes]) -> Iterator[bytes]:
+    """A result reply in pieces, the result's JSON in the blocks the method writes (never joined:
     a grep answer may be 40 MB). It begins `{"jsonrpc": "2.0", "id": ID, "result": `: a client
     that passes results on cuts them out there (daemon.client.call_json)."""
     opening = f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id, ensure_ascii=False)}, "result": '
-    return opening.encode(), result, b"}\n"
+    return itertools.chain((opening.encode(),), result, (b"}\n",))
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -53,24 +65,29 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def handle(self) -> None:
         server: RpcServer = self.server  # type: ignore[assignment]
+        lines = _Lines(self.connection)
         while True:
             try:
-                line = self.rfile.readline(MAX_MESSAGE_BYTES + 1)
+                line, fds = lines.readline(MAX_MESSAGE_BYTES + 1)
             except (OSError, ValueError):
                 return  # idle past the timeout, or gone
-            if not line:
-                return
-            if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
-                self._send(_error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
-                return  # the rest of the oversized line cannot be framed: drop the client
-            if not line.strip():
-                continue
-            with paused_gc():  # a large answer is many small objects, made and written at once
-                data = server.dispatch(line)
-            if data is not None and not self._send(data):
-                return
+            try:
+                if not line:
+                    return
+                if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
+                    self._send(_error(None, INVALID_REQUEST, f"message larger than {MAX_MESSAGE_BYTES} bytes"))
+                    return  # the rest of the oversized line cannot be framed: drop the client
+                if not line.strip():
+                    continue
+                with paused_gc():  # a large answer is many small objects, made and written at once
+                    data = server.dispatch(line, fds[0] if fds else None)
+                if data is not None and not self._send(data):
+                    return
+            finally:
+                for fd in fds:
+                    os.close(fd)
 
-    def _send(self, data: bytes | tuple[bytes, ...]) -> bool:
+    def _send(self, data: bytes | Iterable[bytes]) -> bool:
         try:
             for piece in (data,) if isinstance(data, bytes) else data:
                 self.wfile.write(piece)
@@ -78,6 +95,60 @@ class _Handler(socketserver.StreamRequestHandler):
             return True
         except (OSError, ValueError):
             return False  # the client went away mid-request
+
+
+class _Lines:
+    """The connection's request lines, each with the file descriptors that came with it. Read
+    with recvmsg: a buffered file would read past a descriptor, and the kernel closes those."""
+
+    MAX_FDS = 4
+
+    def __init__(self, connection: socket.socket):
+        self.connection = connection
+        self.buffer = bytearray()
+        self.scanned = 0  # no line break before this
+        self.fds: list[int] = []
+
+    def readline(self, limit: int) -> tuple[bytes, list[int]]:
+        """The next line, its break included (at most `limit` bytes; what is left at the end
+        without one), and the descriptors received while it was read (the caller closes them)."""
+        while True:
+            end = self.buffer.find(b"\n", self.scanned, limit)
+            if end >= 0 or len(self.buffer) >= limit:
+                cut = end + 1 if end >= 0 else limit
+                return self._take(cut)
+            self.scanned = len(self.buffer)
+            data, fds, _, _ = socket.recv_fds(self.connection, RECEIVE_BYTES, self.MAX_FDS)
+            self.fds += fds
+            if not data:
+                return self._take(len(self.buffer))
+            self.buffer += data
+
+    def _take(self, cut: int) -> tuple[bytes, list[int]]:
+        line, fds = bytes(self.buffer[:cut]), self.fds
+        del self.buffer[:cut]
+        self.scanned, self.fds = 0, []
+        return line, fds
+
+
+def _write_into(fd: int, request_id: Any, blocks: Iterable[bytes], head: int) -> bytes:
+    """Write a result's blocks into a client's descriptor; the reply that says how it went.
+    Blocking writes, as the socket's were: a reader that stops reading holds this thread."""
+    written, start = 0, b""
+    outcome: dict[str, Any] = {}
+    try:
+        for block in blocks:
+            if len(start) < head:
+                start += block[:head - len(start)]
+            view = memoryview(block)
+            while view:
+                done = os.write(fd, view)
+                written += done
+                view = view[done:]
+    except OSError as exc:
+        outcome = {"error": exc.strerror or str(exc), "errno": exc.errno}
+    summary = {"written": written, "start": start.decode("latin-1"), **outcome}
+    return b"".join(_result(request_id, (json.dumps(summary).encode(),)))
 
 
 class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
@@ -101,7 +172,9 @@ class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
         request.sendall(_error(None, BUSY, f"busy: {MAX_CONNECTIONS} connections are open",
                                {"retry_after_ms": BUSY_RETRY_AFTER_MS}))
 
-    def dispatch(self, line: bytes) -> bytes | tuple[bytes, ...] | None:
+    def dispatch(self, line: bytes, fd: int | None = None) -> bytes | Iterable[bytes] | None:
+        """The reply to one request line (None for a notification); a result is written into
+        `fd` instead when the request asks for it (`into_fd`) and passed one."""
         try:
             message = parse_json(line)
         except BadMessage as exc:
@@ -134,6 +207,9 @@ class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
             return _error(request_id, INTERNAL_ERROR, f"internal error: {exc}")
         if "id" not in message:
             return None  # a notification gets no answer
+        head = message.get("into_fd")
+        if fd is not None and type(head) is int and 0 <= head <= MAX_START_BYTES:
+            return _write_into(fd, request_id, result, head)
         return _result(request_id, result)
 
     def serve_in_thread(self) -> threading.Thread:

@@ -610,26 +610,111 @@ def test_cli_grep_json_through_the_daemon_is_the_daemons_answer_as_written(d):
     assert json.loads(call_json(d.sock, "stats"))["files"] > 0
 
 
+def _open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_cli_grep_json_is_written_by_the_daemon_into_the_clis_stdout(d, tmp_path):
+    """The CLI passes its stdout to the daemon, which writes the answer there itself: the same
+    bytes into a file as into a pipe, a reader that leaves early ends the CLI quietly, and the
+    daemon keeps none of the descriptors it was passed."""
+    argv = [sys.executable, "-m", "codesearch.cli", "grep", "def", "--json", "--repo", str(d.root)]
+    piped = cli(*argv[3:])
+    assert piped.returncode == 0, piped.stderr
+    fds = _open_fds(d.pid)
+    into = tmp_path / "answer.json"
+    with into.open("wb") as out:
+        out.write(b"kept: ")  # the daemon writes at the descriptor's offset, after this
+        out.flush()
+        done = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE, env=_env(), cwd=REPO_ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = into.read_text()
+    assert text.startswith("kept: {") and text.endswith("}\n")
+    assert _without_timing(text.removeprefix("kept: ")) == _without_timing(piped.stdout)
+    # a reader that takes 10 bytes and goes: no error, no traceback, and the daemon serves on
+    head = subprocess.run(f"{shlex.join(argv)} | head -c 10", shell=True, capture_output=True, env=_env(),
+                          cwd=REPO_ROOT, timeout=120)
+    assert head.stdout == piped.stdout.encode()[:10] and b"Traceback" not in head.stderr, head.stderr
+    assert cli(*argv[3:]).stdout.count('"path"') == piped.stdout.count('"path"')
+    assert wait_for(lambda: _open_fds(d.pid) <= fds, timeout=10), (fds, os.listdir(f"/proc/{d.pid}/fd"))
+
+
+def test_a_descriptor_is_written_into_only_when_asked_and_is_never_kept(d):
+    """Over the raw socket: `into_fd` with a descriptor writes the result there and replies how
+    much; a descriptor without `into_fd`, or `into_fd` without one, gets the usual reply; the
+    daemon closes every descriptor passed to it."""
+    import socket as socket_module
+    fds = _open_fds(d.pid)
+
+    def ask(message: dict, fd: int | None) -> dict:
+        with socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM) as sock:
+            sock.settimeout(60)
+            sock.connect(str(d.sock))
+            line = json.dumps(message).encode() + b"\n"
+            if fd is None:
+                sock.sendall(line)
+            else:
+                sent = socket_module.send_fds(sock, [line], [fd])
+                sock.sendall(line[sent:])
+            data = b""
+            while not data.endswith(b"\n"):
+                piece = sock.recv(1 << 16)
+                assert piece, "the daemon hung up"
+                data += piece
+        return json.loads(data)
+
+    read_end, write_end = os.pipe()
+    try:
+        reply = ask({"jsonrpc": "2.0", "id": 7, "method": "stats", "into_fd": 4}, write_end)
+        os.close(write_end)
+        written = b""
+        while piece := os.read(read_end, 1 << 16):
+            written += piece
+    finally:
+        os.close(read_end)
+    assert reply["id"] == 7 and reply["result"]["written"] == len(written) > 0
+    assert reply["result"]["start"] == written[:4].decode("latin-1") and json.loads(written)["files"] > 0
+    with open(os.devnull, "wb") as sink:
+        plain = ask({"jsonrpc": "2.0", "id": 8, "method": "stats"}, sink.fileno())
+    assert plain["result"]["files"] > 0  # passed but not asked for: the usual reply
+    assert ask({"jsonrpc": "2.0", "id": 9, "method": "stats", "into_fd": 4}, None)["result"]["files"] > 0
+    with open(os.devnull, "wb") as sink:
+        refused = ask({"jsonrpc": "2.0", "id": 10, "method": "grep", "params": {"pattern": "("}, "into_fd": 4},
+                      sink.fileno())
+    assert refused["error"]["code"] == -32602  # an error is a reply, written nowhere else
+    assert wait_for(lambda: _open_fds(d.pid) <= fds, timeout=10), (fds, os.listdir(f"/proc/{d.pid}/fd"))
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
 def test_a_result_is_passed_on_as_it_comes_in_any_pieces(monkeypatch, size):
     import io
 
     from codesearch.daemon import client
+    def pieces(data: bytes):
+        return iter([data[i:i + size] for i in range(0, len(data), size)])
+
     result = b'{"pattern": "x", "matches": [], "note": "}\\n"}'
     reply = client.RESULT_OPENING + result + b"}\n"
-    monkeypatch.setattr(client, "_pieces", lambda *a: iter([reply[i:i + size] for i in range(0, len(reply), size)]))
     out = io.BytesIO()
-    assert client.call_json_into(Path("unused"), "grep", {}, 1.0, out, 5) == result[:5]
+    assert client._pass_on(pieces(reply), out, 5) == result[:5]
     assert out.getvalue() == result
     error = b'{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "invalid params: no"}}\n'
-    monkeypatch.setattr(client, "_pieces", lambda *a: iter([error[i:i + size] for i in range(0, len(error), size)]))
     with pytest.raises(client.DaemonError, match="invalid params"):
-        client.call_json_into(Path("unused"), "grep", {}, 1.0, out := io.BytesIO(), 5)
+        client._pass_on(pieces(error), out := io.BytesIO(), 5)
     assert out.getvalue() == b""  # nothing written before the error is known
     cut = reply[:-1]  # the daemon went away before the reply's end
-    monkeypatch.setattr(client, "_pieces", lambda *a: iter([cut]))
-    with pytest.raises(client.DaemonError, match="broke off"):
-        client.call_json_into(Path("unused"), "grep", {}, 1.0, io.BytesIO(), 5)
+    with pytest.raises(client.AnswerBrokeOff, match="broke off"):
+        client._pass_on(iter([cut]), io.BytesIO(), 5)
+    # written by the daemon into the descriptor passed to it: the reply says how that went
+    written = client.WRITTEN_OPENING + b'100, "start": "{\\u00e9"}}\n'
+    assert client._pass_on(pieces(written), out := io.BytesIO(), 2) == "{\u00e9".encode("latin-1")
+    assert out.getvalue() == b""
+    gone = client.WRITTEN_OPENING + b'7, "start": "{", "error": "Broken pipe", "errno": 32}}\n'
+    with pytest.raises(BrokenPipeError):
+        client._pass_on(pieces(gone), io.BytesIO(), 2)
+    full = client.WRITTEN_OPENING + b'7, "start": "{", "error": "No space left on device", "errno": 28}}\n'
+    with pytest.raises(client.AnswerBrokeOff, match="No space left"):
+        client._pass_on(pieces(full), io.BytesIO(), 2)
 
 
 def test_cli_query_no_daemon_honours_repo(d):

@@ -174,11 +174,15 @@ def test_odd_names_and_bytes(service):
     {"pattern": "item", "ignore_case": True, "filters": {"path_glob": "*.py"}},
     {"pattern": "zzz_nothing_zzz"},
 ])
-def test_the_json_written_without_records_is_the_records_json(service, params):
+def test_the_json_written_without_records_is_the_records_json(service, params, monkeypatch):
+    monkeypatch.setattr(grep_module, "JSON_BLOCK_PIECES", 3)  # many blocks, cut inside lines' pieces
     request = GrepRequest.from_dict({"limit": 100000, **params})
     result = grep_module.grep(service.searcher.grep_facts, service.repository.root, service.repository.dir, request)
     assert result.json() == json.dumps(result.answer().to_dict(), ensure_ascii=False).encode()
-    served = json.loads(call_json(service, "grep", params))
+    blocks = list(result.json_blocks())
+    pieces = len(result.shown) * (3 if request.before or request.after else 2)  # head, chunk[, context]
+    assert len(blocks) == 2 + -(-pieces // 3)  # the opening, the lines' blocks, the closing
+    served = json.loads(b"".join(call_json(service, "grep", params)))
     assert served["matches"] == grep(service, **params)["matches"]
 
 
