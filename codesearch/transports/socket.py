@@ -10,10 +10,12 @@ Latin-1 text), with `"error"` and `"errno"` when the writing failed (a reader th
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import logging
 import os
+import select
 import socket
 import socketserver
 import threading
@@ -142,7 +144,12 @@ def _write_into(fd: int, request_id: Any, blocks: Iterable[bytes], head: int) ->
                 start += block[:head - len(start)]
             view = memoryview(block)
             while view:
-                done = os.write(fd, view)
+                try:
+                    done = os.write(fd, view)
+                except BlockingIOError:  # a descriptor its owner made non-blocking: wait until it drains
+                    if not select.select([], [fd], [], IDLE_TIMEOUT_SECONDS)[1]:
+                        raise TimeoutError(errno.ETIMEDOUT, "the reader stopped reading") from None
+                    continue
                 written += done
                 view = view[done:]
     except OSError as exc:

@@ -12,6 +12,7 @@ main daemon is shared by every test that does not need a daemon of its own.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shlex
@@ -682,6 +683,27 @@ def test_a_descriptor_is_written_into_only_when_asked_and_is_never_kept(d):
         refused = ask({"jsonrpc": "2.0", "id": 10, "method": "grep", "params": {"pattern": "("}, "into_fd": 4},
                       sink.fileno())
     assert refused["error"]["code"] == -32602  # an error is a reply, written nowhere else
+    # a descriptor made non-blocking by its owner, in a pipe of one page, read slowly: all of it comes
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        time.sleep(0.5)  # the daemon meets a full pipe first
+        while piece := os.read(read_end, 1024):
+            chunks.append(piece)
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        reply = ask({"jsonrpc": "2.0", "id": 11, "method": "grep", "params": {"pattern": "e"}, "into_fd": 4},
+                    write_end)
+    finally:
+        os.close(write_end)
+        reader.join(30)
+        os.close(read_end)
+    assert "error" not in reply["result"] and reply["result"]["written"] == len(b"".join(chunks)) > 4096
+    assert json.loads(b"".join(chunks))["total"] > 0
     assert wait_for(lambda: _open_fds(d.pid) <= fds, timeout=10), (fds, os.listdir(f"/proc/{d.pid}/fd"))
 
 
