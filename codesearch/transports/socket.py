@@ -72,6 +72,7 @@ class _Handler(socketserver.StreamRequestHandler):
             try:
                 line, fds = lines.readline(MAX_MESSAGE_BYTES + 1)
             except (OSError, ValueError):
+                lines.close()  # descriptors of a line that never ended
                 return  # idle past the timeout, or gone
             try:
                 if not line:
@@ -125,6 +126,11 @@ class _Lines:
             if not data:
                 return self._take(len(self.buffer))
             self.buffer += data
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
 
     def _take(self, cut: int) -> tuple[bytes, list[int]]:
         line, fds = bytes(self.buffer[:cut]), self.fds

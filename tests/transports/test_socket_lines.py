@@ -1,0 +1,70 @@
+"""The socket server's request lines and the descriptors passed beside them (transports/socket.py),
+over a real socket pair."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from codesearch.transports.socket import _Lines
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+@pytest.fixture()
+def pair():
+    server, client = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    yield server, client
+    server.close()
+    client.close()
+
+
+def test_each_line_comes_with_the_descriptors_sent_beside_it(pair):
+    server, client = pair
+    read_end, write_end = os.pipe()
+    try:
+        socket.send_fds(client, [b'{"a": 1}\n'], [write_end])
+        client.sendall(b'{"b": 2}\n{"c"')
+        lines = _Lines(server)
+        first, fds = lines.readline(1000)
+        assert first == b'{"a": 1}\n' and len(fds) == 1
+        os.write(fds[0], b"through the passed descriptor")
+        os.close(fds[0])
+        assert os.read(read_end, 100) == b"through the passed descriptor"
+        assert lines.readline(1000) == (b'{"b": 2}\n', [])
+        client.sendall(b': 3}\n')
+        assert lines.readline(1000) == (b'{"c": 3}\n', [])
+        client.sendall(b"x" * 50 + b"\n")
+        assert lines.readline(20) == (b"x" * 20, [])  # at most the limit, as a file's readline
+        client.shutdown(socket.SHUT_WR)
+        assert lines.readline(1000) == (b"x" * 30 + b"\n", [])
+        assert lines.readline(1000) == (b"", [])  # the end
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_descriptors_of_a_line_that_never_ends_are_closed(pair):
+    server, client = pair
+    read_end, write_end = os.pipe()
+    try:
+        socket.send_fds(client, [b'{"unfinished": '], [write_end])
+        server.settimeout(0.2)
+        lines = _Lines(server)
+        with pytest.raises(TimeoutError):
+            lines.readline(1000)
+        (passed,) = lines.fds
+        assert _is_open(passed)
+        lines.close()
+        assert not _is_open(passed) and lines.fds == []
+    finally:
+        os.close(read_end)
+        os.close(write_end)
