@@ -611,6 +611,37 @@ def test_cli_grep_json_through_the_daemon_is_the_daemons_answer_as_written(d):
     assert json.loads(call_json(d.sock, "stats"))["files"] > 0
 
 
+GREP_LISTING_CASES = {  # `grep -l|-c ARGS`: the fast path's answers, and the ways out of it
+    "files": ("-l", "e"),
+    "counts": ("-c", "-F", "("),
+    "both: files": ("-l", "-c", "def"),
+    "file order, a path": ("--count", "--sort", "path", "e", "config.py"),
+    "word, any case, a glob": ("--files-with-matches", "-w", "-i", "RETRY", "--path", "*.py"),
+    "nothing matches": ("-l", "zq_nothing_matches_this"),
+    "invalid regex": ("-c", "("),
+    "a path outside": ("-l", "x", "../"),
+    "language (the full path)": ("-l", "def", "--lang", "python"),
+}
+
+
+@pytest.mark.parametrize("args", list(GREP_LISTING_CASES.values()), ids=list(GREP_LISTING_CASES))
+def test_cli_grep_listing_fast_path_answers_as_the_full_path_does(d, args):
+    """Same exit code, stdout and stderr, whichever path answers."""
+    argv = ["grep", *args, "--repo", str(d.root)]
+    fast, full = cli(*argv), _full_path(*argv)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert "Traceback" not in fast.stderr
+
+
+def test_cli_grep_files_and_counts_through_the_daemon_are_the_whole_answers(d):
+    """-l and -c through the daemon ask for one match: the files and counts of the whole answer."""
+    whole = json.loads(cli("grep", "--json", "--limit", "100000", "e", "--repo", str(d.root)).stdout)
+    assert len(whole["files"]) > 1
+    assert cli("grep", "-l", "e", "--repo", str(d.root)).stdout.splitlines() == [f["path"] for f in whole["files"]]
+    assert cli("grep", "-c", "e", "--repo", str(d.root)).stdout.splitlines() == [
+        f"{f['path']}:{f['count']}" for f in whole["files"]]
+
+
 def _open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 

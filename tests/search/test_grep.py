@@ -141,6 +141,20 @@ def test_paths_outside_the_repository_are_refused(service):
         grep(service, pattern="x", paths=["../"])
 
 
+@pytest.mark.parametrize("pattern", ["e", "def ", "zzz_nothing_zzz"])
+def test_files_and_counts_are_the_whole_answers_files(repo, pattern):
+    """-l and -c ask for one match only (their files count every match): the same files, in the
+    same order, with the same counts as the whole answer's."""
+    whole = json.loads(run_cli("grep", "--json", "--limit", "100000", pattern, "--repo", str(repo),
+                               "--no-daemon").stdout)
+    files = run_cli("grep", "-l", pattern, "--repo", str(repo), "--no-daemon")
+    counts = run_cli("grep", "-c", pattern, "--repo", str(repo), "--no-daemon")
+    assert files.stdout.splitlines() == [f["path"] for f in whole["files"]]
+    assert counts.stdout.splitlines() == [f"{f['path']}:{f['count']}" for f in whole["files"]]
+    assert files.returncode == counts.returncode == (0 if whole["total"] else 1)
+    assert pattern == "zzz_nothing_zzz" or len(whole["files"]) > 1
+
+
 def test_the_command_line(repo):
     done = run_cli("grep", "-w", "clamp", "--repo", str(repo), "--no-daemon")
     assert done.returncode == 0 and done.stdout.startswith("config.py  function clamp\n35:def clamp("), done.stdout
