@@ -461,7 +461,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
     """Exit codes as grep's: 0 something matched, 1 nothing did, 2 an error."""
     from ..search.types import GrepRequest
     from ..wire import RequestError
-    from .render import print_grep
+    from .grep_text import grep_form, write_grep
     try:
         request = GrepRequest.from_dict(grep_params(args))
     except RequestError as exc:
@@ -478,14 +478,20 @@ def cmd_grep(args: argparse.Namespace) -> int:
             start = _ask(args, lambda service: _write_grep_json(service, request, len(head) + 1))
             sys.stdout.buffer.write(b"\n")
             return grep_exit_code(start, head)
-        answer = _ask(args, lambda service: service.grep(request))
+        answer = _ask(args, lambda service: _grep_dict(service, request))
     except CommandError as exc:  # grep's errors exit 2, whatever their kind
         raise UsageError(str(exc)) from None
-    print_grep(answer, "files" if args.files_with_matches else "count" if args.count else
-               "vimgrep" if args.vimgrep else "grouped", explain=args.explain)
-    if answer.note and not (args.files_with_matches or args.count):
-        print(f"codesearch: {answer.note}; raise --limit to see more", file=sys.stderr)
-    return EXIT_OK if answer.total else EXIT_NO_MATCH
+    write_grep(answer, grep_form(args.files_with_matches, args.count, args.vimgrep), explain=args.explain)
+    return EXIT_OK if answer["total"] else EXIT_NO_MATCH
+
+
+def _grep_dict(service: Service, request: GrepRequest) -> dict:
+    """The grep answer in its JSON form, read from the JSON the service writes: no records for
+    text output (10,000 matches of a common word)."""
+    from ..daemon.client import DaemonClient
+    if isinstance(service, DaemonClient):
+        return json.loads(service.call_json("grep", request.to_dict()))
+    return json.loads(b"".join(service.grep_json(request)))
 
 
 def _write_grep_json(service: Service, request: GrepRequest, head: int) -> bytes:

@@ -1,5 +1,5 @@
-"""The fast path of `codesearch query ... --json`, `codesearch grep ... --json` and `codesearch
-grep -l|-c ...` when a daemon serves the repository.
+"""The fast path of `codesearch query ... --json` and of `codesearch grep ...` when a daemon
+serves the repository.
 
 It parses the arguments (`parser`), finds the daemon's socket (`locations`), sends the request
 and prints the daemon's JSON as the daemon wrote it (a grep answer passed on piece by piece as it
@@ -19,6 +19,7 @@ import sys
 from ..daemon.client import NO_DAEMON_ENV, AnswerBrokeOff, DaemonBusy, DaemonClient, DaemonError, socket_file
 from ..locations import command_root
 from ..vocabulary import ALL_KINDS
+from .grep_text import grep_form, write_grep
 from .parser import EXIT_ERROR, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, BadArguments, build_parser, report_error
 
 TYPE_CHECKING = False  # typing is not imported at run time (4-5 ms of CPU per CLI process, measured loaded)
@@ -28,23 +29,21 @@ if TYPE_CHECKING:
 
 
 BUSY_ADVICE = "try again, or add --no-daemon to answer in this process"
-LISTING_FLAGS = {"-l", "-c", "--files-with-matches", "--count"}  # grep's that print files, not lines
 NO_ANSWER = "the daemon did not answer in time; try again, or add --no-daemon"
 
 
 def answer(argv: list[str]) -> int | None:
     """The exit code of a `query --json` or `grep --json` that a running daemon answered (its
     JSON printed), or None when this is not such a command."""
-    listing = argv[:1] == ["grep"] and bool(LISTING_FLAGS & set(argv))
-    if argv[:1] not in (["query"], ["grep"]) or not ("--json" in argv or listing) or os.environ.get(NO_DAEMON_ENV) \
-            or {"-h", "--help"} & set(argv):
+    if argv[:1] not in (["query"], ["grep"]) or (argv[0] == "query" and "--json" not in argv) \
+            or os.environ.get(NO_DAEMON_ENV) or {"-h", "--help"} & set(argv):
         return None
     try:
         args = build_parser(only=argv[0]).parse_args(argv)
     except BadArguments:
         return None
-    listing = argv[0] == "grep" and not args.json and (args.files_with_matches or args.count)
-    if not (args.json or listing) or args.no_daemon or args.workspace or len(args.repo or ()) > 1 or args.lang:
+    if not (args.json or argv[0] == "grep") or args.no_daemon or args.workspace or len(args.repo or ()) > 1 \
+            or args.lang:
         return None
     root = command_root(args.repo[0] if args.repo else None, args.index_dir)
     sock = socket_file(root, args.index_dir)
@@ -52,7 +51,7 @@ def answer(argv: list[str]) -> int | None:
         return None
     if argv[0] == "query":
         return _query(args, sock)
-    return _grep_files(args, sock) if listing else _grep(args, sock)
+    return _grep(args, sock) if args.json else _grep_text(args, sock)
 
 
 def _query(args: argparse.Namespace, sock: str) -> int | None:
@@ -70,20 +69,19 @@ def _query(args: argparse.Namespace, sock: str) -> int | None:
     return EXIT_OK
 
 
-def _grep_files(args: argparse.Namespace, sock: str) -> int | None:
-    """-l (the files that match) or -c (with their counts), in the answer's order. Asked for
-    one match: an answer's files count every match, whatever its limit."""
-    params = {**grep_params(args), "limit": 1}
+def _grep_text(args: argparse.Namespace, sock: str) -> int | None:
+    """grep's text output (grep_text), from the daemon's JSON read into dicts. -l and -c ask
+    for one match: an answer's files count every match, whatever its limit."""
+    params = grep_params(args)
+    if args.files_with_matches or args.count:
+        params["limit"] = 1
     try:
         answer = json.loads(DaemonClient(sock).call_json("grep", params))
     except (DaemonBusy, TimeoutError) as exc:
         return _reported(exc, EXIT_USAGE)
     except (OSError, DaemonError):
         return None  # nobody listens, or the request was refused: the full path answers or explains
-    files = answer["files"]
-    lines = [f["path"] for f in files] if args.files_with_matches else [f"{f['path']}:{f['count']}" for f in files]
-    if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
+    write_grep(answer, grep_form(args.files_with_matches, args.count, args.vimgrep), explain=args.explain)
     sys.stdout.flush()
     return EXIT_OK if answer["total"] else EXIT_NO_MATCH
 

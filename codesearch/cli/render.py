@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import re
-import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..api.types import GrepAnswer, SearchAnswer, Stats, Status
-from ..search.types import GrepFile, GrepMatch
+from ..api.types import SearchAnswer, Stats, Status
 
 if TYPE_CHECKING:
     from ..doctor import Report
@@ -66,40 +64,6 @@ def print_vimgrep(answer: SearchAnswer) -> None:
             line, column, shown = r.name_line, r.name_column or 1, lines[r.name_line - r.snippet_line]
         where = f"{r.repo}/{r.path}" if r.repo else r.path
         print(f"{where}:{line}:{column}:{r.kind} {r.qualified_name or r.name}: {shown.strip()}")
-
-
-def _where(found: GrepMatch | GrepFile) -> str:
-    """A path as printed: after its repository's name, in a workspace."""
-    return f"{found.repo}/{found.path}" if found.repo else found.path
-
-
-def print_grep(answer: GrepAnswer, form: str, explain: bool = False) -> None:
-    """`form`: files (-l), count (-c), vimgrep, or grouped: each chunk's matches under a line
-    naming it, context lines as `N-text`, as grep prints them. Written at once, not a print
-    per line: an answer may hold 100,000 lines."""
-    out: list[str] = []
-    if form == "files":
-        out = [_where(f) for f in answer.files]
-    elif form == "count":
-        out = [f"{_where(f)}:{f.count}" for f in answer.files]
-    elif form == "vimgrep":
-        out = [f"{_where(m)}:{m.line}:{m.column}:{m.text}" for m in answer.matches]
-    else:
-        group = None
-        for m in answer.matches:
-            key = (m.repo, m.path, m.chunk.start_line if m.chunk else 0, m.chunk.qualified_name if m.chunk else "")
-            if key != group:
-                if group is not None:
-                    out.append("")
-                group = key
-                where = f"  {m.chunk.kind} {m.chunk.qualified_name}" if m.chunk and m.chunk.kind != "file" else ""
-                why = f"  ({'; '.join(m.explain)})" if explain and m.explain else ""
-                out.append(f"{_where(m)}{where}{why}")
-            out.extend(f"{m.line - len(m.before) + offset}-{text}" for offset, text in enumerate(m.before))
-            out.append(f"{m.line}:{m.text}")
-            out.extend(f"{m.line + offset}-{text}" for offset, text in enumerate(m.after, start=1))
-    if out:
-        sys.stdout.write("\n".join(out) + "\n")
 
 
 def format_stats(stats: Stats) -> str:
