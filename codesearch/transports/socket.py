@@ -139,9 +139,11 @@ class _Lines:
         return line, fds
 
 
-def _write_into(fd: int, request_id: Any, blocks: Iterable[bytes], head: int) -> bytes:
-    """Write a result's blocks into a client's descriptor; the reply that says how it went.
-    Blocking writes, as the socket's were: a reader that stops reading holds this thread."""
+def _write_into(fd: int, request_id: Any, blocks: Iterable[bytes], head: int) -> Iterator[bytes]:
+    """Write a result's blocks into a client's descriptor, then yield the reply that says how it
+    went. Blocking writes, as the socket's were: a reader that stops reading holds this thread.
+    A generator, run as the reply is sent: outside the request's pause of the collector, which a
+    slow reader (`| less`) would otherwise keep off in the whole daemon."""
     written, start = 0, b""
     outcome: dict[str, Any] = {}
     try:
@@ -161,7 +163,7 @@ def _write_into(fd: int, request_id: Any, blocks: Iterable[bytes], head: int) ->
     except OSError as exc:
         outcome = {"error": exc.strerror or str(exc), "errno": exc.errno}
     summary = {"written": written, "start": start.decode("latin-1"), **outcome}
-    return b"".join(_result(request_id, (json.dumps(summary).encode(),)))
+    yield from _result(request_id, (json.dumps(summary).encode(),))
 
 
 class RpcServer(BoundedThreads, socketserver.UnixStreamServer):

@@ -68,3 +68,38 @@ def test_descriptors_of_a_line_that_never_ends_are_closed(pair):
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+class _GrepOnly:
+    """A service whose grep answer is two blocks (the socket server serves the method table)."""
+
+    def grep_json(self, request):
+        yield b'{"pattern": "x", '
+        yield b'"matches": []}'
+
+
+def test_a_result_for_a_passed_descriptor_is_written_when_the_reply_is_sent(tmp_path):
+    """dispatch runs under the collector's pause (every thread's): the writing into the client's
+    descriptor waits for the reply's sending, after it, so a slow reader never holds the pause."""
+    import gc
+
+    from codesearch.gc_pause import paused_gc
+    from codesearch.transports.socket import RpcServer
+
+    server = RpcServer(tmp_path / "s.sock", _GrepOnly())
+    read_end, write_end = os.pipe()
+    try:
+        line = b'{"jsonrpc": "2.0", "id": 3, "method": "grep", "params": {"pattern": "x"}, "into_fd": 5}\n'
+        with paused_gc():
+            reply = server.dispatch(line, write_end)
+        os.set_blocking(read_end, False)
+        with pytest.raises(BlockingIOError):
+            os.read(read_end, 100)  # nothing written yet
+        enabled = gc.isenabled()
+        sent = b"".join(reply)
+        assert os.read(read_end, 100) == b'{"pattern": "x", "matches": []}' and enabled
+        assert sent == b'{"jsonrpc": "2.0", "id": 3, "result": {"written": 31, "start": "{\\"pat"}}\n'
+    finally:
+        server.server_close()
+        os.close(read_end)
+        os.close(write_end)
