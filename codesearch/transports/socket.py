@@ -155,7 +155,7 @@ def _write_into(fd: int, request_id: Any, blocks: Iterable[bytes], head: int) ->
                 try:
                     done = os.write(fd, view)
                 except BlockingIOError:  # a descriptor its owner made non-blocking: wait until it drains
-                    if not select.select([], [fd], [], IDLE_TIMEOUT_SECONDS)[1]:
+                    if not _writable(fd, IDLE_TIMEOUT_SECONDS):
                         raise TimeoutError(errno.ETIMEDOUT, "the reader stopped reading") from None
                     continue
                 written += done
@@ -164,6 +164,13 @@ def _write_into(fd: int, request_id: Any, blocks: Iterable[bytes], head: int) ->
         outcome = {"error": exc.strerror or str(exc), "errno": exc.errno}
     summary = {"written": written, "start": start.decode("latin-1"), **outcome}
     yield from _result(request_id, (json.dumps(summary).encode(),))
+
+
+def _writable(fd: int, seconds: float) -> bool:
+    """Whether `fd` takes writes within `seconds` (poll: select refuses descriptors past 1023)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return bool(poller.poll(seconds * 1000))
 
 
 class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
