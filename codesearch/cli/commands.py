@@ -8,7 +8,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -466,11 +466,6 @@ def cmd_grep(args: argparse.Namespace) -> int:
         request = GrepRequest.from_dict(grep_params(args))
     except RequestError as exc:
         raise UsageError(str(exc)) from None
-    if (args.files_with_matches or args.count) and not args.json and not args.workspace and len(args.repo or ()) <= 1:
-        # -l and -c print the answer's files, which count every match whatever the limit: one
-        # match is all that needs writing and reading back (a workspace orders its files by
-        # the matches it shows, so it gets them all)
-        request = replace(request, limit=1)
     try:
         if args.json:  # the answer's JSON as the service wrote it (a daemon's passed on as it comes)
             head = grep_json_head(request.pattern)

@@ -70,13 +70,9 @@ def _query(args: argparse.Namespace, sock: str) -> int | None:
 
 
 def _grep_text(args: argparse.Namespace, sock: str) -> int | None:
-    """grep's text output (grep_text), from the daemon's JSON read into dicts. -l and -c ask
-    for one match: an answer's files count every match, whatever its limit."""
-    params = grep_params(args)
-    if args.files_with_matches or args.count:
-        params["limit"] = 1
+    """grep's text output (grep_text), from the daemon's JSON read into dicts."""
     try:
-        answer = json.loads(DaemonClient(sock).call_json("grep", params))
+        answer = json.loads(DaemonClient(sock).call_json("grep", grep_params(args)))
     except (DaemonBusy, TimeoutError) as exc:
         return _reported(exc, EXIT_USAGE)
     except (OSError, DaemonError):
@@ -152,14 +148,18 @@ def grep_exit_code(start: bytes, head: bytes) -> int:
 
 
 def grep_params(args: argparse.Namespace) -> dict:
-    """A grep request's fields from the grep command's arguments, as the wire spells them."""
+    """A grep request's fields from the grep command's arguments, as the wire spells them. -l
+    and -c print the answer's files, which count every match whatever the limit: they ask for
+    one match (not in a workspace, whose files are ordered by the matches it shows)."""
     context = args.context
+    files_only = (args.files_with_matches or args.count) and not args.json and not args.workspace \
+        and len(args.repo or ()) <= 1
     params = {"pattern": args.pattern, "fixed": args.fixed_strings, "word": args.word_regexp,
               "ignore_case": args.ignore_case and not args.case_sensitive,
               "before": args.before_context if args.before_context is not None else context,
               "after": args.after_context if args.after_context is not None else context,
               "filters": {"language": args.lang, "path_glob": args.path},
-              "sort": args.sort, "limit": args.limit, "explain": args.explain}
+              "sort": args.sort, "limit": 1 if files_only else args.limit, "explain": args.explain}
     if args.paths:
         params["paths"] = list(args.paths)
     return params
