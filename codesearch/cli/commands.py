@@ -163,6 +163,8 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
                 raise CommandError(f"{exc}; {BUSY_ADVICE}") from None
             except TimeoutError:
                 raise CommandError(NO_ANSWER) from None
+            except BrokenPipeError:
+                raise  # our reader went away (the daemon wrote into our stdout): not the daemon's doing
             except OSError as exc:
                 print(f"codesearch: no daemon answered for {_served(args)} ({exc.strerror or exc}); "
                       "answering in this process", file=sys.stderr)

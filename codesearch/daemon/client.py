@@ -120,6 +120,8 @@ def call_json_into(path: str | os.PathLike, method: str, params: dict | None, ti
         sock.settimeout(None)  # the daemon writes at the reader's pace, then replies
         try:
             return _pass_on(_reply_pieces(sock), out, head)
+        except BrokenPipeError:
+            raise  # the reader of `out` went away: not the daemon's answer that broke
         except (ConnectionError, TimeoutError) as exc:
             raise AnswerBrokeOff(f"the daemon's answer broke off ({exc})", 0) from None
 
@@ -154,6 +156,8 @@ def _pass_on(pieces: Iterator[bytes], out: SupportsWrite[bytes | memoryview], he
             out.write(held)
             out.write(memoryview(data)[:-2])
             held = data[-2:]
+    except BrokenPipeError:
+        raise  # the reader of `out` went away (`| head`)
     except OSError as exc:
         raise AnswerBrokeOff(f"the daemon's answer broke off ({exc})", 0) from None
     if held != b"}\n":

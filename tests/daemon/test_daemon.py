@@ -672,6 +672,17 @@ def test_cli_grep_json_is_written_by_the_daemon_into_the_clis_stdout(d, tmp_path
     head = subprocess.run(f"{shlex.join(argv)} | head -c 10", shell=True, capture_output=True, env=_env(),
                           cwd=REPO_ROOT, timeout=120)
     assert head.stdout == piped.stdout.encode()[:10] and b"Traceback" not in head.stderr, head.stderr
+    # a reader gone before the first byte, on the fast path and the full one (--lang leaves the
+    # fast path): quiet, as grep, and not answered again in this process as if no daemon were there
+    for extra in ((), ("--lang", "python")):
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            gone = subprocess.run([*argv, *extra], stdout=write_end, stderr=subprocess.PIPE, env=_env(),
+                                  cwd=REPO_ROOT, timeout=120)
+        finally:
+            os.close(write_end)
+        assert (gone.returncode, gone.stderr) == (1, b""), (extra, gone.stderr)
     assert cli(*argv[3:]).stdout.count('"path"') == piped.stdout.count('"path"')
     assert wait_for(lambda: _open_fds(d.pid) <= fds, timeout=10), (fds, os.listdir(f"/proc/{d.pid}/fd"))
 
