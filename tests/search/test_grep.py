@@ -168,6 +168,9 @@ def test_the_command_line(repo):
     assert set(answer) >= {"pattern", "matches", "timing_ms"}
     assert set(answer["matches"][0]) >= {"path", "line", "column", "text", "chunk", "before", "after"}
     assert run_cli("grep", "zzz_nothing_zzz", "--repo", str(repo), "--no-daemon").returncode == 1
+    # -i finds any case; -s makes the search case-sensitive whatever -i says
+    assert run_cli("grep", "-i", "-l", "INVENTORY", "--repo", str(repo), "--no-daemon").returncode == 0
+    assert run_cli("grep", "-i", "-s", "-l", "INVENTORY", "--repo", str(repo), "--no-daemon").returncode == 1
     bad = run_cli("grep", "(", "--repo", str(repo), "--no-daemon")
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "invalid regular expression" in bad.stderr
 
