@@ -14,7 +14,7 @@ import pytest
 from codesearch.config import Settings
 from codesearch.embedding.base import EmbeddingError
 from codesearch.embedding.registry import create_embedder, daemon_embedder, process_embedder
-from codesearch.embedding.worker import ChildProcessEmbedder
+from codesearch.embedding.worker import NICENESS, ChildProcessEmbedder
 
 TEXTS = ["def compute_backoff(attempt):\n    return min(cap, base * 2 ** attempt)",
          "class RetryPolicy:\n    \"\"\"How often and how long to wait between attempts.\"\"\"",
@@ -53,6 +53,8 @@ def test_the_childs_vectors_are_this_processs_and_it_exits_once_idle(child_embed
     assert np.allclose(there, here, atol=1e-5)
     pid = child_embedder.child_pid
     assert pid is not None and pid != os.getpid() and alive(pid)
+    yielding = min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS)  # the child yields the cores to searches
+    assert os.getpriority(os.PRIO_PROCESS, pid) == yielding
     assert np.allclose(child_embedder.encode_query(TEXTS[0]), create_embedder(SETTINGS).encode_query(TEXTS[0]))
     assert child_embedder.key == create_embedder(SETTINGS).key
     assert wait_for(lambda: child_embedder.child_pid is None and not alive(pid))
