@@ -787,9 +787,10 @@ class Catalog:
                                    (f'"{term}"',)).fetchone()[0])
 
     def keyword_search(self, terms: list[str], column_weights: tuple[float, ...], filters: Filters,
-                       limit: int) -> list[tuple[str, float]]:
-        """(chunk id, BM25 score, higher is better) of chunks holding any of `terms`, best first."""
-        match = " OR ".join(f'"{t}"' for t in terms)
+                       limit: int, every: bool = False) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score, higher is better) of chunks holding any of `terms` (`every`: all
+        of them), best first."""
+        match = (" AND " if every else " OR ").join(f'"{t}"' for t in terms)
         weights = ", ".join(str(w) for w in column_weights)
         if not filters.active:
             rows = self.db.execute(

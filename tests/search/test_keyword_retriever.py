@@ -1,5 +1,6 @@
-"""The keyword retriever's bounded work: in a very large index, a query's most common terms are
-left out while their postings exceed the budget (the rarest always kept)."""
+"""The keyword retriever's bounded work: in a very large index, past the postings budget, the
+chunks holding every term of a question come first, then those of its rarest terms within the
+budget (the rarest always kept)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,19 @@ def test_common_terms_are_left_out_past_the_budget_and_the_rarest_stays(catalog,
     assert retriever.within_budget(["return", "backoff"]) == ["backoff"]  # never nothing
     hits = retriever.search("return the backoff", 10, Filters(), {})
     assert hits.ids  # searched by "backoff" alone
+
+
+def test_past_the_budget_chunks_holding_every_term_come_first(catalog, monkeypatch):
+    retriever = KeywordRetriever(catalog)
+    both = [i for i, _ in catalog.keyword_search(["return", "backoff"], (1.0,) * 4, Filters(), 100, every=True)]
+    rare = [i for i, _ in catalog.keyword_search(["backoff"], (1.0,) * 4, Filters(), 100)]
+    assert both and set(both) < set(rare)  # some chunks say "backoff" without "return"
+    monkeypatch.setattr(keyword_module, "POSTINGS_BUDGET", 0)
+    hits = retriever.search("return the backoff", 100, Filters(), {})
+    assert set(hits.ids[:len(both)]) == set(both)
+    assert set(hits.ids) == set(rare)  # then the rest of what the rarest term finds, once each
+    assert hits.scores == sorted(hits.scores, reverse=True)
+    assert retriever.search("return the backoff", len(both), Filters(), {}).ids == hits.ids[:len(both)]
 
 
 def test_term_counts_are_counted_again_after_a_reindex(catalog):

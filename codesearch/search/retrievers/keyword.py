@@ -16,9 +16,11 @@ from . import Hits
 COLUMN_WEIGHTS = (6.0, 3.0, 3.0, 1.0)
 MAX_QUERY_TERMS = 256  # a long question's first distinct terms are searched (a report: see query_shape)
 # FTS5 scores every chunk that holds a query term: in a 1.3-million-chunk monorepo a common word
-# ("error") is held by a hundred thousand. Past this many postings in all, the most common terms
-# are left out, the rarest kept (at least one); no repository of the benchmark comes near it.
-POSTINGS_BUDGET = 60_000
+# ("error") is held by a hundred thousand. Past this many postings in all, a question's chunks
+# that hold every term come first (FTS5 reads all the postings but scores only the intersection),
+# then those of its rarest terms within the budget (at least one). No repository of the benchmark
+# comes near it; scaled down to them, it costs keyword search much (README: Benchmarks).
+POSTINGS_BUDGET = 90_000
 
 
 class KeywordRetriever:
@@ -80,5 +82,19 @@ class KeywordRetriever:
             idf = self.idf(terms)
             kept = [t for t in terms if idf[t] >= self.min_idf]
             terms = kept or [max(terms, key=lambda t: idf[t])]
-        found = self.catalog.keyword_search(self.within_budget(terms), COLUMN_WEIGHTS, filters, limit)
+        searched = self.within_budget(terms)
+        distinct = list(dict.fromkeys(terms))
+        found: list[tuple[str, float]] = []
+        if len(set(searched)) < len(distinct) and not long:  # over the budget: those holding every term first
+            found = self.catalog.keyword_search(distinct, COLUMN_WEIGHTS, filters, limit, every=True)
+        if len(found) < limit:
+            _add_below(found, self.catalog.keyword_search(searched, COLUMN_WEIGHTS, filters, limit), limit)
         return Hits([i for i, _ in found], [s for _, s in found])
+
+
+def _add_below(found: list[tuple[str, float]], more: list[tuple[str, float]], limit: int) -> None:
+    """`more` appended to `found` up to `limit`, those already there left out, each scored no
+    higher than the last of `found` (the first list's order stands)."""
+    seen = {i for i, _ in found}
+    floor = min((s for _, s in found), default=None)
+    found += [(i, s if floor is None else min(s, floor)) for i, s in more if i not in seen][:limit - len(found)]
