@@ -76,10 +76,10 @@ def main() -> int:
         ratios = "".join(f"{measured[label][1] / source:>13.2f}x" for label in variants)
         print(f"  {'catalog / source':<28}{ratios}")
         summary.append((repo.name, source, {label: measured[label][1] for label in variants}))
-    header = "".join(f"{label + ' MB':>14}{label + ' ratio':>14}" for label in variants)
+    header = "".join(f"{label + ' MB':>14} {label + ' ratio':>14}" for label in variants)
     print(f"\nrepository            source MB{header}")
     for name, source, files in summary:
-        print(f"{name:<22}{mb(source):>10}" + "".join(f"{mb(files[label]):>14}{files[label] / source:>13.2f}x"
+        print(f"{name:<22}{mb(source):>10}" + "".join(f"{mb(files[label]):>14} {files[label] / source:>13.2f}x"
                                                for label in variants))
     print("command: " + " ".join(sys.argv))
     return 0

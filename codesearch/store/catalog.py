@@ -37,8 +37,9 @@ from ..vocabulary import NON_DEFINITION_KINDS, Filters
 from . import vector_codec
 from .sqlite import CONTENTLESS_DELETE, sqlite3
 
-SCHEMA_VERSION = 3  # what `meta.schema_version` says; an index of another version is rebuilt (3: file
-# chunks read as their outline before their imports; Ruby's `class << self` named `self`)
+SCHEMA_VERSION = 4  # what `meta.schema_version` says; an index of another version is rebuilt (3: file
+# chunks read as their outline before their imports; Ruby's `class << self` named `self`; 4: terms
+# of one character and stopwords not in the keyword index)
 LAYOUT_VERSION = 2  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies)
 
 # FTS5 keeps the index alone: no copy of the analysed text (`content=''`), whose rows can still

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codesearch.analysis.tokens import identifier_terms, looks_like_symbol, query_terms, split_identifier
+from codesearch.analysis.tokens import identifier_terms, index_text, looks_like_symbol, query_terms, split_identifier
 
 # --- tokens ----------------------------------------------------------------------------------
 
@@ -30,6 +30,11 @@ def test_identifier_terms():
     assert identifier_terms("ComputeBackoff") == identifier_terms("compute_backoff")
     long = "_".join(["part"] * 20)  # whole term longer than 64 characters: parts only, at most 8
     assert identifier_terms(long) == ["part"] * 8
+
+
+def test_the_index_leaves_out_terms_of_one_character_and_stopwords():
+    text = "for i in range(n): if is_valid(x) and getX(): return 42"
+    assert index_text(text).split() == ["range", "isvalid", "valid", "getx", "get", "return", "42"]
 
 
 def test_query_terms_drop_stopwords_and_split():

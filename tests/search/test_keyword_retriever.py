@@ -53,3 +53,11 @@ def test_term_counts_are_counted_again_after_a_reindex(catalog):
     assert retriever._counts[0] != "another run"
     assert retriever.document_frequencies(["backoff"])["backoff"] == before
     assert retriever._counts[0] == "another run"
+
+
+def test_a_query_of_only_terms_the_index_leaves_out_searches_nothing(catalog, monkeypatch):
+    retriever = KeywordRetriever(catalog)
+    assert retriever.search("a", 10, Filters(), {}).note == "no searchable words"
+    monkeypatch.setattr(keyword_module, "POSTINGS_BUDGET", 0)
+    hits = retriever.search("is_backoff", 10, Filters(), {})  # "is" is no term of the index: no AND with it
+    assert hits.ids

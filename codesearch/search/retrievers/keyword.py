@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from ...analysis.query_shape import is_long_query, keyword_terms, shape_of
-from ...analysis.tokens import query_terms
+from ...analysis.tokens import indexed, query_terms
 from ...store.catalog import Catalog
 from ...vocabulary import Filters
 from . import Hits
@@ -58,14 +58,15 @@ class KeywordRetriever:
         return {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in self.document_frequencies(terms).items()}
 
     def within_budget(self, terms: list[str]) -> list[str]:
-        """The terms, the most common left out while their postings exceed POSTINGS_BUDGET."""
+        """The terms, the most common left out while their postings exceed POSTINGS_BUDGET (the
+        rarest one that some chunk holds always kept)."""
         if len(set(terms)) < 2 or self._current_counts()[0] <= POSTINGS_BUDGET:
             return terms
         frequency = self.document_frequencies(terms)
         kept: set[str] = set()
         total = 0
         for term in sorted(set(terms), key=lambda t: (frequency[t], t)):
-            if kept and total + frequency[term] > POSTINGS_BUDGET:
+            if total and total + frequency[term] > POSTINGS_BUDGET:  # a term no chunk holds costs nothing
                 break
             kept.add(term)
             total += frequency[term]
@@ -75,7 +76,8 @@ class KeywordRetriever:
         """A report (long query) is searched by its weighted code terms (query_shape), a
         question by its words."""
         long = is_long_query(query)
-        terms = keyword_terms(shape_of(query)) if long else query_terms(query)[:MAX_QUERY_TERMS]
+        terms = [t for t in (keyword_terms(shape_of(query)) if long else query_terms(query)[:MAX_QUERY_TERMS])
+                 if indexed(t)]
         if not terms:
             return Hits(note="no searchable words")
         if self.min_idf > 0 and len(terms) > 1 and not long:
@@ -86,7 +88,10 @@ class KeywordRetriever:
         distinct = list(dict.fromkeys(terms))
         found: list[tuple[str, float]] = []
         if len(set(searched)) < len(distinct) and not long:  # over the budget: those holding every term first
-            found = self.catalog.keyword_search(distinct, COLUMN_WEIGHTS, filters, limit, every=True)
+            frequency = self.document_frequencies(distinct)
+            held = [t for t in distinct if frequency[t]]  # (one that no chunk holds would leave none)
+            if len(held) > 1:
+                found = self.catalog.keyword_search(held, COLUMN_WEIGHTS, filters, limit, every=True)
         if len(found) < limit:
             _add_below(found, self.catalog.keyword_search(searched, COLUMN_WEIGHTS, filters, limit), limit)
         return Hits([i for i, _ in found], [s for _, s in found])
