@@ -11,7 +11,9 @@ TREE (default /tmp/mono/tree) is made by scripts/build_monorepo.py when missing.
    process of it, sampled every 0.2 s;
 2. the catalog's size per table (SQLite's dbstat) against the bytes of the indexed files;
 3. a no-change reindex, --runs times (whole process, and the indexer's own time);
-4. a daemon on the index: its RSS once ready, how it watches (inotify or polling), keyword
+4. keyword searches in this process, nothing else running (a first round, then --rounds: the
+   median per question, and the p50 of all);
+5. a daemon on the index: its RSS once ready, how it watches (inotify or polling), keyword
    searches through the socket (--rounds over the generic questions), then, after it has embedded
    for --embed-minutes, hybrid searches over what is embedded so far, the embedding rate, and how
    long the whole semantic index would take at that rate.
@@ -110,6 +112,29 @@ def timed_searches(sock: Path, mode: str, rounds: int) -> list[float]:
     return times
 
 
+def in_process_keyword(tree: Path, index_dir: Path, rounds: int) -> None:
+    """Keyword searches through the API in this process: what the search costs without a socket
+    or a daemon's background work beside it."""
+    from codesearch.api.local import open_local
+    from codesearch.config import load_settings
+    from codesearch.search.types import SearchRequest
+    service = open_local(tree, load_settings(tree), str(index_dir))
+    times: dict[str, list[float]] = {query: [] for query in GENERIC_QUERIES}
+    try:
+        for round_number in range(rounds + 1):  # the first round reads the pages and counts the terms
+            for query in GENERIC_QUERIES:
+                started = time.perf_counter()
+                service.search(SearchRequest.from_dict({"query": query, "limit": 10, "mode": "keyword"}))
+                if round_number:
+                    times[query].append((time.perf_counter() - started) * 1000)
+    finally:
+        service.close()
+    every = [t for per_query in times.values() for t in per_query]
+    slowest = max(times, key=lambda q: statistics.median(times[q]))
+    print(f"keyword search in process: p50 {percentile(every, 0.5):.1f} ms, p95 {percentile(every, 0.95):.1f} ms "
+          f"(slowest question {slowest!r}: median {statistics.median(times[slowest]):.0f} ms)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tree", nargs="?", type=Path, default=Path("/tmp/mono/tree"))
@@ -149,6 +174,8 @@ def main() -> int:
         nochange.append((seconds, json.loads(out)["seconds"]))
     print(f"no-change reindex: median {statistics.median(s for s, _ in nochange):.2f} s as a process, "
           f"{statistics.median(s for _, s in nochange):.2f} s in the indexer ({args.runs} runs)")
+
+    in_process_keyword(args.tree, args.index_dir, args.rounds)
 
     subprocess.run(cli + ["daemon", "start", str(args.tree), *where], check=True, cwd=REPO_ROOT,
                    capture_output=True)
