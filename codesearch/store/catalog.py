@@ -21,7 +21,7 @@ import threading
 import time
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
@@ -782,16 +782,17 @@ class Catalog:
     def chunk_count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
 
-    def document_frequency(self, term: str) -> int:
-        """Chunks whose keyword index holds `term` (matched, so stemmed exactly as indexed)."""
+    def document_frequency(self, term: str, named: bool = False) -> int:
+        """Chunks whose keyword index holds `term` (matched, so stemmed exactly as indexed); `named`:
+        in their name or signature."""
         return int(self.db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
-                                   (f'"{term}"',)).fetchone()[0])
+                                   (_phrases([term], [term] if named else []),)).fetchone()[0])
 
     def keyword_search(self, terms: list[str], column_weights: tuple[float, ...], filters: Filters,
-                       limit: int, every: bool = False) -> list[tuple[str, float]]:
+                       limit: int, every: bool = False, named: Sequence[str] = ()) -> list[tuple[str, float]]:
         """(chunk id, BM25 score, higher is better) of chunks holding any of `terms` (`every`: all
-        of them), best first."""
-        match = (" AND " if every else " OR ").join(f'"{t}"' for t in terms)
+        of them) or holding one of `named` in their name or signature, best first."""
+        match = _phrases(terms, named, " AND " if every else " OR ")
         weights = ", ".join(str(w) for w in column_weights)
         if not filters.active:
             rows = self.db.execute(
@@ -985,3 +986,9 @@ class Catalog:
         except sqlite3.DatabaseError:  # a library built without dbstat
             return {}
         return {r[0]: int(r[1]) for r in rows}
+
+
+def _phrases(terms: Sequence[str], named: Sequence[str] = (), between: str = " OR ") -> str:
+    """An FTS5 query: each term a phrase of its own; `named` ones matched in the name and
+    signature columns only."""
+    return between.join([f'"{t}"' for t in terms if t not in named] + [f'{{name signature}}: "{t}"' for t in named])

@@ -1,6 +1,6 @@
 """The keyword retriever's bounded work: in a very large index, past the postings budget, the
 chunks holding every term of a question come first, then those of its rarest terms within the
-budget (the rarest always kept)."""
+budget (the rarest always kept), the common ones where they name a chunk."""
 
 from __future__ import annotations
 
@@ -23,11 +23,14 @@ def test_common_terms_are_left_out_past_the_budget_and_the_rarest_stays(catalog,
     retriever = KeywordRetriever(catalog)
     frequency = retriever.document_frequencies(["return", "backoff"])
     assert frequency["return"] > frequency["backoff"] > 0
-    assert retriever.within_budget(["return", "backoff"]) == ["return", "backoff"]  # a small index: all
-    monkeypatch.setattr(keyword_module, "POSTINGS_BUDGET", frequency["backoff"])
-    assert retriever.within_budget(["return", "backoff", "return"]) == ["backoff"]
+    assert retriever.within_budget(["return", "backoff"]) == (["return", "backoff"], [])  # a small index: all
+    named = retriever._named_frequency("return")
+    assert 0 < named < frequency["return"]
+    monkeypatch.setattr(keyword_module, "POSTINGS_BUDGET", frequency["backoff"] + named // 2)
+    # "return" is searched where it names a chunk: that fits twice the budget, its whole postings do not
+    assert retriever.within_budget(["return", "backoff", "return"]) == (["return", "backoff", "return"], ["return"])
     monkeypatch.setattr(keyword_module, "POSTINGS_BUDGET", 0)
-    assert retriever.within_budget(["return", "backoff"]) == ["backoff"]  # never nothing
+    assert retriever.within_budget(["return", "backoff"]) == (["backoff"], [])  # never nothing
     hits = retriever.search("return the backoff", 10, Filters(), {})
     assert hits.ids  # searched by "backoff" alone
 
@@ -61,3 +64,17 @@ def test_a_query_of_only_terms_the_index_leaves_out_searches_nothing(catalog, mo
     monkeypatch.setattr(keyword_module, "POSTINGS_BUDGET", 0)
     hits = retriever.search("is_backoff", 10, Filters(), {})  # "is" is no term of the index: no AND with it
     assert hits.ids
+
+
+def test_past_the_budget_a_common_term_still_finds_the_chunks_it_names(catalog, monkeypatch):
+    retriever = KeywordRetriever(catalog)
+    weights = (1.0,) * 4
+    both = {i for i, _ in catalog.keyword_search(["return", "backoff"], weights, Filters(), 100, every=True)}
+    rare = {i for i, _ in catalog.keyword_search(["backoff"], weights, Filters(), 100)}
+    naming = {i for i, _ in catalog.keyword_search([], weights, Filters(), 100, named=["return"])}
+    anywhere = {i for i, _ in catalog.keyword_search(["return"], weights, Filters(), 100)}
+    assert naming - rare and anywhere - naming - rare  # some chunks are found only by "return" in a name
+    monkeypatch.setattr(keyword_module, "POSTINGS_BUDGET", len(rare) + len(naming) // 2)
+    hits = retriever.search("return the backoff", 100, Filters(), {})
+    assert set(hits.ids[:len(both)]) == both
+    assert set(hits.ids) == rare | naming  # not the chunks that only say "return" in their body

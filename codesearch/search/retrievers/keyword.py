@@ -18,8 +18,10 @@ MAX_QUERY_TERMS = 256  # a long question's first distinct terms are searched (a 
 # FTS5 scores every chunk that holds a query term: in a 1.3-million-chunk monorepo a common word
 # ("error") is held by a hundred thousand. Past this many postings in all, a question's chunks
 # that hold every term come first (FTS5 reads all the postings but scores only the intersection),
-# then those of its rarest terms within the budget (at least one). No repository of the benchmark
-# comes near it; scaled down to them, it costs keyword search much (README: Benchmarks).
+# then those of its rarest terms within the budget (at least one), the common ones counting where
+# they name a chunk (its name or signature: a fraction of their postings) while all that is
+# scored stays within twice the budget. No repository of the benchmark comes near it; scaled
+# down to them, it still costs keyword search (README: Benchmarks).
 POSTINGS_BUDGET = 90_000
 
 
@@ -57,20 +59,35 @@ class KeywordRetriever:
         total = self._current_counts()[0] or 1
         return {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in self.document_frequencies(terms).items()}
 
-    def within_budget(self, terms: list[str]) -> list[str]:
-        """The terms, the most common left out while their postings exceed POSTINGS_BUDGET (the
-        rarest one that some chunk holds always kept)."""
+    def within_budget(self, terms: list[str]) -> tuple[list[str], list[str]]:
+        """(the terms searched, those of them searched in names and signatures only): the most
+        common left out while their postings exceed POSTINGS_BUDGET (the rarest one that some
+        chunk holds always kept), then searched by name while all postings stay within twice it."""
         if len(set(terms)) < 2 or self._current_counts()[0] <= POSTINGS_BUDGET:
-            return terms
+            return terms, []
         frequency = self.document_frequencies(terms)
         kept: set[str] = set()
+        named: list[str] = []
         total = 0
         for term in sorted(set(terms), key=lambda t: (frequency[t], t)):
-            if total and total + frequency[term] > POSTINGS_BUDGET:  # a term no chunk holds costs nothing
-                break
+            if named or (total and total + frequency[term] > POSTINGS_BUDGET):  # one no chunk holds costs nothing
+                in_names = self._named_frequency(term)
+                if total + in_names > 2 * POSTINGS_BUDGET:
+                    break
+                named.append(term)
+                total += in_names
+            else:
+                total += frequency[term]
             kept.add(term)
-            total += frequency[term]
-        return [t for t in terms if t in kept]
+        return [t for t in terms if t in kept], named
+
+    def _named_frequency(self, term: str) -> int:
+        """Chunks holding `term` in their name or signature, kept until the next reindex."""
+        known = self._current_counts()[1]
+        key = "\0named " + term  # (no analysed term has a NUL)
+        if key not in known:
+            known[key] = self.catalog.document_frequency(term, named=True)
+        return known[key]
 
     def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
         """A report (long query) is searched by its weighted code terms (query_shape), a
@@ -84,16 +101,17 @@ class KeywordRetriever:
             idf = self.idf(terms)
             kept = [t for t in terms if idf[t] >= self.min_idf]
             terms = kept or [max(terms, key=lambda t: idf[t])]
-        searched = self.within_budget(terms)
+        searched, named = self.within_budget(terms)
         distinct = list(dict.fromkeys(terms))
         found: list[tuple[str, float]] = []
-        if len(set(searched)) < len(distinct) and not long:  # over the budget: those holding every term first
+        if (named or len(set(searched)) < len(distinct)) and not long:  # over the budget: every term first
             frequency = self.document_frequencies(distinct)
             held = [t for t in distinct if frequency[t]]  # (one that no chunk holds would leave none)
             if len(held) > 1:
                 found = self.catalog.keyword_search(held, COLUMN_WEIGHTS, filters, limit, every=True)
         if len(found) < limit:
-            _add_below(found, self.catalog.keyword_search(searched, COLUMN_WEIGHTS, filters, limit), limit)
+            _add_below(found, self.catalog.keyword_search(searched, COLUMN_WEIGHTS, filters, limit, named=named),
+                       limit)
         return Hits([i for i, _ in found], [s for _, s in found])
 
 
