@@ -34,14 +34,19 @@ def split_identifier(word: str) -> list[str]:
     return parts
 
 
-@lru_cache(maxsize=262144)
-def _terms_of(word: str) -> str:
-    """identifier_terms joined by spaces, memoized: code repeats its identifiers endlessly."""
+def _analysed(word: str) -> list[str]:
+    """The whole identifier and its parts (only its first 8 parts when it is too long whole)."""
     parts = split_identifier(word)
     whole = "".join(parts)
     if not whole or len(whole) > MAX_TERM_CHARS:
-        return " ".join(parts[:8])
-    return " ".join([whole] + parts) if len(parts) > 1 else whole
+        return parts[:8]
+    return [whole, *parts] if len(parts) > 1 else [whole]
+
+
+@lru_cache(maxsize=262144)
+def _terms_of(word: str) -> str:
+    """identifier_terms joined by spaces, memoized: code repeats its identifiers endlessly."""
+    return " ".join(_analysed(word))
 
 
 def identifier_terms(word: str) -> list[str]:
@@ -57,7 +62,9 @@ def indexed(term: str) -> bool:
 
 @lru_cache(maxsize=262144)
 def _indexed_terms_of(word: str) -> str:
-    return " ".join(t for t in _terms_of(word).split(" ") if indexed(t))
+    """The terms of `word` the index holds, joined by spaces, memoized (the indexer's own cache:
+    it fills no other)."""
+    return " ".join(t for t in _analysed(word) if indexed(t))
 
 
 def index_text(text: str) -> str:
