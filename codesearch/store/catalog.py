@@ -786,7 +786,7 @@ class Catalog:
         """Chunks whose keyword index holds `term` (matched, so stemmed exactly as indexed); `named`:
         in their name or signature."""
         return int(self.db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
-                                   (_phrases([term], [term] if named else []),)).fetchone()[0])
+                                   (_phrases([], [term]) if named else _phrases([term]),)).fetchone()[0])
 
     def keyword_search(self, terms: list[str], column_weights: tuple[float, ...], filters: Filters,
                        limit: int, every: bool = False, named: Sequence[str] = ()) -> list[tuple[str, float]]:
@@ -991,4 +991,4 @@ class Catalog:
 def _phrases(terms: Sequence[str], named: Sequence[str] = (), between: str = " OR ") -> str:
     """An FTS5 query: each term a phrase of its own; `named` ones matched in the name and
     signature columns only."""
-    return between.join([f'"{t}"' for t in terms if t not in named] + [f'{{name signature}}: "{t}"' for t in named])
+    return between.join([f'"{t}"' for t in terms] + [f'{{name signature}}: "{t}"' for t in named])

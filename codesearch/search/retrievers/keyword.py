@@ -60,9 +60,10 @@ class KeywordRetriever:
         return {t: math.log(1 + (total - df + 0.5) / (df + 0.5)) for t, df in self.document_frequencies(terms).items()}
 
     def within_budget(self, terms: list[str]) -> tuple[list[str], list[str]]:
-        """(the terms searched, those of them searched in names and signatures only): the most
-        common left out while their postings exceed POSTINGS_BUDGET (the rarest one that some
-        chunk holds always kept), then searched by name while all postings stay within twice it."""
+        """(the terms searched in every column, the terms searched in names and signatures only):
+        the rarest in every column while their postings fit POSTINGS_BUDGET (the rarest one that
+        some chunk holds always), the next by name while all postings stay within twice it, the
+        rest left out."""
         if len(set(terms)) < 2 or self._current_counts()[0] <= POSTINGS_BUDGET:
             return terms, []
         frequency = self.document_frequencies(terms)
@@ -77,8 +78,8 @@ class KeywordRetriever:
                 named.append(term)
                 total += in_names
             else:
+                kept.add(term)
                 total += frequency[term]
-            kept.add(term)
         return [t for t in terms if t in kept], named
 
     def _named_frequency(self, term: str) -> int:
@@ -104,7 +105,7 @@ class KeywordRetriever:
         searched, named = self.within_budget(terms)
         distinct = list(dict.fromkeys(terms))
         found: list[tuple[str, float]] = []
-        if (named or len(set(searched)) < len(distinct)) and not long:  # over the budget: every term first
+        if len(set(searched)) < len(distinct) and not long:  # over the budget: those holding every term first
             frequency = self.document_frequencies(distinct)
             held = [t for t in distinct if frequency[t]]  # (one that no chunk holds would leave none)
             if len(held) > 1:
