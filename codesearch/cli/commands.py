@@ -485,9 +485,6 @@ def cmd_grep(args: argparse.Namespace) -> int:
 def _grep_dict(service: Service, request: GrepRequest) -> dict:
     """The grep answer in its JSON form, read from the JSON the service writes: no records for
     text output (10,000 matches of a common word)."""
-    from ..daemon.client import DaemonClient
-    if isinstance(service, DaemonClient):
-        return json.loads(service.call_json("grep", request.to_dict()))
     return json.loads(b"".join(service.grep_json(request)))
 
 
