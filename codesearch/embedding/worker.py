@@ -27,8 +27,8 @@ log = logging.getLogger(__name__)
 
 IDLE_SECONDS = 60.0  # the child exits after this long without a batch (the daemon embeds in slices)
 # The child's CPU priority below the daemon's: background batches yield the cores to searches and
-# saves (keyword searches through the socket on the monorepo while it embeds, p50 45.3 -> 41.8 ms;
-# on an idle machine it embeds as fast as before)
+# saves (keyword searches through the socket on the monorepo while it embeds, p50 45.3 -> 41.8 ms);
+# with nothing else wanting the cores, the scheduler runs it as before
 NICENESS = 10
 
 
