@@ -34,7 +34,7 @@ import numpy as np
 from ..model import Chunk
 from ..paths import sqlite_uri
 from ..vocabulary import NON_DEFINITION_KINDS, Filters
-from . import vector_codec
+from . import keyword_totals, vector_codec
 from .sqlite import CONTENTLESS_DELETE, sqlite3
 
 SCHEMA_VERSION = 4  # what `meta.schema_version` says; an index of another version is rebuilt (3: file
@@ -349,6 +349,7 @@ class Catalog:
         if initialize and not self.outdated:
             try:
                 self._ensure_trigger()
+                self._true_keyword_totals()
             except sqlite3.DatabaseError as exc:
                 raise self._open_error(exc) from None
         return db
@@ -382,6 +383,17 @@ class Catalog:
                 db.execute("DROP TRIGGER IF EXISTS chunks_deleted")
                 db.execute(CHUNKS_DELETED_TRIGGER)
 
+    def _true_keyword_totals(self) -> None:
+        """A catalog written before keyword_totals gets its totals counted once; one whose last
+        writer stopped between a commit and its settling gets them settled."""
+        db = self.db
+        if not keyword_totals.known_exact(db):
+            with self.transaction():
+                keyword_totals.recount(db)
+        elif db.execute("SELECT 1 FROM meta WHERE key = ?", (keyword_totals.OWED_KEY,)).fetchone():
+            with self.transaction():
+                keyword_totals.settle(db)
+
     def require_current(self) -> None:
         """CatalogOutdated unless the tables are of this code's layout (search needs them)."""
         if self.outdated:
@@ -406,8 +418,18 @@ class Catalog:
             yield self.db
         except BaseException:
             self.db.execute("ROLLBACK")
+            self._local.owes = False
             raise
         self.db.execute("COMMIT")
+        if getattr(self._local, "owes", False):  # after FTS5 wrote its totals, at that commit
+            self._local.owes = False
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                keyword_totals.settle(self.db)
+            except BaseException:
+                self.db.execute("ROLLBACK")  # still owed in meta: the next open settles it
+                raise
+            self.db.execute("COMMIT")
 
     @contextmanager
     def savepoint(self, db: sqlite3.Connection, name: str = "item") -> Iterator[None]:
@@ -483,7 +505,10 @@ class Catalog:
         with self.transaction() as db:
             for table in ("calls", "imports", "edges", "chunks", "files", "meta", "names"):
                 db.execute(f"DELETE FROM {table}")
-            db.execute("DELETE FROM chunks_fts")
+            # its totals too, which deleting a contentless table's rows leaves (keyword_totals.py)
+            db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')" if CONTENTLESS_DELETE
+                       else "DELETE FROM chunks_fts")
+            keyword_totals.mark_exact(db)
 
     def _rebuild_layout(self) -> None:
         cache = list(self.cached_vector_rows())
@@ -500,6 +525,7 @@ class Catalog:
                 db.execute(statement)
             db.execute(CHUNKS_DELETED_TRIGGER)
             db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+            keyword_totals.mark_exact(db)
             db.executemany("INSERT OR IGNORE INTO embed_cache(text_hash, vector, used_at) VALUES (?, ?, ?)",
                            [(bytes.fromhex(h), v, used) for h, v, used in cache])
         self.outdated = False
@@ -559,7 +585,13 @@ class Catalog:
         if row is None:
             return
         db.execute("DELETE FROM imports WHERE fid = ?", (row[0],))
+        self._owe_keyword_totals(db, row[0])
         db.execute("DELETE FROM chunks WHERE fid = ?", (row[0],))
+
+    def _owe_keyword_totals(self, db: sqlite3.Connection, fid: int) -> None:
+        """Before a file's keyword rows go: their sizes, taken off the totals after the commit."""
+        keyword_totals.owe(db, fid)
+        self._local.owes = True
 
     # --- chunks ---------------------------------------------------------------------------
     def write_chunks(self, db: sqlite3.Connection, path: str, chunks: list[Chunk],
@@ -578,6 +610,8 @@ class Catalog:
         fid = self._file_id(db, path)
         old = {r[0]: (r[1], r[2]) for r in db.execute("SELECT id, rid, vector_hash FROM chunks WHERE fid = ?", (fid,))}
         wanted = {c.id for c in chunks}
+        if old:  # every keyword row of the file goes, the kept chunks' too
+            self._owe_keyword_totals(db, fid)
         select_in(db, "DELETE FROM chunks WHERE rid IN ({})", [rid for cid, (rid, _) in old.items()
                                                                if cid not in wanted])  # the trigger cleans up
         kept = [old[c.id][0] for c in chunks if c.id in old]
@@ -977,7 +1011,9 @@ class Catalog:
                      "JOIN chunks c ON c.rid = k.caller",
             "imports": "SELECT f.path, i.module, i.line FROM imports i JOIN files f ON f.fid = i.fid",
         }
-        return {name: Counter(tuple(r) for r in db.execute(sql)) for name, sql in rows.items()}
+        found = {name: Counter(tuple(r) for r in db.execute(sql)) for name, sql in rows.items()}
+        found["keyword totals"] = Counter([tuple(keyword_totals.totals(db))])  # what bm25 reads
+        return found
 
     def table_bytes(self) -> dict[str, int]:
         """Bytes on disk per table and index (SQLite's dbstat), largest first: README's size table."""
