@@ -3,11 +3,18 @@
 
 Usage: scripts/bench_embedding.py [--chunks 300] [--runs 3] [--variants A,B,...] [--min-chars N] REPO_DIR...
 Chunks are sampled (fixed seed) from the repositories' chunks, every kind but files (a file chunk
-is one in ten or more of a repository's). Each variant embeds the same embedding texts (what the
-indexer gives the model: kind, name, signature, docstring, 30 body lines), input cut at 128
-tokens; the variants take turns in each of `--runs` rounds, and the figure is the median round.
+is one in ten or more of a repository's). Each variant but `default` embeds the same embedding
+texts (what the indexer gave the model before issue 17: kind, name, signature, docstring, 30 body
+lines, as code), input cut at 128 tokens; the variants take turns in each of `--runs` rounds, and
+the figure is the median round.
 
 Variants (all by default):
+  default         what an index does now, from the settings' defaults: the default embedder, its
+                  texts (embed_words: words only, the body without what it repeats), its input
+                  limit (embed_max_tokens) and the chunks it skips (embed_min_chars), its rate
+                  over every sampled chunk. Its cosine is taken with torch-fp32 reading the same
+                  texts at the same limit (the backend's faithfulness); the cosine with the
+                  128-token code vectors is printed beside (what the shorter input changes)
   torch-q8        sentence-transformers, int8 dynamic quantization, batch 8: the default before
                   issue 17, the reference for speed
   torch-fp32      the same unquantized: the reference for the vectors (the model's own)
@@ -52,11 +59,13 @@ from codesearch.analysis.embed_text import embed_text, worth_embedding
 from codesearch.config import Settings
 from codesearch.embedding import onnx as onnx_backend
 from codesearch.embedding.onnx import OnnxEmbedder
+from codesearch.embedding.registry import BACKENDS
 from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder
 from codesearch.ingest.extract import SkipFile, extract_file
 from codesearch.ingest.walker import RepoWalker, SourceFile
 
-ALL = ["torch-q8", "torch-fp32", "ort-b8", "ort-b32", "ort-b64", "ort-b32-1t", "ort-b32-nospin", "ort-b32-basic",
+ALL = ["default", "torch-q8", "torch-fp32",
+       "ort-b8", "ort-b32", "ort-b64", "ort-b32-1t", "ort-b32-nospin", "ort-b32-basic",
        "ort-b32-par", "ov-b8", "ov-b32", "ov-b64", "ov-b32-1t", "ov-b32-bf16", "ov-b32-skip"]
 QUERIES = ["retry with exponential backoff", "where are routes registered", "parse the config file",
            "HTTPException", "who calls render_template", "flag parsing for subcommands", "close the connection",
@@ -127,6 +136,7 @@ def make(variant: str) -> Any:
         "ort-b32-basic": lambda: _ort_with(graph_optimization_level=level.ORT_ENABLE_BASIC),
         "ort-b32-par": lambda: _ort_with(execution_mode=mode.ORT_PARALLEL, inter_op_num_threads=2),
         "ov-b32-bf16": lambda: _ov_bf16(max_tokens),
+        "default": lambda: BACKENDS[Settings().embedder](Settings()),
     }
     embedder: Any
     if name in table:
@@ -153,21 +163,32 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown variants {unknown}; choose from {', '.join(ALL)}")
     chunks = sample_chunks(args.roots, args.chunks)
-    body_lines = Settings().embed_body_lines
-    texts = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, body_lines) for c in chunks]
+    defaults = Settings()
+    body_lines = defaults.embed_body_lines
+    texts = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, body_lines, False) for c in chunks]
     worth = [i for i, c in enumerate(chunks) if worth_embedding(c.kind, c.docstring, c.text, args.min_chars)]
     loads = [os.getloadavg()[0]]
     embedders = {name: make(name) for name in dict.fromkeys(["torch-fp32", *names])}
     times: dict[str, list[float]] = {name: [] for name in names}
     vectors: dict[str, np.ndarray] = {"torch-fp32": embedders["torch-fp32"].encode_documents(texts)}
+    default_texts = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, body_lines,
+                                defaults.embed_words) for c in chunks]
+    if "default" in names:  # the unquantized model reading the default's texts at its limit
+        vectors["fp32-default"] = SentenceTransformerEmbedder(
+            "all-MiniLM-L6-v2", batch_size=8, max_tokens=defaults.embed_max_tokens, quantize=False
+        ).encode_documents(default_texts)
     for _ in range(args.runs):
         for name in names:
-            subset = [texts[i] for i in worth] if name.endswith("-skip") else texts
+            if name == "default":
+                subset = [default_texts[i] for i in worth]
+            else:
+                subset = [texts[i] for i in worth] if name.endswith("-skip") else texts
             started = time.perf_counter()
             out = embedders[name].encode_documents(subset)
             times[name].append(time.perf_counter() - started)
             vectors[name] = out if len(subset) == len(texts) else _spread(out, worth, vectors["torch-fp32"])
         loads.append(os.getloadavg()[0])
+    skipping = [n for n in names if n == "default" or n.endswith("-skip")]
     query_ms = {name: _query_ms(embedders[name]) for name in names}
     beside_ms = {name: _query_ms(embedders[name], beside=texts[:64]) for name in names}
     print(f"{len(chunks)} chunks from {', '.join(str(r) for r in args.roots)}; {args.runs} rounds; "
@@ -179,13 +200,18 @@ def main() -> int:
           f"{'query alone / beside a batch':>28}")
     for name in names:
         rate = len(chunks) / statistics.median(times[name])
-        agree = np.sum(vectors[name] * vectors["torch-fp32"], axis=1)
-        if name.endswith("-skip"):
+        against = "fp32-default" if name == "default" else "torch-fp32"
+        agree = np.sum(vectors[name] * vectors[against], axis=1)
+        if name in skipping:
             agree = agree[worth]
         ratio = f"x{rate / reference:.2f}" if reference else "-"
         print(f"  {name:<15} {rate:8.1f} {ratio:>11}  {float(agree.mean()):>17.4f} / {float(agree.min()):.4f}"
               f"  {query_ms[name]:12.1f} / {beside_ms[name]:6.1f} ms"
               f"   rounds: {', '.join(f'{len(chunks) / t:.1f}' for t in times[name])}")
+    if "default" in names:
+        moved = np.sum(vectors["default"] * vectors["torch-fp32"], axis=1)[worth]
+        print(f"  default against the 128-token code vectors (what its texts and limit change): cosine "
+              f"{float(moved.mean()):.4f} mean / {float(moved.min()):.4f} lowest")
     return 0
 
 

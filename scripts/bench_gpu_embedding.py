@@ -44,9 +44,9 @@ def save_texts(path: Path, roots: list[Path], n: int) -> None:
 
     from codesearch.analysis.embed_text import embed_text
     from codesearch.config import Settings
-    lines = Settings().embed_body_lines
-    texts = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, lines)
-             for c in sample_chunks(roots, n)]
+    settings = Settings()
+    texts = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines,
+                        settings.embed_words) for c in sample_chunks(roots, n)]
     data = json.dumps(texts).encode()
     path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
     print(f"{len(texts)} texts written to {path}")

@@ -10,24 +10,45 @@ import hashlib
 import re
 
 _SPACE = re.compile(r"\s+")
+_NOT_WORDS = re.compile(r"[\W_]+")  # what lies between words: punctuation, operators, underscores
+
+
+def words_of(text: str) -> str:
+    """The letters and digits of `text` (any script), one space between runs of them."""
+    return " ".join(_NOT_WORDS.split(text)).strip()
 
 
 def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, text: str,
-               body_lines: int) -> str:
+               body_lines: int, words: bool) -> str:
     """What the model sees for a chunk: kind, qualified name, signature, docstring and the start
-    of the body. No path: a renamed or moved file keeps its cached vectors."""
+    of the body. No path: a renamed or moved file keeps its cached vectors.
+
+    `words`: only its words, and the body without the signature and docstring it repeats. The
+    model reads a bounded number of tokens, and code spends about a quarter of them on
+    punctuation (each bracket, colon and underscore is a token of its own), so its input limit
+    can halve for about the same words (embed_max_tokens; README, Indexing)."""
     body = "\n".join(text.split("\n", body_lines)[:body_lines])
     head = f"{kind} {qualified_name}".strip()
-    # a file chunk's text opens with its docstring already
-    parts = [head, body] if kind == "file" else [head, signature, docstring[:500], body]
+    if kind == "file":  # a file chunk's text opens with its docstring already
+        parts = [head, body]
+    elif words:
+        rest = f" {words_of(body)} "
+        for repeated in (words_of(docstring), words_of(signature)):
+            if repeated:
+                rest = rest.replace(f" {repeated} ", " ", 1)
+        parts = [head, signature, docstring[:500], rest]
+    else:
+        parts = [head, signature, docstring[:500], body]
+    if words:
+        parts = [words_of(p) for p in parts]
     return "\n".join(p for p in parts if p)
 
 
-def embed_text_of(chunk, body_lines: int) -> str:
+def embed_text_of(chunk, body_lines: int, words: bool) -> str:
     """embed_text for a Chunk or a catalog row (anything with these fields by name)."""
     get = chunk.__getitem__ if hasattr(chunk, "keys") else lambda name: getattr(chunk, name)
     return embed_text(get("kind"), get("qualified_name"), get("signature"), get("docstring"), get("text"),
-                      body_lines)
+                      body_lines, words)
 
 
 def worth_embedding(kind: str, docstring: str, text: str, min_chars: int) -> bool:
@@ -38,12 +59,12 @@ def worth_embedding(kind: str, docstring: str, text: str, min_chars: int) -> boo
     return kind == "file" or bool(docstring.strip()) or len(_SPACE.sub("", text)) >= min_chars
 
 
-def embed_hash_of(vector_key: str, chunk, body_lines: int, min_chars: int) -> str | None:
+def embed_hash_of(vector_key: str, chunk, body_lines: int, words: bool, min_chars: int) -> str | None:
     """The key of a chunk's vector (a Chunk or a catalog row), or None: it gets no vector."""
     get = chunk.__getitem__ if hasattr(chunk, "keys") else lambda name: getattr(chunk, name)
     if not worth_embedding(get("kind"), get("docstring") or "", get("text") or "", min_chars):
         return None
-    return text_hash(vector_key, embed_text_of(chunk, body_lines))
+    return text_hash(vector_key, embed_text_of(chunk, body_lines, words))
 
 
 def text_hash(model: str, text: str) -> str:

@@ -19,9 +19,9 @@ def keyword_columns(chunk: Chunk) -> tuple[str, str, str, str]:
     return index_text(names), path_text(c.path), index_text(f"{c.signature}\n{c.docstring}"), index_text(c.text)
 
 
-def prepare_rows(vector_key: str, body_lines: int, min_chars: int, result: Extracted) -> None:
+def prepare_rows(vector_key: str, body_lines: int, words: bool, min_chars: int, result: Extracted) -> None:
     """The per-chunk work of writing a file that needs no database (keyword terms, embed hashes,
     None for a chunk that gets no vector): the indexer has it done in the worker process that
     extracted the file."""
     result.keyword_columns = [keyword_columns(c) for c in result.chunks]
-    result.embed_hashes = {c.id: embed_hash_of(vector_key, c, body_lines, min_chars) for c in result.chunks}
+    result.embed_hashes = {c.id: embed_hash_of(vector_key, c, body_lines, words, min_chars) for c in result.chunks}

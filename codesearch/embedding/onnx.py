@@ -44,6 +44,7 @@ CUDA_PROVIDER = "CUDAExecutionProvider"
 # 4,800 texts/s, and the embedder ran at 3,100 texts/s with it, 15,600 with 16, in calls of 256),
 # so texts are tokenized on several threads: one slice a thread, of at least this many
 TOKENIZE_SLICE = 16
+QUERY_MAX_TOKENS = 128  # a query is cut here, however short the documents' limit (embed_max_tokens)
 
 Runner = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> mean of the real tokens' states
 Hidden = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> last hidden state
@@ -278,6 +279,7 @@ class OnnxEmbedder:
         self._loaded: tuple[Runner, Any] | None = None
         self._tokenizers: ThreadPoolExecutor | None = None  # on a GPU: tokenizing threads
         self._tokenizing_threads = 1
+        self._query_tokenizer: Any = None
         self._lock = threading.Lock()
 
     @property
@@ -312,6 +314,11 @@ class OnnxEmbedder:
             raise EmbeddingError(f"cannot read the tokenizer {tokenizer_path}: {exc}") from None
         tokenizer.enable_truncation(max_length=self.max_tokens)
         tokenizer.no_padding()  # batches are padded here, so the tokenizer is never changed after this
+        # a query is read further than a chunk (a bug report's title, names and messages run past
+        # the documents' limit): one text, so the longer input costs little
+        self._query_tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self._query_tokenizer.enable_truncation(max_length=max(self.max_tokens, QUERY_MAX_TOKENS))
+        self._query_tokenizer.no_padding()
         if runtime == "openvino":
             run = _openvino_runner(model_path, self.threads)
         elif runtime == "torch":
@@ -364,4 +371,4 @@ class OnnxEmbedder:
 
     def encode_query(self, text: str) -> np.ndarray:
         run, tokenizer = self._load()
-        return self._encode(run, [tokenizer.encode(text).ids])[0]
+        return self._encode(run, [(self._query_tokenizer or tokenizer).encode(text).ids])[0]

@@ -40,7 +40,7 @@ def embed_texts(root: Path, settings: Settings, vector_key: str, rows: list[Vect
         chunks = {c.id: c for c in result.chunks}
         for row in group:
             chunk = chunks.get(row.id)
-            text = embed_text_of(chunk, settings.embed_body_lines) if chunk is not None else None
+            text = embed_text_of(chunk, settings.embed_body_lines, settings.embed_words) if chunk is not None else None
             if text is None or text_hash(vector_key, text) != row.embed_hash:
                 out.stale.add(rel)
                 continue

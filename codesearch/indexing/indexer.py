@@ -270,7 +270,7 @@ class Indexer:
         batch: list[tuple[SourceFile, Extracted | SkipFile]] = []
         jobs = [(e.rel, e.path, e.language) for e in candidates]
         finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines,
-                         self.settings.embed_min_chars)
+                         self.settings.embed_words, self.settings.embed_min_chars)
         # an empty catalog is filled without the indexes that only reads need: made once at the end
         with self.catalog.indexes_deferred(empty=fresh and bool(candidates)):
             for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):

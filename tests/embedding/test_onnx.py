@@ -57,6 +57,16 @@ def test_queries_on_many_threads_get_the_same_vectors(onnx):
     assert all(np.abs(g - expected[i % len(TEXTS)]).max() < 1e-5 for i, g in enumerate(got))
 
 
+def test_a_query_is_read_past_the_documents_token_limit():
+    """Documents are cut at embed_max_tokens (speed), a query at QUERY_MAX_TOKENS at least: a bug
+    report's names and messages come after its title."""
+    embedder = OnnxEmbedder("all-MiniLM-L6-v2", max_tokens=16)
+    text = " ".join(["retry"] * 20 + ["database connection pool timeout"] * 8)
+    query, document = embedder.encode_query(text), embedder.encode_documents([text])[0]
+    assert float(query @ document) < 0.9  # the document saw only "retry"
+    assert float(query @ embedder.encode_query(text + " and more words")) > 0.9
+
+
 def test_both_runtimes_give_the_same_vectors_under_one_key():
     """Why the runtime is not part of the key: their vectors agree as a CPU's and a GPU's would."""
     ov = OnnxEmbedder("all-MiniLM-L6-v2", runtime="openvino")
@@ -68,7 +78,7 @@ def test_both_runtimes_give_the_same_vectors_under_one_key():
 
 def test_it_is_the_default_and_its_vectors_have_their_own_key():
     embedder = create_embedder(Settings())
-    assert isinstance(embedder, OnnxEmbedder) and embedder.key == "all-MiniLM-L6-v2:onnx-q8:t128"
+    assert isinstance(embedder, OnnxEmbedder) and embedder.key == "all-MiniLM-L6-v2:onnx-q8:t64"
     torch_backend = create_embedder(Settings(embedder="sentence-transformers"))
     assert isinstance(torch_backend, SentenceTransformerEmbedder) and torch_backend.key != embedder.key
 

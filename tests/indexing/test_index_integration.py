@@ -91,7 +91,8 @@ def embedded_texts(rel: str, data: bytes, settings) -> dict[str, str]:
     """chunk id -> the text the model sees, computed from the extraction pipeline itself (chunks
     that get a vector: see embed_min_chars)."""
     result = extract(rel, data, language_for_path(rel), settings)
-    return {c.id: embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines)
+    return {c.id: embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines,
+                             settings.embed_words)
             for c in result.chunks if worth_embedding(c.kind, c.docstring, c.text, settings.embed_min_chars)}
 
 
@@ -566,8 +567,8 @@ def test_vector_key_names_what_changes_a_vector(tmp_path):
         index = Index(tmp_path, load_settings(tmp_path, overrides), tmp_path / label, create=True)
         names[label] = index.vector_key
         index.close()
-    assert names["default"] == "all-MiniLM-L6-v2:onnx-q8:t128"
-    assert names["torch"] == "all-MiniLM-L6-v2:q8:t128"  # the default before issue 17
+    assert names["default"] == "all-MiniLM-L6-v2:onnx-q8:t64"
+    assert names["torch"] == "all-MiniLM-L6-v2:q8:t64"  # the default backend before issue 17
     assert names["torch, 256 tokens"] == "all-MiniLM-L6-v2:q8"  # the name that caches from before 128 use
     assert len(set(names.values())) == 5
 
@@ -602,10 +603,10 @@ def test_a_changed_embedder_re_embeds_every_chunk_once(python_repo, monkeypatch)
                            "--json", "--mode", "hybrid", "--no-daemon")
             assert proc.returncode == 0, proc.stderr
             answer = json.loads(proc.stdout)
-            assert answer["partial"] and "was embedded by all-MiniLM-L6-v2:q8:t128" in answer["note"]
+            assert answer["partial"] and "was embedded by all-MiniLM-L6-v2:q8:t64" in answer["note"]
             assert answer["results"]  # from keyword and graph
         keys.append(new_key)
-    assert keys == ["all-MiniLM-L6-v2:q8:t128", "all-MiniLM-L6-v2:onnx-q8:t128"]
+    assert keys == ["all-MiniLM-L6-v2:q8:t64", "all-MiniLM-L6-v2:onnx-q8:t64"]
     # (a process of its own: an in-process query keeps Chroma's client of a store a test deletes)
     proc = run_cli("query", "retry delay with capped exponential growth", "--repo", python_repo,
                    "--json", "--mode", "vector", "--no-daemon")
@@ -644,7 +645,7 @@ def test_a_rebuild_that_changes_the_vector_key_leaves_no_old_collection(python_r
 
     report = run_indexer(python_repo)
 
-    assert report.rebuilt and report.vectors_rekeyed == "all-MiniLM-L6-v2:onnx-q8:t128"
+    assert report.rebuilt and report.vectors_rekeyed == "all-MiniLM-L6-v2:onnx-q8:t64"
     assert_vectors_mirror_catalog(python_repo)
     index = open_index(python_repo)
     try:

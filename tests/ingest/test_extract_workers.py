@@ -34,7 +34,8 @@ def _comparable(result: Extracted | SkipFile):
 
 def test_worker_results_equal_in_process_results(sample_jobs, monkeypatch):
     jobs, settings = sample_jobs
-    finish = partial(prepare_rows, "test-model", settings.embed_body_lines, settings.embed_min_chars)
+    finish = partial(prepare_rows, "test-model", settings.embed_body_lines, settings.embed_words,
+                     settings.embed_min_chars)
     in_process = list(extract_files(jobs, settings, workers=1, finish=finish))
     monkeypatch.setattr(extract_module, "PARALLEL_MIN_FILES", 1)
     try:
