@@ -7,24 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from index_helpers import copy_sample
+from index_helpers import copy_sample, run_indexer
 
-from codesearch.config import load_settings
-from codesearch.indexing.index import Index
-from codesearch.indexing.indexer import Indexer
 from codesearch.store import keyword_totals
 from codesearch.store.catalog import Catalog
 from codesearch.store.sqlite import CONTENTLESS_DELETE, sqlite3
 
 pytestmark = pytest.mark.skipif(not CONTENTLESS_DELETE, reason="a table with its own copy of the text keeps them")
-
-
-def index(root: Path) -> None:
-    idx = Index(root, load_settings(root), create=True)
-    try:
-        Indexer(idx).run(embed=False)
-    finally:
-        idx.close()
 
 
 def counted(db: sqlite3.Connection) -> list[int]:
@@ -42,7 +31,7 @@ def scores(db: sqlite3.Connection, word: str) -> list[tuple[int, float]]:
 @pytest.fixture
 def indexed(tmp_path) -> Path:
     work = copy_sample("python", tmp_path / "work")
-    index(work)
+    run_indexer(work, embed=False)
     return work
 
 
@@ -64,7 +53,7 @@ def test_re_indexing_every_file_keeps_the_totals_of_the_rows_held(indexed):
             catalog.delete_file(db, path)
     assert keyword_totals.totals(catalog.db)[:1] == [0]
     catalog.close()
-    index(indexed)
+    run_indexer(indexed, embed=False)
     catalog = catalog_of(indexed)
     assert keyword_totals.totals(catalog.db) == before  # SQLite alone: twice the rows
     catalog.close()
