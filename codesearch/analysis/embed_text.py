@@ -11,11 +11,14 @@ import re
 
 _SPACE = re.compile(r"\s+")
 _NOT_WORDS = re.compile(r"[\W_]+")  # what lies between words: punctuation, operators, underscores
+_ASCII_NOT_WORDS = str.maketrans({chr(i): " " for i in range(128) if not chr(i).isalnum()})
 
 
 def words_of(text: str) -> str:
     """The letters and digits of `text` (any script), one space between runs of them."""
-    return " ".join(_NOT_WORDS.split(text)).strip()
+    if text.isascii():  # most code: a translation table, about twice the regular expression's speed
+        return " ".join(text.translate(_ASCII_NOT_WORDS).split())
+    return _NOT_WORDS.sub(" ", text).strip()
 
 
 def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, text: str,
@@ -30,17 +33,16 @@ def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, t
     body = "\n".join(text.split("\n", body_lines)[:body_lines])
     head = f"{kind} {qualified_name}".strip()
     if kind == "file":  # a file chunk's text opens with its docstring already
-        parts = [head, body]
+        parts = [words_of(head), words_of(body)] if words else [head, body]
     elif words:
+        said = words_of(signature)
         rest = f" {words_of(body)} "
-        for repeated in (words_of(docstring), words_of(signature)):
+        for repeated in (words_of(docstring), said):
             if repeated:
                 rest = rest.replace(f" {repeated} ", " ", 1)
-        parts = [head, signature, docstring[:500], rest]
+        parts = [words_of(head), said, words_of(docstring[:500]), rest.strip()]
     else:
         parts = [head, signature, docstring[:500], body]
-    if words:
-        parts = [words_of(p) for p in parts]
     return "\n".join(p for p in parts if p)
 
 
