@@ -390,7 +390,7 @@ class Catalog:
         if not keyword_totals.known_exact(db):
             with self.transaction():
                 keyword_totals.recount(db)
-        elif db.execute("SELECT 1 FROM meta WHERE key = ?", (keyword_totals.OWED_KEY,)).fetchone():
+        elif keyword_totals.owing(db):
             with self.transaction():
                 keyword_totals.settle(db)
 

@@ -129,5 +129,10 @@ def mark_exact(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, 'exact')", (EXACT_KEY,))
 
 
+def owing(db: sqlite3.Connection) -> bool:
+    """Whether a commit's deletions wait to be taken off the totals (its writer stopped before)."""
+    return db.execute("SELECT 1 FROM meta WHERE key = ?", (OWED_KEY,)).fetchone() is not None
+
+
 def known_exact(db: sqlite3.Connection) -> bool:
     return db.execute("SELECT 1 FROM meta WHERE key = ?", (EXACT_KEY,)).fetchone() is not None

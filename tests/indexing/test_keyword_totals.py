@@ -85,12 +85,12 @@ def test_what_a_stopped_writer_owed_is_settled_at_the_next_open(indexed):
     catalog.delete_file(db, "config.py")
     db.execute("COMMIT")
     assert keyword_totals.totals(db) != counted(db)
-    assert db.execute("SELECT 1 FROM meta WHERE key = ?", (keyword_totals.OWED_KEY,)).fetchone()
+    assert keyword_totals.owing(db)
     catalog._local.owes = False  # that process is gone
     catalog.close()
     catalog = Catalog(path)
     assert keyword_totals.totals(catalog.db) == counted(catalog.db)
-    assert catalog.db.execute("SELECT 1 FROM meta WHERE key = ?", (keyword_totals.OWED_KEY,)).fetchone() is None
+    assert not keyword_totals.owing(catalog.db)
     catalog.close()
 
 
