@@ -59,7 +59,7 @@ from codesearch.analysis.embed_text import embed_text, worth_embedding
 from codesearch.config import Settings
 from codesearch.embedding import onnx as onnx_backend
 from codesearch.embedding.onnx import OnnxEmbedder
-from codesearch.embedding.registry import BACKENDS
+from codesearch.embedding.registry import create_embedder
 from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder
 from codesearch.ingest.extract import SkipFile, extract_file
 from codesearch.ingest.walker import RepoWalker, SourceFile
@@ -136,7 +136,7 @@ def make(variant: str) -> Any:
         "ort-b32-basic": lambda: _ort_with(graph_optimization_level=level.ORT_ENABLE_BASIC),
         "ort-b32-par": lambda: _ort_with(execution_mode=mode.ORT_PARALLEL, inter_op_num_threads=2),
         "ov-b32-bf16": lambda: _ov_bf16(max_tokens),
-        "default": lambda: BACKENDS[Settings().embedder](Settings()),
+        "default": lambda: create_embedder(Settings()),
     }
     embedder: Any
     if name in table:

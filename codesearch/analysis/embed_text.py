@@ -16,7 +16,7 @@ _ASCII_NOT_WORDS = str.maketrans({chr(i): " " for i in range(128) if not chr(i).
 
 def words_of(text: str) -> str:
     """The letters and digits of `text` (any script), one space between runs of them."""
-    if text.isascii():  # most code: a translation table, about twice the regular expression's speed
+    if text.isascii():  # most code: a translation table, 1.7 times the regular expression's speed
         return " ".join(text.translate(_ASCII_NOT_WORDS).split())
     return _NOT_WORDS.sub(" ", text).strip()
 
@@ -27,9 +27,10 @@ def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, t
     of the body. No path: a renamed or moved file keeps its cached vectors.
 
     `words`: only its words, and the body without the signature and docstring it repeats. The
-    model reads a bounded number of tokens, and code spends about a quarter of them on
-    punctuation (each bracket, colon and underscore is a token of its own), so its input limit
-    can halve for about the same words (embed_max_tokens; README, Indexing)."""
+    model reads a bounded number of tokens, and code spends over a third of them on punctuation
+    (each bracket, colon and underscore is a token of its own: 207 tokens a chunk as code, 128 as
+    words, on 300 sampled chunks), so its input limit can halve for about the same words
+    (embed_max_tokens; README, Indexing)."""
     body = "\n".join(text.split("\n", body_lines)[:body_lines])
     head = f"{kind} {qualified_name}".strip()
     if kind == "file":  # a file chunk's text opens with its docstring already

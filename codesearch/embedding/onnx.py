@@ -315,7 +315,7 @@ class OnnxEmbedder:
         tokenizer.enable_truncation(max_length=self.max_tokens)
         tokenizer.no_padding()  # batches are padded here, so the tokenizer is never changed after this
         # a query is read further than a chunk (a bug report's title, names and messages run past
-        # the documents' limit): one text, so the longer input costs little
+        # the documents' limit); a question of a few words is as short either way
         self._query_tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._query_tokenizer.enable_truncation(max_length=max(self.max_tokens, QUERY_MAX_TOKENS))
         self._query_tokenizer.no_padding()
@@ -370,5 +370,5 @@ class OnnxEmbedder:
         return out
 
     def encode_query(self, text: str) -> np.ndarray:
-        run, tokenizer = self._load()
-        return self._encode(run, [(self._query_tokenizer or tokenizer).encode(text).ids])[0]
+        run, _ = self._load()  # (which sets the query's tokenizer too)
+        return self._encode(run, [self._query_tokenizer.encode(text).ids])[0]

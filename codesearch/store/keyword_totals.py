@@ -59,12 +59,12 @@ def varint_bytes(values: list[int]) -> bytes:
 
 
 def _sum_sizes(rows: list, columns: int) -> list[int]:
-    """[rows, tokens of column 1, ...] over docsize blobs."""
-    totals = [len(rows)] + [0] * columns
+    """[rows, tokens of column 1, ...] over docsize blobs (one varint a column)."""
+    summed = [len(rows)] + [0] * columns
     for (blob,) in rows:
         for column, size in enumerate(varints(blob or b"")[:columns]):
-            totals[column + 1] += size
-    return totals
+            summed[column + 1] += size
+    return summed
 
 
 def _columns(db: sqlite3.Connection) -> int:
@@ -81,12 +81,12 @@ def owe(db: sqlite3.Connection, fid: int) -> None:
     added to what the totals owe."""
     if not CONTENTLESS_DELETE:
         return  # a table with its own copy of the text takes deleted rows off itself
-    columns = _columns(db)
-    sizes = _sum_sizes(db.execute("SELECT d.sz FROM chunks c JOIN chunks_fts_docsize d ON d.id = c.rid "
-                                  "WHERE c.fid = ?", (fid,)).fetchall(), columns)
-    if not sizes[0]:
+    rows = db.execute("SELECT d.sz FROM chunks c JOIN chunks_fts_docsize d ON d.id = c.rid WHERE c.fid = ?",
+                      (fid,)).fetchall()
+    if not rows:
         return
-    owed = _meta_totals(db, OWED_KEY) or [0] * (columns + 1)
+    sizes = _sum_sizes(rows, len(varints(rows[0][0] or b"")))  # every row's blob holds one size a column
+    owed = _meta_totals(db, OWED_KEY) or [0] * len(sizes)
     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
                (OWED_KEY, " ".join(str(a + b) for a, b in zip(owed, sizes))))
 
@@ -111,10 +111,9 @@ def recount(db: sqlite3.Connection) -> None:
     """The totals counted from every row's sizes (a catalog written before this module, whose
     totals may count its re-indexed rows many times)."""
     if CONTENTLESS_DELETE:
-        columns = _columns(db)
-        totals = _sum_sizes(db.execute("SELECT sz FROM chunks_fts_docsize").fetchall(), columns)
+        counted = _sum_sizes(db.execute("SELECT sz FROM chunks_fts_docsize").fetchall(), _columns(db))
         if db.execute(_AVERAGES).fetchone() is not None:
-            db.execute("UPDATE chunks_fts_data SET block = ? WHERE id = 1", (varint_bytes(totals),))
+            db.execute("UPDATE chunks_fts_data SET block = ? WHERE id = 1", (varint_bytes(counted),))
     db.execute("DELETE FROM meta WHERE key = ?", (OWED_KEY,))
     mark_exact(db)
 
