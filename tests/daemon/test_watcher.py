@@ -94,3 +94,31 @@ def test_a_change_after_a_quiet_period_leaves_at_once_again(batches):
     debouncer.add("saved.py")
     assert not debouncer.in_burst
     assert take(batches.out, within=5) == {"saved.py"}
+
+
+def test_a_watch_limit_reached_falls_back_to_polling_and_says_so(tmp_path, monkeypatch):
+    """inotify's watches run out on a large tree (ENOSPC from the native observer): the watcher
+    polls instead, says why (the daemon's status shows it), and still sees changes."""
+    import errno
+    from pathlib import Path
+
+    from codesearch.daemon import watcher as watcher_module
+
+    class OutOfWatches(watcher_module.Observer):  # type: ignore[misc,valid-type]
+        def schedule(self, *args, **kwargs):
+            raise OSError(errno.ENOSPC, "inotify watch limit reached")
+
+    monkeypatch.setattr(watcher_module, "Observer", OutOfWatches)
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "old.py").write_text("x = 1\n")
+    seen: queue.Queue[set[str]] = queue.Queue()
+    repo_watcher = watcher_module.RepoWatcher(Path(root), tmp_path / "index", seen.put, lambda: None, 0.2)
+    try:
+        assert repo_watcher.mode == "polling"
+        assert "inotify watch limit reached" in repo_watcher.fallback_reason
+        assert "polling" in repo_watcher.fallback_reason
+        (root / "new.py").write_text("y = 2\n")
+        assert "new.py" in take(seen, within=10)  # the poller looks once a second
+    finally:
+        repo_watcher.stop()

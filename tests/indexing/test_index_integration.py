@@ -847,3 +847,18 @@ def test_files_only_touched_leave_the_edges_resolved(python_repo):
     report = run_indexer(python_repo)
     assert report.unchanged and not report.modified
     assert query_catalog(catalog_of(python_repo), "SELECT value FROM meta WHERE key = 'edges_stale'") == [("0",)]
+
+
+def test_stats_reports_the_bytes_of_the_indexed_files_beside_the_index(tmp_path):
+    """`stats --json`: source_bytes is what the indexed files weigh (skipped ones left out), so
+    index_bytes / source_bytes is the index's size against its code."""
+    repo = copy_sample("python", tmp_path / "repo")
+    assert run_cli("index", repo, "--no-vectors", "-q").returncode == 0
+    proc = run_cli("stats", "--json", "--repo", repo)
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(proc.stdout)
+    indexed = query_catalog(catalog_of(repo), "SELECT path FROM files WHERE skip_reason IS NULL")
+    skipped = query_catalog(catalog_of(repo), "SELECT path FROM files WHERE skip_reason IS NOT NULL")
+    assert indexed and skipped  # the sample has both
+    assert stats["source_bytes"] == sum((repo / p).stat().st_size for (p,) in indexed)
+    assert stats["index_bytes"] >= (repo / ".codesearch" / CATALOG).stat().st_size > 0
