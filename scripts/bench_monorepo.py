@@ -3,7 +3,7 @@
 daemon's memory, watching, and query latency through the daemon.
 
 usage: scripts/bench_monorepo.py [TREE] [--index-dir DIR] [--runs 3] [--rounds 3] [--embed-minutes 10]
-                                 [--skip-index]
+                                 [--skip-index | --daemon-only]
 
 TREE (default /tmp/mono/tree) is made by scripts/build_monorepo.py when missing. In order:
 1. keyword + graph index from scratch, `codesearch index --no-vectors` as a child process (its
@@ -15,8 +15,9 @@ TREE (default /tmp/mono/tree) is made by scripts/build_monorepo.py when missing.
    median per question, and the p50 of all);
 5. a daemon on the index: its RSS once ready, how it watches (inotify or polling), keyword
    searches through the socket (--rounds over the generic questions), then, after it has embedded
-   for --embed-minutes, hybrid searches over what is embedded so far, the embedding rate, and how
-   long the whole semantic index would take at that rate.
+   for --embed-minutes with nothing asked, hybrid searches over what is embedded so far, the
+   embedding rate (vectors added over those minutes), and how long the whole semantic index
+   would take at that rate. --daemon-only runs this step alone on an earlier run's index.
 """
 
 from __future__ import annotations
@@ -144,6 +145,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--embed-minutes", type=float, default=10.0)
     parser.add_argument("--skip-index", action="store_true", help="keep the index of an earlier run")
+    parser.add_argument("--daemon-only", action="store_true",
+                        help="step 5 alone, on the index of an earlier run (e.g. settings compared in turn)")
     args = parser.parse_args()
     if not args.tree.is_dir():
         subprocess.run([sys.executable, str(REPO_ROOT / "scripts" / "build_monorepo.py"), str(args.tree),
@@ -152,6 +155,8 @@ def main() -> int:
     where = ["--index-dir", str(args.index_dir)]
     env_note = f"load average {os.getloadavg()[0]:.1f} at start"
 
+    if args.daemon_only:
+        return measure_daemon(args, cli, where)
     if not args.skip_index:
         shutil.rmtree(args.index_dir, ignore_errors=True)
         seconds, peak, out = run_measured(cli + ["index", str(args.tree), *where, "--no-vectors", "--no-daemon",
@@ -176,7 +181,11 @@ def main() -> int:
           f"{statistics.median(s for _, s in nochange):.2f} s in the indexer ({args.runs} runs)")
 
     in_process_keyword(args.tree, args.index_dir, args.rounds)
+    return measure_daemon(args, cli, where)
 
+
+def measure_daemon(args: argparse.Namespace, cli: list[str], where: list[str]) -> int:
+    """Step 5: a daemon on the index, searched through its socket while it embeds."""
     subprocess.run(cli + ["daemon", "start", str(args.tree), *where], check=True, cwd=REPO_ROOT,
                    capture_output=True)
     sock = socket_path(args.tree, str(args.index_dir))
@@ -188,12 +197,14 @@ def main() -> int:
         keyword = timed_searches(sock, "keyword", args.rounds)
         print(f"keyword search through the socket: p50 {percentile(keyword, 0.5):.1f} ms, "
               f"p95 {percentile(keyword, 0.95):.1f} ms ({len(keyword)} searches)")
+        before = call(sock, "status")["vectors"]
         time.sleep(args.embed_minutes * 60)
         status = call(sock, "status")
         hybrid = timed_searches(sock, "hybrid", args.rounds)
-        rate = status["embedding"]["rate_per_second"]
+        rate = (status["vectors"] - before) / (args.embed_minutes * 60)  # over the quiet minutes
         print(f"after {args.embed_minutes:g} min: {status['vectors']:,} of {status['chunks']:,} chunks embedded "
-              f"({rate:.0f} chunks/s); daemon RSS {rss_of(pid) / 1e6:.0f} MB")
+              f"({rate:.0f} chunks/s over those minutes, nothing else asked meanwhile; the daemon's "
+              f"last slices: {status['embedding']['rate_per_second']:.0f}); daemon RSS {rss_of(pid) / 1e6:.0f} MB")
         print(f"hybrid search through the socket: p50 {percentile(hybrid, 0.5):.1f} ms, "
               f"p95 {percentile(hybrid, 0.95):.1f} ms ({len(hybrid)} searches, on the part embedded so far)")
         if rate:
