@@ -72,9 +72,11 @@ class Settings:
     ranking: bool = True
     # daemon
     debounce_ms: int = 500
-    # the model's threads inside the daemon (0: all cores): one leaves the other cores to searches,
-    # which then run side by side (scripts/bench_concurrency.py); a foreground index uses all cores
-    daemon_embed_threads: int = 1
+    # the model's threads for the daemon's background embedding (0: all cores). Its child process
+    # runs at a lower priority (embedding/worker.py), so searches take the cores they need; with
+    # all cores the monorepo embedded 1.5-1.6x faster than on one, keyword searches as fast
+    # meanwhile (README: Monorepo). Queries embed on one thread (embedding/registry.py).
+    daemon_embed_threads: int = 0
     # the daemon embeds its background batches in a child process that exits once idle, and gives
     # back what the model's runtime grew (embedding/worker.py); false: in the daemon itself
     daemon_embed_in_child: bool = True

@@ -13,7 +13,7 @@ import pytest
 
 from codesearch.config import Settings
 from codesearch.embedding.base import EmbeddingError
-from codesearch.embedding.registry import create_embedder, daemon_embedder, process_embedder
+from codesearch.embedding.registry import QUERY_THREADS, create_embedder, daemon_embedder, process_embedder
 from codesearch.embedding.worker import NICENESS, ChildProcessEmbedder
 
 TEXTS = ["def compute_backoff(attempt):\n    return min(cap, base * 2 ** attempt)",
@@ -99,3 +99,15 @@ def test_the_idle_timer_never_stops_a_child_that_got_a_batch_since(child_embedde
     assert child_embedder.child_pid == pid and alive(pid)
     child_embedder._stop_if_idle(child_embedder._batches)  # the latest timer: idle since, it goes
     assert child_embedder.child_pid is None and wait_for(lambda: not alive(pid))
+
+
+def test_a_daemon_embeds_queries_on_one_thread_and_its_batches_on_daemon_embed_threads(tmp_path):
+    from codesearch.daemon.lifecycle import daemon_settings
+    settings = daemon_settings(tmp_path)  # a repository without settings of its own
+    assert settings.embed_threads == Settings().daemon_embed_threads == 0  # all cores, at a lower priority
+    model = daemon_embedder(replace(settings, embed_threads=2)).inner
+    assert isinstance(model, ChildProcessEmbedder)
+    assert model.local.threads == QUERY_THREADS == 1  # the query model, in the daemon
+    assert model.settings.embed_threads == 2  # what the child builds its model from
+    in_daemon = daemon_embedder(replace(settings, embed_threads=2, daemon_embed_in_child=False)).inner
+    assert in_daemon.threads == 2  # one model does both
