@@ -7,7 +7,9 @@ Each repository is indexed from scratch into a temporary folder, keyword index a
 cache adds about 480 bytes per embedded chunk to the catalog), then measured with SQLite's dbstat
 (Python's own sqlite3: the pysqlite3 build the catalog uses has none) after a checkpoint. With
 --baseline, another checkout's code indexes the same repository with this interpreter (e.g. a
-worktree of an older commit), and its tables are shown beside.
+worktree of an older commit), and its tables are shown beside. Each catalog is also split into
+its keyword index (FTS5's tables) and the rest: the rest alone is what the catalog would weigh
+with no keyword index at all.
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ def sizes(catalog: Path) -> tuple[dict[str, int], int, int]:
     return tables, catalog.stat().st_size, source
 
 
+def keyword_share(tables: dict[str, int], keyword: bool) -> int:
+    """Bytes of the keyword index's tables (FTS5's), or of every other table and index: what
+    the catalog would weigh with no keyword index at all."""
+    return sum(size for name, size in tables.items() if name.startswith("chunks_fts") == keyword)
+
+
 def mb(n: int) -> str:
     return f"{n / 1e6:.2f}"
 
@@ -75,6 +83,9 @@ def main() -> int:
         print(f"  {'catalog file':<28}" + "".join(f"{mb(measured[label][1]):>14}" for label in variants))
         ratios = "".join(f"{measured[label][1] / source:>13.2f}x" for label in variants)
         print(f"  {'catalog / source':<28}{ratios}")
+        for part, in_part in (("keyword index / source", True), ("the rest / source", False)):
+            shares = "".join(f"{keyword_share(measured[label][0], in_part) / source:>13.2f}x" for label in variants)
+            print(f"  {part:<28}{shares}")
         summary.append((repo.name, source, {label: measured[label][1] for label in variants}))
     header = "".join(f"{label + ' MB':>14} {label + ' ratio':>14}" for label in variants)
     print(f"\nrepository            source MB{header}")

@@ -3,7 +3,7 @@
 daemon's memory, watching, and query latency through the daemon.
 
 usage: scripts/bench_monorepo.py [TREE] [--index-dir DIR] [--runs 3] [--rounds 3] [--embed-minutes 10]
-                                 [--skip-index | --daemon-only]
+                                 [--skip-index | --daemon-only] [--until-embedded]
 
 TREE (default /tmp/mono/tree) is made by scripts/build_monorepo.py when missing. In order:
 1. keyword + graph index from scratch, `codesearch index --no-vectors` as a child process (its
@@ -17,7 +17,8 @@ TREE (default /tmp/mono/tree) is made by scripts/build_monorepo.py when missing.
    searches through the socket (--rounds over the generic questions), then, after it has embedded
    for --embed-minutes with nothing asked, hybrid searches over what is embedded so far, the
    embedding rate (vectors added over those minutes), and how long the whole semantic index
-   would take at that rate. --daemon-only runs this step alone on an earlier run's index.
+   would take at that rate; with --until-embedded, then the time it takes to embed everything.
+   --daemon-only runs this step alone on an earlier run's index.
 """
 
 from __future__ import annotations
@@ -145,6 +146,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--embed-minutes", type=float, default=10.0)
     parser.add_argument("--skip-index", action="store_true", help="keep the index of an earlier run")
+    parser.add_argument("--until-embedded", action="store_true",
+                        help="after step 5, wait until the daemon has embedded everything, and time it")
     parser.add_argument("--daemon-only", action="store_true",
                         help="step 5 alone, on the index of an earlier run (e.g. settings compared in turn)")
     args = parser.parse_args()
@@ -184,6 +187,21 @@ def main() -> int:
     return measure_daemon(args, cli, where)
 
 
+def time_the_rest_of_embedding(sock: Path, vectors: int, left: int) -> None:
+    """Nothing asked until the daemon has a vector for every chunk that gets one; its progress
+    every 5 minutes, then the whole time and rate."""
+    started = time.monotonic()
+    while left:
+        time.sleep(300)
+        status = call(sock, "status")
+        left = status["embedding"]["chunks_without_vectors"]
+        minutes = (time.monotonic() - started) / 60
+        print(f"  {minutes:5.1f} min: {status['vectors'] - vectors:,} more vectors, {left:,} chunks left", flush=True)
+    added = call(sock, "status")["vectors"] - vectors
+    seconds = time.monotonic() - started
+    print(f"embedded the rest: {added:,} vectors in {seconds / 60:.1f} min = {added / seconds:.0f} chunks/s")
+
+
 def measure_daemon(args: argparse.Namespace, cli: list[str], where: list[str]) -> int:
     """Step 5: a daemon on the index, searched through its socket while it embeds."""
     subprocess.run(cli + ["daemon", "start", str(args.tree), *where], check=True, cwd=REPO_ROOT,
@@ -207,9 +225,12 @@ def measure_daemon(args: argparse.Namespace, cli: list[str], where: list[str]) -
               f"last slices: {status['embedding']['rate_per_second']:.0f}); daemon RSS {rss_of(pid) / 1e6:.0f} MB")
         print(f"hybrid search through the socket: p50 {percentile(hybrid, 0.5):.1f} ms, "
               f"p95 {percentile(hybrid, 0.95):.1f} ms ({len(hybrid)} searches, on the part embedded so far)")
+        left = status["embedding"]["chunks_without_vectors"]
         if rate:
-            hours = (status["chunks"] - status["vectors"]) / rate / 3600
-            print(f"the whole semantic index at that rate: {hours:.1f} more hours")
+            print(f"the whole semantic index at that rate: {left / rate / 3600:.1f} more hours "
+                  f"({left:,} chunks without a vector)")
+        if args.until_embedded:
+            time_the_rest_of_embedding(sock, status["vectors"], left)
     finally:
         subprocess.run(cli + ["daemon", "stop", str(args.tree), *where], cwd=REPO_ROOT, capture_output=True)
     return 0
