@@ -188,15 +188,19 @@ def main() -> int:
 
 
 def time_the_rest_of_embedding(sock: Path, vectors: int, left: int) -> None:
-    """Nothing asked until the daemon has a vector for every chunk that gets one; its progress
-    every 5 minutes, then the whole time and rate."""
+    """Nothing asked (but its status every 15 s) until the daemon has a vector for every chunk
+    that gets one; its progress every 5 minutes, then the whole time and rate."""
     started = time.monotonic()
+    shown = 0
     while left:
-        time.sleep(300)
+        time.sleep(15)
         status = call(sock, "status")
         left = status["embedding"]["chunks_without_vectors"]
         minutes = (time.monotonic() - started) / 60
-        print(f"  {minutes:5.1f} min: {status['vectors'] - vectors:,} more vectors, {left:,} chunks left", flush=True)
+        if minutes >= shown + 5 or not left:
+            shown = int(minutes)
+            print(f"  {minutes:5.1f} min: {status['vectors'] - vectors:,} more vectors, {left:,} chunks left",
+                  flush=True)
     added = call(sock, "status")["vectors"] - vectors
     seconds = time.monotonic() - started
     print(f"embedded the rest: {added:,} vectors in {seconds / 60:.1f} min = {added / seconds:.0f} chunks/s")

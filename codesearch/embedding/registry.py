@@ -45,7 +45,7 @@ def create_embedder(settings: Settings) -> Embedder:
     return build(settings)
 
 
-QUERY_THREADS = 1  # a daemon's query embedding: 4.1 ms on one thread, 3.6 on two (idle); the rest stay the searches'
+QUERY_THREADS = 1  # a daemon's queries: 4.1 ms on one thread, 3.6 on two (idle); the other cores stay free for searches
 
 
 def daemon_embedder(settings: Settings) -> SharedEmbedder:
