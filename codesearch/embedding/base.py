@@ -14,6 +14,10 @@ import numpy as np
 # in 128 (scripts/bench_gpu_embedding.py, all texts in one call); the indexer's calls of 256 texts
 # ran alike with 256 and 512
 GPU_BATCH = 512
+# A query is read to here, however short the documents' limit (embed_max_tokens: speed on many
+# chunks); a bug report's names and messages run past its title, and a question of a few words is
+# as short either way
+QUERY_MAX_TOKENS = 128
 
 
 class EmbeddingError(RuntimeError):

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import GPU_BATCH, EmbeddingError
+from .base import GPU_BATCH, QUERY_MAX_TOKENS, EmbeddingError
 from .sentence_transformer import resolve_model_path
 
 _PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
@@ -44,7 +44,6 @@ CUDA_PROVIDER = "CUDAExecutionProvider"
 # 4,800 texts/s, and the embedder ran at 3,100 texts/s with it, 15,600 with 16, in calls of 256),
 # so texts are tokenized on several threads: one slice a thread, of at least this many
 TOKENIZE_SLICE = 16
-QUERY_MAX_TOKENS = 128  # a query is cut here, however short the documents' limit (embed_max_tokens)
 
 Runner = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> mean of the real tokens' states
 Hidden = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (ids, mask) -> last hidden state
@@ -314,8 +313,6 @@ class OnnxEmbedder:
             raise EmbeddingError(f"cannot read the tokenizer {tokenizer_path}: {exc}") from None
         tokenizer.enable_truncation(max_length=self.max_tokens)
         tokenizer.no_padding()  # batches are padded here, so the tokenizer is never changed after this
-        # a query is read further than a chunk (a bug report's title, names and messages run past
-        # the documents' limit); a question of a few words is as short either way
         self._query_tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._query_tokenizer.enable_truncation(max_length=max(self.max_tokens, QUERY_MAX_TOKENS))
         self._query_tokenizer.no_padding()

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import GPU_BATCH, EmbeddingError, length_sorted_encode
+from .base import GPU_BATCH, QUERY_MAX_TOKENS, EmbeddingError, length_sorted_encode
 
 _PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 # vectors whose key carries no ":tN" were made with the model's input cut at this many tokens
@@ -116,11 +116,13 @@ class SentenceTransformerEmbedder:
 
     def encode_query(self, text: str) -> np.ndarray:
         """One text through the model's modules: `SentenceTransformer.encode` puts every module in
-        eval mode on each call, about 1.5 ms of Python (under the GIL) for a query of a few ms."""
+        eval mode on each call, about 1.5 ms of Python (under the GIL) for a query of a few ms.
+        Read to QUERY_MAX_TOKENS at least, as the onnx embedder reads it."""
         import torch
         from sentence_transformers.util import batch_to_device
         model = self.model
-        features = batch_to_device(model.preprocess([text]), model.device)
+        limit = max(model.max_seq_length or 0, QUERY_MAX_TOKENS)  # past the documents' limit (base.py)
+        features = batch_to_device(model.preprocess([text], max_length=limit), model.device)
         with torch.inference_mode():
             embedding = model(features)["sentence_embedding"]
         return torch.nn.functional.normalize(embedding, p=2, dim=1)[0].float().cpu().numpy()

@@ -57,10 +57,11 @@ def test_queries_on_many_threads_get_the_same_vectors(onnx):
     assert all(np.abs(g - expected[i % len(TEXTS)]).max() < 1e-5 for i, g in enumerate(got))
 
 
-def test_a_query_is_read_past_the_documents_token_limit():
+@pytest.mark.parametrize("backend", [OnnxEmbedder, SentenceTransformerEmbedder])
+def test_a_query_is_read_past_the_documents_token_limit(backend):
     """Documents are cut at embed_max_tokens (speed), a query at QUERY_MAX_TOKENS at least: a bug
-    report's names and messages come after its title."""
-    embedder = OnnxEmbedder("all-MiniLM-L6-v2", max_tokens=16)
+    report's names and messages come after its title. Both backends."""
+    embedder = backend("all-MiniLM-L6-v2", max_tokens=16)
     text = " ".join(["retry"] * 20 + ["database connection pool timeout"] * 8)
     query, document = embedder.encode_query(text), embedder.encode_documents([text])[0]
     assert float(query @ document) < 0.9  # the document saw only "retry"
