@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from codesearch.analysis.embed_text import embed_text, worth_embedding
+from codesearch.analysis.embed_text import embed_text_of, worth_embedding
 from codesearch.config import Settings
 from codesearch.embedding import onnx as onnx_backend
 from codesearch.embedding.onnx import OnnxEmbedder
@@ -165,14 +165,13 @@ def main() -> int:
     chunks = sample_chunks(args.roots, args.chunks)
     defaults = Settings()
     body_lines = defaults.embed_body_lines
-    texts = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, body_lines, False) for c in chunks]
+    texts = [embed_text_of(c, body_lines, False) for c in chunks]
     worth = [i for i, c in enumerate(chunks) if worth_embedding(c.kind, c.docstring, c.text, args.min_chars)]
     loads = [os.getloadavg()[0]]
     embedders = {name: make(name) for name in dict.fromkeys(["torch-fp32", *names])}
     times: dict[str, list[float]] = {name: [] for name in names}
     vectors: dict[str, np.ndarray] = {"torch-fp32": embedders["torch-fp32"].encode_documents(texts)}
-    default_texts = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, body_lines,
-                                defaults.embed_words) for c in chunks]
+    default_texts = [embed_text_of(c, body_lines, defaults.embed_words) for c in chunks]
     if "default" in names:  # the unquantized model reading the default's texts at its limit
         vectors["fp32-default"] = SentenceTransformerEmbedder(
             "all-MiniLM-L6-v2", batch_size=8, max_tokens=defaults.embed_max_tokens, quantize=False

@@ -42,11 +42,10 @@ def read_texts(path: Path) -> list[str]:
 def save_texts(path: Path, roots: list[Path], n: int) -> None:
     from bench_embedding import sample_chunks  # tree-sitter: only where the repositories are
 
-    from codesearch.analysis.embed_text import embed_text
+    from codesearch.analysis.embed_text import embed_text_of
     from codesearch.config import Settings
     settings = Settings()
-    texts = [embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines,
-                        settings.embed_words) for c in sample_chunks(roots, n)]
+    texts = [embed_text_of(c, settings.embed_body_lines, settings.embed_words) for c in sample_chunks(roots, n)]
     data = json.dumps(texts).encode()
     path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
     print(f"{len(texts)} texts written to {path}")

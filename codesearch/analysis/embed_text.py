@@ -36,12 +36,13 @@ def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, t
     if kind == "file":  # a file chunk's text opens with its docstring already
         parts = [words_of(head), words_of(body)] if words else [head, body]
     elif words:
-        said = words_of(signature)
+        said, documented = words_of(signature), words_of(docstring)
         rest = f" {words_of(body)} "
-        for repeated in (words_of(docstring), said):
+        for repeated in (documented, said):
             if repeated:
                 rest = rest.replace(f" {repeated} ", " ", 1)
-        parts = [words_of(head), said, words_of(docstring[:500]), rest.strip()]
+        shown = documented if len(docstring) <= 500 else words_of(docstring[:500])  # (the docstring reduced once)
+        parts = [words_of(head), said, shown, rest.strip()]
     else:
         parts = [head, signature, docstring[:500], body]
     return "\n".join(p for p in parts if p)

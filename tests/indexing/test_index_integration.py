@@ -42,7 +42,7 @@ from index_helpers import (
     wait_for_http,
 )
 
-from codesearch.analysis.embed_text import embed_text, worth_embedding
+from codesearch.analysis.embed_text import embed_text_of, worth_embedding
 from codesearch.config import load_settings
 from codesearch.indexing.index import IndexLock
 from codesearch.ingest.extract import extract
@@ -91,8 +91,7 @@ def embedded_texts(rel: str, data: bytes, settings) -> dict[str, str]:
     """chunk id -> the text the model sees, computed from the extraction pipeline itself (chunks
     that get a vector: see embed_min_chars)."""
     result = extract(rel, data, language_for_path(rel), settings)
-    return {c.id: embed_text(c.kind, c.qualified_name, c.signature, c.docstring, c.text, settings.embed_body_lines,
-                             settings.embed_words)
+    return {c.id: embed_text_of(c, settings.embed_body_lines, settings.embed_words)
             for c in result.chunks if worth_embedding(c.kind, c.docstring, c.text, settings.embed_min_chars)}
 
 
