@@ -34,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import GENERIC_QUERIES, REPO_ROOT, percentile
+from benchlib import GENERIC_QUERIES, REPO_ROOT, percentile, wait_until_embedded
 
 from codesearch.daemon.client import call, socket_path
 
@@ -187,21 +187,20 @@ def main() -> int:
     return measure_daemon(args, cli, where)
 
 
-def time_the_rest_of_embedding(sock: Path, vectors: int, left: int) -> None:
+def time_the_rest_of_embedding(sock: Path, vectors: int) -> None:
     """Nothing asked (but its status every 15 s) until the daemon has a vector for every chunk
     that gets one; its progress every 5 minutes, then the whole time and rate."""
     started = time.monotonic()
-    shown = 0
-    while left:
-        time.sleep(15)
-        status = call(sock, "status")
-        left = status["embedding"]["chunks_without_vectors"]
+    shown = [0.0]
+
+    def show(status: dict) -> None:
         minutes = (time.monotonic() - started) / 60
-        if minutes >= shown + 5 or not left:
-            shown = int(minutes)
-            print(f"  {minutes:5.1f} min: {status['vectors'] - vectors:,} more vectors, {left:,} chunks left",
-                  flush=True)
-    added = call(sock, "status")["vectors"] - vectors
+        if minutes >= shown[0] + 5:
+            shown[0] = minutes
+            print(f"  {minutes:5.1f} min: {status['vectors'] - vectors:,} more vectors, "
+                  f"{status['embedding']['chunks_without_vectors']:,} chunks left", flush=True)
+
+    added = wait_until_embedded(sock, timeout=24 * 3600, interval=15, progress=show)["vectors"] - vectors
     seconds = time.monotonic() - started
     print(f"embedded the rest: {added:,} vectors in {seconds / 60:.1f} min = {added / seconds:.0f} chunks/s")
 
@@ -234,7 +233,7 @@ def measure_daemon(args: argparse.Namespace, cli: list[str], where: list[str]) -
             print(f"the whole semantic index at that rate: {left / rate / 3600:.1f} more hours "
                   f"({left:,} chunks without a vector)")
         if args.until_embedded:
-            time_the_rest_of_embedding(sock, status["vectors"], left)
+            time_the_rest_of_embedding(sock, status["vectors"])
     finally:
         subprocess.run(cli + ["daemon", "stop", str(args.tree), *where], cwd=REPO_ROOT, capture_output=True)
     return 0

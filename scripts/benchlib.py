@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -55,17 +55,21 @@ def print_percentiles(label: str, results: dict[str, list[float]]) -> None:
             print(f"{name:<{width}}{percentile(times, 0.5):>9.1f}{percentile(times, 0.95):>9.1f}{len(times):>6}")
 
 
-def wait_until_embedded(sock: Path, timeout: float = 3600) -> dict:
-    """Wait until the daemon's model is loaded and every chunk has its vector; its status."""
+def wait_until_embedded(sock: Path, timeout: float = 3600, interval: float = 1.0,
+                        progress: Callable[[dict], None] | None = None) -> dict:
+    """Wait until the daemon's model is loaded and every chunk has its vector; its status.
+    `progress` sees each status read on the way (every `interval` seconds)."""
     from codesearch.daemon.client import call
     deadline = time.monotonic() + timeout
     while True:
         status = call(sock, "status")
         if status["model_ready"] and not status["embedding"]["chunks_without_vectors"]:
             return status
+        if progress is not None:
+            progress(status)
         if time.monotonic() > deadline:
             raise TimeoutError("the daemon did not finish embedding in time")
-        time.sleep(1)
+        time.sleep(interval)
 
 
 def wait_until_idle(pid: int, quiet_seconds: float = 3.0, timeout: float = 600) -> float:
