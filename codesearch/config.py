@@ -73,9 +73,9 @@ class Settings:
     # daemon
     debounce_ms: int = 500
     # the model's threads for the daemon's background embedding (0: all cores). Its child process
-    # runs at a lower priority (embedding/worker.py), so searches take the cores they need; with
-    # all cores the monorepo embedded 1.5-1.6x faster than on one, keyword searches as fast
-    # meanwhile (README: Monorepo). Queries embed on one thread (embedding/registry.py). With
+    # runs at a lower priority (embedding/worker.py), so searches take the cores they need: with
+    # all cores the monorepo embedded 1.6x faster than on one, keyword searches meanwhile p50 41
+    # and 45 ms against 40 (README: Monorepo). Queries embed on one thread (embedding/registry.py). With
     # daemon_embed_in_child false, one model in the daemon does both at its priority: 1 there
     # leaves the other cores to searches.
     daemon_embed_threads: int = 0
