@@ -17,7 +17,7 @@ from ..config import INDEX_AFFECTING, Settings
 from ..embedding.base import Embedder, model_slug
 from ..embedding.registry import process_embedder
 from ..paths import index_dir_for
-from ..store.catalog import SCHEMA_VERSION, Catalog
+from ..store.catalog import LAYOUT_VERSION, SCHEMA_VERSION, Catalog
 from ..store.vectors import ProbeResult, VectorStoreError
 
 if TYPE_CHECKING:
@@ -295,7 +295,8 @@ class Index:
         """Why the stored index does not fit this code and these settings, or None."""
         cat = self.catalog
         if cat.outdated:
-            return "the index was written by an older codesearch (format 1, now 2): its tables change"
+            return (f"the index was written by an older codesearch (format {cat.found_layout}, now {LAYOUT_VERSION}): "
+                    "its tables change")
         if cat.is_empty():
             return None
         version = cat.get_meta("schema_version")

@@ -498,7 +498,7 @@ class Indexer:
         self.index.vectors.upsert([r.id for r in ready], matrix,
                                   [{"path": r.path, "language": r.language, "kind": r.kind} for r in ready])
         checkpoint("vectors.upserted")  # in Chroma, not yet recorded in the catalog
-        gone = catalog.mark_vectors([(r.id, r.embed_hash) for r in ready])
+        gone = catalog.mark_vectors(ready)
         checkpoint("vectors.marked")
         if gone:  # deleted while being embedded (the daemon writes meanwhile)
             self.index.vectors.delete(gone)

@@ -17,6 +17,7 @@ The layout keeps the catalog smaller than the code it indexes (README, "Index si
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 import weakref
@@ -40,7 +41,8 @@ from .sqlite import CONTENTLESS_DELETE, sqlite3
 SCHEMA_VERSION = 4  # what `meta.schema_version` says; an index of another version is rebuilt (3: file
 # chunks read as their outline before their imports; Ruby's `class << self` named `self`; 4: terms
 # of one character and stopwords not in the keyword index)
-LAYOUT_VERSION = 2  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies)
+LAYOUT_VERSION = 3  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies;
+# 2 kept chunk ids unique inside the chunks table and clustered calls by name)
 
 # FTS5 keeps the index alone: no copy of the analysed text (`content=''`), whose rows can still
 # be deleted from SQLite 3.43 on; an older library keeps a copy so that deletes work.
@@ -49,14 +51,6 @@ EDGE_KINDS = {"calls": 0, "imports": 1}  # `contains` is chunks.parent
 MAX_CANDIDATES = 8  # a call resolution can only guess at goes to at most this many definitions of its name
 GUESS_WEIGHT = 0.5  # ... which share this weight (a resolved call weighs 1)
 EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
-# Indexes that the writing of a file into an empty catalog never reads: a first index creates them
-# at the end of its writing, sorting once, instead of inserting every row into them (by name: at a
-# random place). 85,440 files: writing 171 -> 147 s, creating them 3 s; chunks_name alone gave
-# 167.5 and 170.6 s against 160.8 and 167.0 for all of them. Not chunks_parent: searches answered
-# during a first index name it (the graph step's INDEXED BY), and its rows come nearly in order.
-# Searches that would use the others scan meanwhile. A catalog left without them (a first index
-# killed half way) gets them back at its next writable open, which runs SCHEMA.
-DEFERRED_INDEXES = ("chunks_name", "chunks_to_embed", "calls_caller")
 # While a run writes: the writer's page cache (SQLite's default is 2 MB) and the pages the WAL may
 # hold before a checkpoint (default 1,000). 85,440 files: 187 -> 178 s (whole index, two runs
 # each); resolving their calls alone 28.9 -> 26.1-27.4 s with the larger cache.
@@ -71,7 +65,7 @@ CREATE TABLE IF NOT EXISTS files(
     fid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER, mtime_ns INTEGER, content_hash TEXT,
     language TEXT, skip_reason TEXT, skip_detail TEXT, indexed_at REAL);
 CREATE TABLE IF NOT EXISTS chunks(
-    rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, parent INTEGER, fid INTEGER NOT NULL,
+    rid INTEGER PRIMARY KEY, id TEXT NOT NULL, parent INTEGER, fid INTEGER NOT NULL,
     kind TEXT NOT NULL, name TEXT NOT NULL,
     qualified_name TEXT,  -- NULL: the same as name
     signature TEXT, docstring TEXT, start_line INTEGER, end_line INTEGER, part INTEGER,
@@ -81,26 +75,17 @@ CREATE TABLE IF NOT EXISTS chunks(
 -- a file's chunks, and where each lies: deleting a file's chunks, and placing a grep match in
 -- its chunk, read this index alone (with the rowid it holds)
 CREATE INDEX IF NOT EXISTS chunks_span ON chunks(fid, start_line, end_line DESC);
-CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name COLLATE NOCASE);  -- names in any case
 CREATE INDEX IF NOT EXISTS chunks_parent ON chunks(parent);  -- a chunk's children (containment)
--- the chunks whose vector Chroma lacks, alone, definitions apart from the rest: the daemon's
--- embedding slices find the next ones, and count them, without scanning the rows already embedded
--- (1.3 million in a monorepo) nor, while definitions go first, the file and block chunks still
--- waiting before them (keyed by rid alone, a slice's search in the monorepo took 27 ms with 8%
--- of its definitions embedded, 55 ms at 46%, 99 ms at 93%; keyed so, 0.02 ms throughout)
-DROP INDEX IF EXISTS chunks_unembedded;  -- (its earlier form)
-CREATE INDEX IF NOT EXISTS chunks_to_embed ON chunks(kind IN ({_NOT_DEFINITIONS}), rid)
-    WHERE embed_hash IS NOT NULL AND vector_hash IS NOT embed_hash;
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     name, path, signature, body, tokenize = 'porter unicode61'{', ' + FTS_OPTIONS if FTS_OPTIONS else ''});
 CREATE TABLE IF NOT EXISTS names(nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);  -- called names
--- a call of a name from a chunk: clustered by name (who calls NAME), and by caller (a chunk's
--- calls). `guess`: resolution found no better candidates than every definition of the name, so
--- no edge is stored for it; relations answer it by name (store/graph.py)
+-- a call of a name from a chunk: clustered by caller (a chunk's calls; a file's come in rid
+-- order, so writing them appends), and by name in calls_name (who calls NAME). `guess`:
+-- resolution found no better candidates than every definition of the name, so no edge is stored
+-- for it; relations answer it by name (store/graph.py)
 CREATE TABLE IF NOT EXISTS calls(nid INTEGER NOT NULL, caller INTEGER NOT NULL, line INTEGER NOT NULL,
                                  guess INTEGER NOT NULL DEFAULT 0,
-                                 PRIMARY KEY (nid, caller, line)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller);
+                                 PRIMARY KEY (caller, nid, line)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS imports(fid INTEGER NOT NULL, line INTEGER, module TEXT, text TEXT);
 CREATE INDEX IF NOT EXISTS imports_fid ON imports(fid);
 -- resolved calls and imports between chunks: out of a chunk by the key, into it by edges_into,
@@ -112,6 +97,35 @@ CREATE TABLE IF NOT EXISTS vector_deletions(id TEXT PRIMARY KEY);
 -- vectors by the hash of the text they were made from (which names the model too)
 CREATE TABLE IF NOT EXISTS embed_cache(text_hash BLOB PRIMARY KEY, vector BLOB NOT NULL, used_at REAL);
 """
+
+# Indexes that the writing of a file into an empty catalog never reads: a first index creates them
+# at the end of its writing, sorting once, instead of inserting every row into them at a random
+# place. 85,440 files: writing 171 -> 147 s, creating them 3 s (chunks_name, chunks_to_embed and
+# the earlier calls_caller); chunks_name alone gave 167.5 and 170.6 s against 160.8 and 167.0 for
+# all of them. Chunk ids are hashes, and calls were clustered by name: a batch's 700 new ids and
+# 2,000 call sites dirtied about as many pages, each written to the WAL at every commit. The
+# monorepo's first index (86,545 files) wrote 15.6 GB for a 1 GB catalog in 223 and 224 s; with
+# chunks_id and calls_name deferred and calls clustered by caller, 5.7 GB in 198 and 203 s.
+# Not chunks_parent: searches answered during a first index name it (the graph step's INDEXED
+# BY), and its rows come nearly in order. Searches that would use the others scan meanwhile. A
+# catalog left without them (a first index killed half way) gets them back at its next writable
+# open.
+DEFERRED_SCHEMA = f"""
+CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name COLLATE NOCASE);  -- names in any case
+-- the chunks whose vector Chroma lacks, alone, definitions apart from the rest: the daemon's
+-- embedding slices find the next ones, and count them, without scanning the rows already embedded
+-- (1.3 million in a monorepo) nor, while definitions go first, the file and block chunks still
+-- waiting before them (keyed by rid alone, a slice's search in the monorepo took 27 ms with 8%
+-- of its definitions embedded, 55 ms at 46%, 99 ms at 93%; keyed so, 0.02 ms throughout)
+CREATE INDEX IF NOT EXISTS chunks_to_embed ON chunks(kind IN ({_NOT_DEFINITIONS}), rid)
+    WHERE embed_hash IS NOT NULL AND vector_hash IS NOT embed_hash;
+-- chunks by id (results, vectors), and ids kept unique: a chunk whose id another chunk has
+-- fails to be written, or, written while this index was deferred, has its file skipped
+CREATE UNIQUE INDEX IF NOT EXISTS chunks_id ON chunks(id);
+CREATE INDEX IF NOT EXISTS calls_name ON calls(nid, guess);  -- who calls NAME (and whose calls were guesses)
+"""
+DEFERRED_INDEXES = tuple(re.findall(r"INDEX IF NOT EXISTS (\w+) ", DEFERRED_SCHEMA))
+COLLIDING_ID = "a chunk's id is another chunk's (a collision of their hashes)"
 
 # Everything that hangs off a chunk goes with it.
 CHUNKS_DELETED_TRIGGER = """CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks BEGIN
@@ -209,11 +223,6 @@ def _statements(script: str) -> Iterator[str]:
         if sqlite3.complete_statement(pending):
             yield pending
             pending = ""
-
-
-def _index_statement(name: str) -> str:
-    """SCHEMA's CREATE INDEX statement of one index."""
-    return next(s for s in _statements(SCHEMA) if f"CREATE INDEX IF NOT EXISTS {name} " in s)
 
 
 def _blob(hex_hash: str | None) -> bytes | None:
@@ -327,6 +336,7 @@ class Catalog:
         self._local = threading.local()
         self._open: weakref.WeakSet[_ThreadConnection] = weakref.WeakSet()  # to close them all
         self._all_lock = threading.Lock()
+        self.found_layout = 0  # the layout of the tables found (0: none yet)
         self.outdated = False  # written by an older codesearch (another layout): reset() rebuilds it
         self._connect(initialize=not readonly)
         if not readonly:
@@ -341,7 +351,8 @@ class Catalog:
             if initialize:
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
-            self.outdated = self._layout_of(db) not in (0, LAYOUT_VERSION)
+            self.found_layout = self._layout_of(db)
+            self.outdated = self.found_layout not in (0, LAYOUT_VERSION)
             if initialize and not self.outdated:
                 db.executescript(SCHEMA)
                 db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
@@ -354,6 +365,7 @@ class Catalog:
         if initialize and not self.outdated:
             try:
                 self._ensure_trigger()
+                self._ensure_deferred_indexes()
                 self._true_keyword_totals()
             except sqlite3.DatabaseError as exc:
                 raise self._open_error(exc) from None
@@ -387,6 +399,33 @@ class Catalog:
             with self.transaction() as db:
                 db.execute("DROP TRIGGER IF EXISTS chunks_deleted")
                 db.execute(CHUNKS_DELETED_TRIGGER)
+
+    def _ensure_deferred_indexes(self) -> None:
+        """The DEFERRED_INDEXES a first index killed half way left out."""
+        present = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        if not present.issuperset(DEFERRED_INDEXES):
+            with self.transaction() as db:
+                self.create_deferred_indexes(db)
+
+    def create_deferred_indexes(self, db: sqlite3.Connection) -> None:
+        """DEFERRED_SCHEMA's indexes, in the caller's transaction. Ids written while chunks_id was
+        deferred may collide: the file of each chunk whose id an earlier chunk has loses its
+        chunks and is skipped as `failed`, as when the index is there and refuses the row."""
+        try:
+            with self.savepoint(db, "deferred_indexes"):
+                for statement in _statements(DEFERRED_SCHEMA):
+                    db.execute(statement)
+            return
+        except sqlite3.IntegrityError:
+            pass
+        colliding = db.execute("SELECT DISTINCT f.path FROM chunks c JOIN files f ON f.fid = c.fid "
+                               "WHERE c.rid NOT IN (SELECT MIN(rid) FROM chunks GROUP BY id)").fetchall()
+        for (path,) in colliding:
+            self.delete_chunks_of(db, path)
+            db.execute("UPDATE files SET content_hash = '', skip_reason = 'failed', skip_detail = ? WHERE path = ?",
+                       (COLLIDING_ID, path))
+        for statement in _statements(DEFERRED_SCHEMA):
+            db.execute(statement)
 
     def _true_keyword_totals(self) -> None:
         """A catalog written before keyword_totals gets its totals counted once; one whose last
@@ -482,8 +521,7 @@ class Catalog:
         finally:
             try:
                 with self.transaction() as db:
-                    for name in DEFERRED_INDEXES:
-                        db.execute(_index_statement(name))
+                    self.create_deferred_indexes(db)
             except (sqlite3.Error, CatalogError):
                 if wrote:
                     raise
@@ -526,7 +564,7 @@ class Catalog:
             for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
                                       "AND name NOT LIKE 'sqlite_%'").fetchall():
                 db.execute(f'DROP TABLE "{name}"')
-            for statement in _statements(SCHEMA):  # one by one: executescript would commit
+            for statement in _statements(SCHEMA + DEFERRED_SCHEMA):  # one by one: executescript would commit
                 db.execute(statement)
             db.execute(CHUNKS_DELETED_TRIGGER)
             db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
@@ -681,15 +719,17 @@ class Catalog:
         return int(self.db.execute("SELECT COUNT(*) FROM chunks WHERE embed_hash IS NOT NULL "
                                    "AND vector_hash IS NOT embed_hash").fetchone()[0])
 
-    def mark_vectors(self, pairs: list[tuple[str, str]]) -> list[str]:
-        """Record that Chroma now holds these (id, embed_hash) vectors; returns the ids that no
-        longer exist (deleted meanwhile), whose vectors the caller must remove again."""
+    def mark_vectors(self, rows: Sequence[VectorRow]) -> list[str]:
+        """Record that Chroma now holds these rows' vectors; returns the ids that no longer exist
+        (deleted meanwhile), whose vectors the caller must remove again. Found by rowid, and the
+        id checked (a rowid freed meanwhile may be another chunk's): the index on ids may not be
+        there yet (the daemon embeds during its first index)."""
         gone = []
         with self.transaction() as db:
-            for chunk_id, embed_hash in pairs:
-                if db.execute("UPDATE chunks SET vector_hash = ? WHERE id = ?",
-                              (bytes.fromhex(embed_hash), chunk_id)).rowcount == 0:
-                    gone.append(chunk_id)
+            for row in rows:
+                if db.execute("UPDATE chunks SET vector_hash = ? WHERE rid = ? AND id = ?",
+                              (bytes.fromhex(row.embed_hash), row.rid, row.id)).rowcount == 0:
+                    gone.append(row.id)
         return gone
 
     def pending_vector_deletions(self) -> list[str]:
@@ -751,7 +791,7 @@ class Catalog:
         layout's form, last used): for a rebuild, from a damaged catalog or one of format 1 too
         (a damaged catalog may give up half way; what came out is kept)."""
         try:
-            if self.outdated:  # format 1: hex hashes beside the model's name, float32 vectors
+            if self.found_layout == 1:  # hex hashes beside the model's name, float32 vectors
                 for row in self.db.execute("SELECT text_hash, vector, used_at FROM embed_cache"):
                     yield row[0], vector_codec.from_float32(row[1]), row[2]
                 return

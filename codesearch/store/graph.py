@@ -297,7 +297,7 @@ def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
     """Every chunk that calls something, RESOLVE_SLICE at a time, in rid order."""
     after = 0
     while True:
-        rows = db.execute("SELECT DISTINCT caller FROM calls INDEXED BY calls_caller WHERE caller > ? "
+        rows = db.execute("SELECT DISTINCT caller FROM calls WHERE caller > ? "
                           "ORDER BY caller LIMIT ?", (after, RESOLVE_SLICE)).fetchall()
         if not rows:
             return
@@ -308,7 +308,7 @@ def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
 def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts
                 ) -> tuple[list[tuple[int, int, float]], list[tuple[int, int]]]:
     """The call edges (caller, definition, weight) of these callers, and their calls that could
-    only be guessed at (name id, caller), in the tables' orders. `facts`: what the run's earlier
+    only be guessed at (caller, name id), in the tables' orders. `facts`: what the run's earlier
     slices learned about names. Reads only."""
     call_rows = select_in(db, "SELECT k.caller, f.path, n.name, k.nid, COALESCE(c.qualified_name, c.name) "
                               "FROM calls k JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller "
@@ -358,15 +358,15 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts
         for symbol in chosen:
             if symbol.rid != caller and (caller, symbol.rid) not in edges:
                 edges[(caller, symbol.rid)] = weight
-    # in the tables' orders (calls is clustered by name): neighbouring rows share their pages
-    return [(s, d, w) for (s, d), w in sorted(edges.items())], sorted((n, c) for c, n in guesses)
+    # in the tables' orders (both clustered by caller): neighbouring rows share their pages
+    return [(s, d, w) for (s, d), w in sorted(edges.items())], sorted(guesses)
 
 
 def _write_resolution(db: sqlite3.Connection, edges: list[tuple[int, int, float]],
                       guesses: list[tuple[int, int]]) -> None:
     """A slice's resolution into the catalog (its callers' old call edges and guess marks are gone)."""
     db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {CALLS}, ?, ?)", edges)
-    db.executemany("UPDATE calls SET guess = 1 WHERE nid = ? AND caller = ?", guesses)
+    db.executemany("UPDATE calls SET guess = 1 WHERE caller = ? AND nid = ?", guesses)
 
 
 _IMPORT_WORD = re.compile(r"\w+")

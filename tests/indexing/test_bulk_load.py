@@ -13,7 +13,8 @@ from index_helpers import build_large_tree, copy_sample
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer, IndexInterrupted
-from codesearch.store.catalog import BULK_CACHE_KIB, BULK_WAL_PAGES, DEFERRED_INDEXES, Catalog
+from codesearch.ingest import chunking
+from codesearch.store.catalog import BULK_CACHE_KIB, BULK_WAL_PAGES, COLLIDING_ID, DEFERRED_INDEXES, Catalog
 from codesearch.store.graph import CallGraph
 from codesearch.store.sqlite import sqlite3
 
@@ -117,3 +118,75 @@ def test_a_first_index_stopped_half_way_still_has_every_index(tmp_path, batches)
     assert catalog_index_names(tree) >= DEFERRED
     run_index(tree)  # the next run goes on with them in place
     assert all(seen >= DEFERRED for seen in batches.indexes[1:])
+
+
+COLLIDING = "c0111de5c0111de5"
+
+
+@pytest.fixture
+def colliding_ids(monkeypatch) -> None:
+    """Every chunk named `collide` gets one id, as two chunks whose hashes collide would."""
+    real = chunking.chunk_id
+
+    def chunk_id(path: str, kind: str, qualified_name: str, ordinal: int, part: int = 1) -> str:
+        return COLLIDING if qualified_name == "collide" else real(path, kind, qualified_name, ordinal, part)
+    monkeypatch.setattr(chunking, "chunk_id", chunk_id)
+
+
+def write_colliding_repo(root: Path) -> Path:
+    root.mkdir()
+    for name in ("alpha", "beta"):
+        (root / f"{name}.py").write_text(f"def {name}_helper():\n    return 1\n\n\ndef collide():\n    return 2\n")
+    return root
+
+
+def files_and_reasons(root: Path) -> dict[str, tuple[str | None, str]]:
+    catalog = Catalog(root / ".codesearch" / "catalog.sqlite3", readonly=True)
+    try:
+        rows = catalog.db.execute("SELECT path, skip_reason, skip_detail FROM files")
+        return {r[0]: (r[1], r[2] or "") for r in rows}
+    finally:
+        catalog.close()
+
+
+def definitions(root: Path) -> set[tuple[str, str]]:
+    catalog = Catalog(root / ".codesearch" / "catalog.sqlite3", readonly=True)
+    try:
+        return {(r[0], r[1]) for r in catalog.db.execute(
+            "SELECT f.path, c.name FROM chunks c JOIN files f ON f.fid = c.fid WHERE c.kind = 'function'")}
+    finally:
+        catalog.close()
+
+
+def test_ids_that_collide_in_a_first_index_skip_the_later_file_and_the_index_is_made(tmp_path, colliding_ids):
+    """Written while the unique index on ids waits, both chunks go in; making the index then
+    fails. The later file is skipped as failed, as a file whose row the index refuses is, and the
+    run ends with every index (without this, every later open failed)."""
+    work = write_colliding_repo(tmp_path / "work")
+    run_index(work)
+    assert catalog_index_names(work) >= DEFERRED
+    reasons = files_and_reasons(work)
+    assert reasons["alpha.py"] == (None, "")
+    assert reasons["beta.py"] == ("failed", COLLIDING_ID)
+    assert definitions(work) == {("alpha.py", "alpha_helper"), ("alpha.py", "collide")}
+
+    run_index(work)  # tried again with the index in place: refused, the same file skipped
+    assert files_and_reasons(work)["beta.py"][0] == "failed"
+    assert definitions(work) == {("alpha.py", "alpha_helper"), ("alpha.py", "collide")}
+
+
+def test_a_catalog_left_without_its_id_index_and_with_colliding_ids_gets_it_at_its_next_open(tmp_path):
+    """A first index killed before it made its indexes, with two chunks of one id: the next
+    writable open makes them, skipping the later chunk's file, instead of failing to open."""
+    work = write_colliding_repo(tmp_path / "work")
+    run_index(work)
+    path = work / ".codesearch" / "catalog.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("DROP INDEX chunks_id")
+    db.execute("UPDATE chunks SET id = (SELECT id FROM chunks WHERE name = 'alpha_helper') WHERE name = 'beta_helper'")
+    db.commit()
+    db.close()
+    Catalog(path).close()
+    assert catalog_index_names(work) >= DEFERRED
+    assert files_and_reasons(work)["beta.py"] == ("failed", COLLIDING_ID)
+    assert ("beta.py", "beta_helper") not in definitions(work) and ("alpha.py", "alpha_helper") in definitions(work)

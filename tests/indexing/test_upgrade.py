@@ -1,11 +1,11 @@
-"""An index written by codesearch format 1 (text ids, text stored in the catalog, float32 cached
-vectors): opened by this version it is built again in this layout at the next index run, its
-embedding cache carried over, so no vector is computed again; until then it is not searched."""
+"""An index written in an older layout (format 1: text ids, text stored in the catalog, float32
+cached vectors; format 2: chunk ids unique inside the chunks table, calls clustered by name):
+opened by this version it is built again in this layout at the next index run, its embedding
+cache carried over, so no vector is computed again; until then it is not searched."""
 
 from __future__ import annotations
 
 import shutil
-import time
 
 import numpy as np
 import pytest
@@ -16,6 +16,7 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import CATALOG_NAME, Index, IndexMissing
 from codesearch.indexing.indexer import Indexer
 from codesearch.search.types import SearchRequest
+from codesearch.store import vector_codec
 from codesearch.store.catalog import LAYOUT_VERSION, SCHEMA_VERSION
 from codesearch.store.sqlite import sqlite3
 
@@ -32,34 +33,62 @@ CREATE TABLE edges(src TEXT NOT NULL, dst TEXT NOT NULL, kind TEXT NOT NULL, wei
 CREATE TABLE embed_cache(model TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL, used_at REAL,
                          PRIMARY KEY (model, text_hash));
 """
+# ... and of format 2, whose embedding cache is already in this layout's form
+FORMAT_2 = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE files(fid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER, mtime_ns INTEGER,
+                   content_hash TEXT, language TEXT, skip_reason TEXT, skip_detail TEXT, indexed_at REAL);
+CREATE TABLE chunks(rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, parent INTEGER, fid INTEGER NOT NULL,
+                    kind TEXT NOT NULL, name TEXT NOT NULL, qualified_name TEXT, signature TEXT, docstring TEXT,
+                    start_line INTEGER, end_line INTEGER, part INTEGER, name_line INTEGER, name_column INTEGER,
+                    embed_hash BLOB, vector_hash BLOB);
+CREATE TABLE names(nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE calls(nid INTEGER NOT NULL, caller INTEGER NOT NULL, line INTEGER NOT NULL,
+                   guess INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (nid, caller, line)) WITHOUT ROWID;
+CREATE INDEX calls_caller ON calls(caller);
+CREATE TABLE embed_cache(text_hash BLOB PRIMARY KEY, vector BLOB NOT NULL, used_at REAL);
+PRAGMA user_version = 2;
+"""
 
 
-def test_a_format_1_catalog_is_rebuilt_keeping_its_vectors(tmp_path):
+def write_format_1(db: sqlite3.Connection, model: str, cached: list[tuple[str, bytes, float]]) -> None:
+    db.executescript(FORMAT_1)
+    db.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    db.execute("INSERT INTO files VALUES ('config.py', 1, 1, 'x', 'python', NULL, '', 0)")
+    db.execute("INSERT INTO chunks VALUES (1, 'abc', NULL, 'config.py', 'file', 'config.py', 'text', 'h', 'h')")
+    db.executemany("INSERT INTO embed_cache VALUES (?, ?, ?, ?)",
+                   [(model, h, vector_codec.unpack(v).astype(np.float32).tobytes(), used) for h, v, used in cached])
+
+
+def write_format_2(db: sqlite3.Connection, model: str, cached: list[tuple[str, bytes, float]]) -> None:
+    db.executescript(FORMAT_2)
+    db.execute("INSERT INTO meta VALUES ('schema_version', '4')")
+    db.execute("INSERT INTO files VALUES (1, 'config.py', 1, 1, 'x', 'python', NULL, '', 0)")
+    db.execute("INSERT INTO chunks(rid, id, fid, kind, name) VALUES (1, 'abc', 1, 'file', 'config.py')")
+    db.executemany("INSERT INTO embed_cache VALUES (?, ?, ?)", [(bytes.fromhex(h), v, used) for h, v, used in cached])
+
+
+@pytest.mark.parametrize(("layout", "write_old"), [(1, write_format_1), (2, write_format_2)])
+def test_a_catalog_of_an_older_layout_is_rebuilt_keeping_its_vectors(tmp_path, layout, write_old):
     root = tmp_path / "repo"
     shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
     index = Index(root, load_settings(root), create=True)
     first = Indexer(index).run()
     assert first.vectors_embedded > 0
     model = index.vector_key
-    cached = {h: index.catalog.cached_vectors([h])[h] for h, in
-              [(r[0],) for r in index.catalog.cached_vector_rows()]}
+    cached = list(index.catalog.cached_vector_rows())
     index.close()
     shutil.rmtree(root / ".codesearch")
     (root / ".codesearch").mkdir()
-    with sqlite3.connect(root / ".codesearch" / CATALOG_NAME) as db:  # what format 1 left behind
-        db.executescript(FORMAT_1)
-        db.execute("INSERT INTO meta VALUES ('schema_version', '1')")
-        db.execute("INSERT INTO files VALUES ('config.py', 1, 1, 'x', 'python', NULL, '', 0)")
-        db.execute("INSERT INTO chunks VALUES (1, 'abc', NULL, 'config.py', 'file', 'config.py', 'text', 'h', 'h')")
-        db.executemany("INSERT INTO embed_cache VALUES (?, ?, ?, ?)",
-                       [(model, h, v.astype(np.float32).tobytes(), time.time()) for h, v in cached.items()])
+    with sqlite3.connect(root / ".codesearch" / CATALOG_NAME) as db:  # what the older codesearch left behind
+        write_old(db, model, cached)
 
     index = Index(root, load_settings(root))
     assert index.catalog.outdated
     with pytest.raises(IndexMissing, match="older codesearch"):
         LocalService(index).search(SearchRequest(query="compute_backoff"))
     report = Indexer(index).run()
-    assert "format 1" in report.rebuilt
+    assert f"format {layout}, now {LAYOUT_VERSION}" in report.rebuilt
     assert report.vectors_embedded == 0 and report.vectors_from_cache == first.vectors_embedded
     assert not index.catalog.outdated
     assert index.catalog.db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION
