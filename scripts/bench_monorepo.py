@@ -12,7 +12,7 @@ TREE (default /tmp/mono/tree) is made by scripts/build_monorepo.py when missing.
 2. the catalog's size per table (SQLite's dbstat) against the bytes of the indexed files;
 3. a no-change reindex, --runs times (whole process, and the indexer's own time);
 4. keyword searches in this process, nothing else running (a first round, then --rounds: the
-   median per question, and the p50 of all);
+   median per question, and the p50 of all), then callers and callees of RELATION_NAMES alike;
 5. a daemon on the index: its RSS once ready, how it watches (inotify or polling), keyword
    searches through the socket (--rounds over the generic questions), then, after it has embedded
    for --embed-minutes with nothing asked, hybrid searches over what is embedded so far, the
@@ -32,6 +32,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 
 from benchlib import GENERIC_QUERIES, REPO_ROOT, percentile, wait_until_embedded
@@ -114,27 +116,48 @@ def timed_searches(sock: Path, mode: str, rounds: int) -> list[float]:
     return times
 
 
-def in_process_keyword(tree: Path, index_dir: Path, rounds: int) -> None:
-    """Keyword searches through the API in this process: what the search costs without a socket
-    or a daemon's background work beside it."""
+# names called all over the monorepo's languages, for callers and callees
+RELATION_NAMES = ["parse", "Error", "get", "launch", "handleRequest", "serialize", "render_template", "ExecuteC",
+                  "fmt"]
+
+
+def in_process(tree: Path, index_dir: Path, rounds: int) -> None:
+    """Keyword searches, then callers and callees, through the API in this process: what each
+    costs without a socket or a daemon's background work beside it."""
     from codesearch.api.local import open_local
     from codesearch.config import load_settings
-    from codesearch.search.types import SearchRequest
+    from codesearch.search.types import RelationsRequest, SearchRequest
     service = open_local(tree, load_settings(tree), str(index_dir))
-    times: dict[str, list[float]] = {query: [] for query in GENERIC_QUERIES}
     try:
-        for round_number in range(rounds + 1):  # the first round reads the pages and counts the terms
-            for query in GENERIC_QUERIES:
-                started = time.perf_counter()
-                service.search(SearchRequest.from_dict({"query": query, "limit": 10, "mode": "keyword"}))
-                if round_number:
-                    times[query].append((time.perf_counter() - started) * 1000)
+        searches = {query: partial(service.search, SearchRequest.from_dict({"query": query, "limit": 10,
+                                                                            "mode": "keyword"}))
+                    for query in GENERIC_QUERIES}
+        report_timings("keyword search in process", timed_in_rounds(searches, rounds))
+        for direction in ("callers", "callees"):
+            asks = {name: partial(service.relations, RelationsRequest(name=name, direction=direction, limit=50))
+                    for name in RELATION_NAMES}
+            report_timings(f"{direction} in process", timed_in_rounds(asks, rounds))
     finally:
         service.close()
-    every = [t for per_query in times.values() for t in per_query]
-    slowest = max(times, key=lambda q: statistics.median(times[q]))
-    print(f"keyword search in process: p50 {percentile(every, 0.5):.1f} ms, p95 {percentile(every, 0.95):.1f} ms "
-          f"(slowest question {slowest!r}: median {statistics.median(times[slowest]):.0f} ms)")
+
+
+def timed_in_rounds(asks: Mapping[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
+    """Milliseconds of each ask in each of `rounds` rounds, after a first that reads the pages."""
+    times: dict[str, list[float]] = {label: [] for label in asks}
+    for round_number in range(rounds + 1):
+        for label, ask in asks.items():
+            started = time.perf_counter()
+            ask()
+            if round_number:
+                times[label].append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def report_timings(what: str, times: dict[str, list[float]]) -> None:
+    every = [t for per_ask in times.values() for t in per_ask]
+    slowest = max(times, key=lambda label: statistics.median(times[label]))
+    print(f"{what}: p50 {percentile(every, 0.5):.1f} ms, p95 {percentile(every, 0.95):.1f} ms "
+          f"(slowest {slowest!r}: median {statistics.median(times[slowest]):.0f} ms)")
 
 
 def main() -> int:
@@ -183,7 +206,7 @@ def main() -> int:
     print(f"no-change reindex: median {statistics.median(s for s, _ in nochange):.2f} s as a process, "
           f"{statistics.median(s for _, s in nochange):.2f} s in the indexer ({args.runs} runs)")
 
-    in_process_keyword(args.tree, args.index_dir, args.rounds)
+    in_process(args.tree, args.index_dir, args.rounds)
     return measure_daemon(args, cli, where)
 
 
