@@ -115,12 +115,21 @@ def reindex_work(work: Path, index_dir: Path, picks: list[Path]) -> None:
               f"p95 {percentile(times, .95):.0f} ms  ({len(times)} files)", flush=True)
 
 
-def reindex_in_child(checkout: Path, work: Path, index_dir: Path, picks: list[str]) -> None:
-    """reindex_work with the code of `checkout` (this one or the baseline), in a child process."""
+def catch_up(work: Path, index_dir: Path) -> None:
+    """Index `work`, vectors included, or bring its seeded index up to date (an index of another
+    layout than this code's is built again, from its embedding cache)."""
+    index = Index(work, load_settings(work), index_dir, create=True)
+    try:
+        Indexer(index).run()
+    finally:
+        index.close()
+
+
+def in_child(checkout: Path, call_text: str) -> None:
+    """Python calling this script's functions (as `bench`) with the code of `checkout` (this one
+    or the baseline), in a child process: each checkout writes its index in its own layout."""
     code = (f"import sys; from pathlib import Path; sys.path[:0] = [{str(checkout / 'scripts')!r}, {str(checkout)!r}]; "
-            "from bench_freshness import reindex_work; import codesearch; print('    code:', codesearch.__file__); "
-            f"work = Path({str(work)!r}); "
-            f"reindex_work(work, Path({str(index_dir)!r}), [work / p for p in {picks!r}])")
+            "import bench_freshness as bench; import codesearch; print('    code:', codesearch.__file__); " + call_text)
     subprocess.run([sys.executable, "-c", code], check=True, cwd=checkout)
 
 
@@ -189,17 +198,16 @@ def main() -> int:
         work, index_dir = copies["this"]
         files = editable_files(work)
         print(f"{args.root}: {len(files)} files to edit; load average {os.getloadavg()[0]:.1f}", flush=True)
-        t = time.perf_counter()
-        for work, index_dir in copies.values():
-            index = Index(work, load_settings(work), index_dir, create=True)
-            Indexer(index).run()
-            index.close()
-        print(f"  indexed (or caught up) in {time.perf_counter() - t:.1f} s", flush=True)
+        for label, (work, index_dir) in copies.items():
+            t = time.perf_counter()
+            in_child(checkouts[label], f"bench.catch_up(Path({str(work)!r}), Path({str(index_dir)!r}))")
+            print(f"  {label}: indexed (or caught up) in {time.perf_counter() - t:.1f} s", flush=True)
         if args.files:
             picks = [rng.choice(files).relative_to(copies["this"][0]).as_posix() for _ in range(args.files)]
             for label, (work, index_dir) in copies.items():
                 print(f"  {label}:", flush=True)
-                reindex_in_child(checkouts[label], work, index_dir, picks)
+                in_child(checkouts[label], f"work = Path({str(work)!r}); bench.reindex_work(work, "
+                                           f"Path({str(index_dir)!r}), [work / p for p in {picks!r}])")
         with contextlib.ExitStack() as stack:
             daemons = {}
             for label, (work, index_dir) in copies.items():
