@@ -27,7 +27,7 @@ from ..ingest.extract import Extracted, SkipFile, extract_files, map_on_workers
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..paths import OutsideRoot, confine, on_disk
 from ..search.vendored import FileEntry, vendored_folders
-from ..store.catalog import CatalogError, FileRecord, VectorRow
+from ..store.catalog import COLLIDING_ID, CatalogError, FileRecord, VectorRow
 from ..store.graph import rebuild_import_edges, resolve_call_edges
 from ..store.sqlite import sqlite3
 from ..store.vectors import VectorStoreError
@@ -272,7 +272,7 @@ class Indexer:
         finish = partial(prepare_rows, self.index.vector_key, self.settings.embed_body_lines,
                          self.settings.embed_words, self.settings.embed_min_chars)
         # an empty catalog is filled without the indexes that only reads need: made once at the end
-        with self.catalog.indexes_deferred(empty=fresh and bool(candidates)):
+        with self.catalog.indexes_deferred(empty=fresh and bool(candidates)) as skipped_at_the_end:
             for entry, result in zip(candidates, extract_files(jobs, self.settings, finish=finish)):
                 batch.append((entry, result))
                 if parsed:
@@ -284,6 +284,9 @@ class Indexer:
                         raise IndexInterrupted("indexing stopped between two write batches")
             if batch:
                 self._write_batch(batch, report, state, written)
+        for rel in skipped_at_the_end:
+            self.log(f"skipped {rel}: {COLLIDING_ID}")
+            report.skipped["failed"] += 1
         for counter in (parsed, written):
             if counter:
                 counter.end()

@@ -102,10 +102,11 @@ CREATE TABLE IF NOT EXISTS embed_cache(text_hash BLOB PRIMARY KEY, vector BLOB N
 # at the end of its writing, sorting once, instead of inserting every row into them at a random
 # place. 85,440 files: writing 171 -> 147 s, creating them 3 s (chunks_name, chunks_to_embed and
 # the earlier calls_caller); chunks_name alone gave 167.5 and 170.6 s against 160.8 and 167.0 for
-# all of them. Chunk ids are hashes, and calls were clustered by name: a batch's 700 new ids and
-# 2,000 call sites dirtied about as many pages, each written to the WAL at every commit. The
-# monorepo's first index (86,545 files) wrote 15.6 GB for a 1 GB catalog in 223 and 224 s; with
-# chunks_id and calls_name deferred and calls clustered by caller, 5.7 GB in 198 and 203 s.
+# all of them. Chunk ids are hashes, and calls were clustered by name: a batch's new ids (about
+# 780) and call sites (about 2,000) landed at random places of their B-trees, and each commit
+# wrote every page it had changed to the WAL. The monorepo's first index (86,545 files, 1,743
+# batches) wrote 15.6 GB for a 1 GB catalog in 223 and 224 s; with chunks_id and calls_name
+# deferred and calls clustered by caller, 5.7 GB in 198 and 203 s.
 # Not chunks_parent: searches answered during a first index name it (the graph step's INDEXED
 # BY), and its rows come nearly in order. Searches that would use the others scan meanwhile. A
 # catalog left without them (a first index killed half way) gets them back at its next writable
@@ -336,8 +337,7 @@ class Catalog:
         self._local = threading.local()
         self._open: weakref.WeakSet[_ThreadConnection] = weakref.WeakSet()  # to close them all
         self._all_lock = threading.Lock()
-        self.found_layout = 0  # the layout of the tables found (0: none yet)
-        self.outdated = False  # written by an older codesearch (another layout): reset() rebuilds it
+        self.found_layout = 0  # the layout of the tables found (0: none yet); reset() rebuilds another
         self._connect(initialize=not readonly)
         if not readonly:
             os.chmod(self.path, 0o600)  # SQLite gives its -wal and -shm files the same mode
@@ -352,7 +352,6 @@ class Catalog:
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
             self.found_layout = self._layout_of(db)
-            self.outdated = self.found_layout not in (0, LAYOUT_VERSION)
             if initialize and not self.outdated:
                 db.executescript(SCHEMA)
                 db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
@@ -370,6 +369,11 @@ class Catalog:
             except sqlite3.DatabaseError as exc:
                 raise self._open_error(exc) from None
         return db
+
+    @property
+    def outdated(self) -> bool:
+        """Written by an older codesearch, in another layout: reset() builds it again."""
+        return self.found_layout not in (0, LAYOUT_VERSION)
 
     @staticmethod
     def _layout_of(db: sqlite3.Connection) -> int:
@@ -407,25 +411,29 @@ class Catalog:
             with self.transaction() as db:
                 self.create_deferred_indexes(db)
 
-    def create_deferred_indexes(self, db: sqlite3.Connection) -> None:
-        """DEFERRED_SCHEMA's indexes, in the caller's transaction. Ids written while chunks_id was
-        deferred may collide: the file of each chunk whose id an earlier chunk has loses its
-        chunks and is skipped as `failed`, as when the index is there and refuses the row."""
-        try:
-            with self.savepoint(db, "deferred_indexes"):
-                for statement in _statements(DEFERRED_SCHEMA):
+    def create_deferred_indexes(self, db: sqlite3.Connection) -> list[str]:
+        """DEFERRED_SCHEMA's indexes, in the caller's transaction; the files skipped on the way.
+        Ids written while chunks_id was deferred may collide (the only index that can refuse
+        them): the file of each chunk whose id an earlier chunk has loses its chunks and is
+        skipped as `failed`, as when the index is there and refuses the row."""
+        skipped: list[str] = []
+        for statement in _statements(DEFERRED_SCHEMA):
+            try:
+                with self.savepoint(db, "deferred_index"):
                     db.execute(statement)
-            return
-        except sqlite3.IntegrityError:
-            pass
-        colliding = db.execute("SELECT DISTINCT f.path FROM chunks c JOIN files f ON f.fid = c.fid "
-                               "WHERE c.rid NOT IN (SELECT MIN(rid) FROM chunks GROUP BY id)").fetchall()
-        for (path,) in colliding:
+            except sqlite3.IntegrityError:
+                skipped = self._skip_files_of_colliding_ids(db)
+                db.execute(statement)
+        return skipped
+
+    def _skip_files_of_colliding_ids(self, db: sqlite3.Connection) -> list[str]:
+        rows = db.execute("SELECT DISTINCT f.path FROM chunks c JOIN files f ON f.fid = c.fid "
+                          "WHERE c.rid NOT IN (SELECT MIN(rid) FROM chunks GROUP BY id)").fetchall()
+        for (path,) in rows:
             self.delete_chunks_of(db, path)
             db.execute("UPDATE files SET content_hash = '', skip_reason = 'failed', skip_detail = ? WHERE path = ?",
                        (COLLIDING_ID, path))
-        for statement in _statements(DEFERRED_SCHEMA):
-            db.execute(statement)
+        return [path for (path,) in rows]
 
     def _true_keyword_totals(self) -> None:
         """A catalog written before keyword_totals gets its totals counted once; one whose last
@@ -504,24 +512,26 @@ class Catalog:
             db.execute(f"PRAGMA wal_autocheckpoint = {wal_pages}")
 
     @contextmanager
-    def indexes_deferred(self, empty: bool) -> Iterator[None]:
+    def indexes_deferred(self, empty: bool) -> Iterator[list[str]]:
         """With `empty` (an empty catalog about to be filled), the writes inside go without the
         DEFERRED_INDEXES, created when the writes end, however they end; an error creating them
-        is raised only when the writes themselves went well (it would hide their error)."""
+        is raised only when the writes themselves went well (it would hide their error). The list
+        it gives gets the files that creating them skipped (create_deferred_indexes)."""
+        skipped: list[str] = []
         if not empty:
-            yield
+            yield skipped
             return
         with self.transaction() as db:
             for name in DEFERRED_INDEXES:
                 db.execute(f"DROP INDEX IF EXISTS {name}")
         wrote = False
         try:
-            yield
+            yield skipped
             wrote = True
         finally:
             try:
                 with self.transaction() as db:
-                    self.create_deferred_indexes(db)
+                    skipped += self.create_deferred_indexes(db)
             except (sqlite3.Error, CatalogError):
                 if wrote:
                     raise
@@ -571,7 +581,7 @@ class Catalog:
             keyword_totals.mark_exact(db)
             db.executemany("INSERT OR IGNORE INTO embed_cache(text_hash, vector, used_at) VALUES (?, ?, ?)",
                            [(bytes.fromhex(h), v, used) for h, v, used in cache])
-        self.outdated = False
+        self.found_layout = LAYOUT_VERSION
 
     # --- files ----------------------------------------------------------------------------
     def files(self) -> dict[str, FileRecord]:
