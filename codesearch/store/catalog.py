@@ -788,12 +788,15 @@ class Catalog:
                            [(bytes.fromhex(h), vector_codec.pack(v), now) for h, v in items])
 
     def prune_cache(self, keep: int) -> int:
-        """Keep the `keep` most recently used cached vectors, plus every live one."""
+        """Keep the `keep` most recently used cached vectors, plus every live one (a sync that
+        embedded a few chunks of a monorepo's million asks to keep 50,000: the live ones past
+        that went too, and a vector store rebuilt from the cache had to embed them again)."""
         with self.transaction() as db:
             db.execute("UPDATE embed_cache SET used_at = ? WHERE text_hash IN (SELECT embed_hash FROM chunks)",
                        (time.time(),))
             cur = db.execute("DELETE FROM embed_cache WHERE rowid NOT IN (SELECT rowid FROM embed_cache "
-                             "ORDER BY used_at DESC LIMIT ?)", (keep,))
+                             "ORDER BY used_at DESC LIMIT ?) AND text_hash NOT IN "
+                             "(SELECT embed_hash FROM chunks WHERE embed_hash IS NOT NULL)", (keep,))
             return cur.rowcount
 
     def cached_vector_rows(self) -> Iterator[tuple[str, bytes, float]]:

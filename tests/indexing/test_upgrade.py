@@ -102,3 +102,20 @@ def test_a_catalog_of_an_older_layout_is_rebuilt_keeping_its_vectors(tmp_path, l
         assert Indexer(index).run().changed == 0
     finally:
         index.close()
+
+
+def test_pruning_the_cache_keeps_every_live_vector(tmp_path):
+    """However few vectors a sync asks to keep, those of live chunks stay: a rebuild reads them."""
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
+    index = Index(root, load_settings(root), create=True)
+    try:
+        Indexer(index).run()
+        catalog = index.catalog
+        live = "SELECT COUNT(DISTINCT embed_hash) FROM chunks WHERE embed_hash IS NOT NULL"
+        (wanted,), = catalog.db.execute(live).fetchall()
+        catalog.cache_vectors([(f"{n:02x}" * 16, np.ones(384, np.float32)) for n in range(5)])  # none live
+        assert catalog.prune_cache(keep=2) == 5
+        assert catalog.db.execute("SELECT COUNT(*) FROM embed_cache").fetchone()[0] == wanted > 2
+    finally:
+        index.close()
