@@ -60,6 +60,7 @@ class IndexReport:
     vectors_embedded: int = 0
     vectors_from_cache: int = 0
     vectors_deleted: int = 0
+    vectors_kept: int = 0  # vectors Chroma held that a rebuild's chunks kept (not stored again)
     embedded_ids: list[str] = field(default_factory=list)
     rebuilt: str = ""
     vectors_repaired: str = ""  # why the vector store was rebuilt from the catalog, if it was
@@ -152,13 +153,12 @@ class Indexer:
                            "every chunk is embedded again, once")
             if problem:
                 self.log(f"rebuilding the index: {problem}")
-                outdated = self.catalog.outdated
-                self.catalog.reset()
+                kept = self.catalog.reset(keep_vectors=not rekeyed)
                 if rekeyed:
                     report.vectors_rekeyed = old_key or ""
                     self.index.retire_vectors()
-                elif outdated and not self.settings.chroma_url:
-                    self.index.drop_vectors()  # filed under the old catalog's rows: made again from the cache
+                elif not kept and not self.settings.chroma_url:
+                    self.index.drop_vectors()  # a layout that cannot say which: made again from the cache
                 report.rebuilt = problem
                 paths = None
             if self.catalog.get_meta("schema_version") is None:
@@ -318,6 +318,11 @@ class Indexer:
             with self.catalog.transaction() as db:
                 resolve_call_edges(db, set(), set(), everything=True, fan_out=map_on_workers)
                 self.catalog.set_meta("edges_stale", "0")
+        if paths is None:  # the whole tree is written: a rebuild's held vectors are settled
+            kept, given_up = self.catalog.settle_held_vectors()
+            report.vectors_kept += kept
+            if kept or given_up:
+                self.log(f"kept {kept:,} vectors the store already held; {given_up:,} to delete from it")
 
     def _forget(self, rel: str, state: _RunState) -> None:
         """Note a file whose definitions are about to go: callers of them need re-resolving."""

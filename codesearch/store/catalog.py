@@ -94,6 +94,10 @@ CREATE TABLE IF NOT EXISTS edges(src INTEGER NOT NULL, kind INTEGER NOT NULL, ds
                                  weight REAL NOT NULL, PRIMARY KEY (src, kind, dst)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS edges_into ON edges(dst, kind, weight);
 CREATE TABLE IF NOT EXISTS vector_deletions(id TEXT PRIMARY KEY);
+-- vectors Chroma holds for chunks that a rebuild (reset) dropped and has not written back yet:
+-- those that come back with the same id, text and language keep theirs (settle_held_vectors),
+-- the rest are deleted from Chroma, instead of emptying it and filling it again
+CREATE TABLE IF NOT EXISTS held_vectors(id TEXT PRIMARY KEY, vector_hash BLOB NOT NULL, language TEXT) WITHOUT ROWID;
 -- vectors by the hash of the text they were made from (which names the model too)
 CREATE TABLE IF NOT EXISTS embed_cache(text_hash BLOB PRIMARY KEY, vector BLOB NOT NULL, used_at REAL);
 """
@@ -127,6 +131,22 @@ CREATE INDEX IF NOT EXISTS calls_name ON calls(nid, guess);  -- who calls NAME (
 """
 DEFERRED_INDEXES = tuple(re.findall(r"INDEX IF NOT EXISTS (\w+) ", DEFERRED_SCHEMA))
 COLLIDING_ID = "a chunk's id is another chunk's (a collision of their hashes)"
+
+# The ids Chroma holds a vector for, as far as the catalog knows (a held id has no vector_hash).
+_HELD_BY_CHROMA = "SELECT id FROM chunks WHERE vector_hash IS NOT NULL UNION ALL SELECT id FROM held_vectors"
+
+
+def _hold_vectors(db: sqlite3.Connection) -> None:
+    """The vectors Chroma holds for the chunks about to be dropped, into held_vectors (in id
+    order: appended, not scattered over its B-tree)."""
+    db.execute("INSERT OR REPLACE INTO held_vectors(id, vector_hash, language) SELECT c.id, c.vector_hash, "
+               "f.language FROM chunks c JOIN files f ON f.fid = c.fid WHERE c.vector_hash IS NOT NULL ORDER BY c.id")
+
+
+def _statement_creating(table: str) -> str:
+    """SCHEMA's statement that creates `table`."""
+    return next(s for s in _statements(SCHEMA) if f"CREATE TABLE IF NOT EXISTS {table}(" in s)
+
 
 # Everything that hangs off a chunk goes with it.
 CHUNKS_DELETED_TRIGGER = """CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks BEGIN
@@ -355,6 +375,8 @@ class Catalog:
             if initialize and not self.outdated:
                 db.executescript(SCHEMA)
                 db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+            elif initialize:  # what Chroma holds is read there before the rebuild too, which keeps it
+                db.execute(_statement_creating("held_vectors"))
         except sqlite3.DatabaseError as exc:
             raise self._open_error(exc) from None
         holder = _ThreadConnection(db)
@@ -546,26 +568,45 @@ class Catalog:
     def is_empty(self) -> bool:
         return self.outdated or self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
-    def reset(self) -> None:
+    def reset(self, keep_vectors: bool = True) -> bool:
         """Drop everything indexed (not the embedding cache): for schema or settings changes.
-
-        Deleting the chunks queues their vectors for deletion (the trigger), and that queue is
-        kept, so Chroma is emptied of them on the next sync. A catalog of an older layout is
-        built again in this one, its cache carried over (in one transaction)."""
+        Returns whether Chroma's vectors are kept: the rows that held them go to `held_vectors`
+        (`keep_vectors`, and a layout that can say which), else to the deletion queue. A catalog
+        of an older layout is built again in this one, its cache carried over (in one
+        transaction)."""
         if self.outdated:
-            self._rebuild_layout()
-            return
+            return self._rebuild_layout(keep_vectors)
         with self.transaction() as db:
+            if keep_vectors:
+                _hold_vectors(db)
+            else:
+                db.execute("INSERT OR IGNORE INTO vector_deletions(id) "
+                           "SELECT id FROM chunks WHERE vector_hash IS NOT NULL")
+            db.execute("DROP TRIGGER IF EXISTS chunks_deleted")  # every row goes: none to clean up after one by one
             for table in ("calls", "imports", "edges", "chunks", "files", "meta", "names"):
                 db.execute(f"DELETE FROM {table}")
+            db.execute(CHUNKS_DELETED_TRIGGER)
             # its totals too, which deleting a contentless table's rows leaves (keyword_totals.py)
             db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')" if CONTENTLESS_DELETE
                        else "DELETE FROM chunks_fts")
             keyword_totals.mark_exact(db)
+        return keep_vectors
 
-    def _rebuild_layout(self) -> None:
-        cache = list(self.cached_vector_rows())
+    def _rebuild_layout(self, keep_vectors: bool) -> bool:
+        """This layout's tables in place of an older one's. From layout 2 on, the embedding cache
+        is in this layout's form already and stays as it is, and chunks name the vectors Chroma
+        holds as this layout does (id, vector_hash): those are held, and the queue of deletions
+        is kept. Format 1's cache is read and written again, its vectors not (its store is made
+        again from the cache)."""
+        current_form = self.found_layout >= 2
+        keep_vectors = keep_vectors and current_form
+        cache = [] if current_form else list(self.cached_vector_rows())
+        kept_tables = {"embed_cache"} if current_form else set()
+        if keep_vectors:
+            kept_tables |= {"held_vectors", "vector_deletions"}
         with self.transaction() as db:
+            if keep_vectors:
+                _hold_vectors(db)
             for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
                 db.execute(f'DROP TRIGGER "{name}"')
             for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
@@ -573,7 +614,8 @@ class Catalog:
                 db.execute(f'DROP TABLE "{name}"')  # with its shadow tables
             for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
                                       "AND name NOT LIKE 'sqlite_%'").fetchall():
-                db.execute(f'DROP TABLE "{name}"')
+                if name not in kept_tables:
+                    db.execute(f'DROP TABLE "{name}"')
             for statement in _statements(SCHEMA + DEFERRED_SCHEMA):  # one by one: executescript would commit
                 db.execute(statement)
             db.execute(CHUNKS_DELETED_TRIGGER)
@@ -582,6 +624,26 @@ class Catalog:
             db.executemany("INSERT OR IGNORE INTO embed_cache(text_hash, vector, used_at) VALUES (?, ?, ?)",
                            [(bytes.fromhex(h), v, used) for h, v, used in cache])
         self.found_layout = LAYOUT_VERSION
+        return keep_vectors
+
+    def settle_held_vectors(self) -> tuple[int, int]:
+        """After a rebuild has written the tree again: (chunks that keep the vector Chroma held for
+        their id, held vectors queued for deletion). A chunk keeps it when its file's language is
+        the one the vector is filed under (its id fixes path and kind); one whose text changed
+        keeps it until the sync replaces it, as after any edit, and one filed under another
+        language gets a new one over it. Those of chunks gone, or no longer embedded, are deleted."""
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM held_vectors LIMIT 1").fetchone() is None:
+                return 0, 0
+            kept = db.execute(
+                "UPDATE chunks SET vector_hash = (SELECT h.vector_hash FROM held_vectors h WHERE h.id = chunks.id) "
+                "WHERE vector_hash IS NULL AND embed_hash IS NOT NULL AND EXISTS (SELECT 1 FROM held_vectors h "
+                "JOIN files f ON f.fid = chunks.fid WHERE h.id = chunks.id AND h.language IS f.language)").rowcount
+            given_up = db.execute(
+                "INSERT OR IGNORE INTO vector_deletions(id) SELECT h.id FROM held_vectors h WHERE NOT EXISTS "
+                "(SELECT 1 FROM chunks c WHERE c.id = h.id AND c.embed_hash IS NOT NULL)").rowcount
+            db.execute("DELETE FROM held_vectors")
+        return kept, given_up
 
     # --- files ----------------------------------------------------------------------------
     def files(self) -> dict[str, FileRecord]:
@@ -740,6 +802,8 @@ class Catalog:
                 if db.execute("UPDATE chunks SET vector_hash = ? WHERE rid = ? AND id = ?",
                               (bytes.fromhex(row.embed_hash), row.rid, row.id)).rowcount == 0:
                     gone.append(row.id)
+            # the vector a rebuild held is replaced (an id is held or its chunk's, never both)
+            db.executemany("DELETE FROM held_vectors WHERE id = ?", [(row.id,) for row in rows])
         return gone
 
     def pending_vector_deletions(self) -> list[str]:
@@ -820,19 +884,23 @@ class Catalog:
 
     # --- vector bookkeeping -----------------------------------------------------------------
     def ids_with_vectors(self, ids: list[str]) -> set[str]:
-        """Those of `ids` whose chunk exists and has a vector in Chroma."""
-        rows = select_in(self.db, "SELECT id FROM chunks WHERE vector_hash IS NOT NULL AND id IN ({})", ids)
+        """Those of `ids` that Chroma holds a vector for: their chunk's, or one a rebuild holds."""
+        rows = select_in(self.db, f"SELECT id FROM ({_HELD_BY_CHROMA}) WHERE id IN ({{}})", ids)
         return {r[0] for r in rows}
 
     def live_vector_ids(self) -> set[str]:
         """Every chunk id that Chroma should hold a vector for."""
-        return {r[0] for r in self.db.execute("SELECT id FROM chunks WHERE vector_hash IS NOT NULL")}
+        return {r[0] for r in self.db.execute(_HELD_BY_CHROMA)}
 
     def expected_vector_count(self) -> int:
-        """How many vectors Chroma should hold: chunks whose vector it was given."""
+        """How many vectors Chroma should hold: chunks whose vector it was given, and those a
+        rebuild holds (a catalog that no writer has opened since held_vectors came has none)."""
         if self.outdated:
             return 0
-        return int(self.db.execute("SELECT COUNT(*) FROM chunks WHERE vector_hash IS NOT NULL").fetchone()[0])
+        count = "SELECT COUNT(*) FROM chunks WHERE vector_hash IS NOT NULL"
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'held_vectors'").fetchone():
+            count += " UNION ALL SELECT COUNT(*) FROM held_vectors"
+        return sum(r[0] for r in self.db.execute(count))
 
     def forget_all_vectors(self) -> None:
         """The vector store is gone (damaged, deleted): every chunk needs its vector again, and
@@ -840,11 +908,13 @@ class Catalog:
         with self.transaction() as db:
             db.execute("UPDATE chunks SET vector_hash = NULL WHERE vector_hash IS NOT NULL")
             db.execute("DELETE FROM vector_deletions")
+            db.execute("DELETE FROM held_vectors")
 
     def forget_vectors(self, ids: list[str]) -> None:
         """Mark chunks as lacking vectors (Chroma lost them): the next sync embeds them again."""
         with self.transaction() as db:
             db.executemany("UPDATE chunks SET vector_hash = NULL WHERE id = ?", [(i,) for i in ids])
+            db.executemany("DELETE FROM held_vectors WHERE id = ?", [(i,) for i in ids])
 
     def needs_vectors(self) -> bool:
         """Whether Chroma lags the catalog: chunks without current vectors, or vectors to delete."""

@@ -482,13 +482,18 @@ def set_meta(catalog: Path, key: str, value: str) -> None:
 def test_old_schema_version_rebuilds(python_repo):
     catalog = catalog_of(python_repo)
     before = snapshot(catalog)
+    (vectors,), = query_catalog(catalog, "SELECT COUNT(*) FROM chunks WHERE vector_hash IS NOT NULL")
     set_meta(catalog, "schema_version", "0")
 
     code, out, err = run_main("index", python_repo, "--json")
 
     assert code == 0, err
     assert "rebuilding" in err and "format 0" in err
-    assert json.loads(out)["rebuilt"]
+    answer = json.loads(out)
+    assert answer["rebuilt"]
+    # Chroma already holds every vector: none is stored again, none deleted
+    assert (answer["vectors_embedded"], answer["vectors_from_cache"], answer["vectors_deleted"]) == (0, 0, 0)
+    assert f"kept {vectors:,} vectors the store already held; 0 to delete" in err
     assert query_catalog(catalog, "SELECT value FROM meta WHERE key = 'schema_version'")[0][0] == str(SCHEMA_VERSION)
     assert snapshot(catalog) == before
     assert_vectors_mirror_catalog(python_repo)
@@ -525,10 +530,13 @@ def test_rebuild_leaves_no_stale_vectors(python_repo):
     catalog = catalog_of(python_repo)
     gone = {r[0] for r in chunk_rows(catalog, "config.py")}
     (python_repo / "config.py").unlink()
+    held = chroma_ids(python_repo)
     set_meta(catalog, "schema_version", "0")
-    code, _, err = run_main("index", python_repo, "--json")
+    code, out, err = run_main("index", python_repo, "--json")
     assert code == 0 and "rebuilding" in err
     assert not gone & chroma_ids(python_repo)
+    answer = json.loads(out)
+    assert answer["vectors_deleted"] == len(gone & held) > 0 and answer["vectors_from_cache"] == 0
     assert_vectors_mirror_catalog(python_repo)
 
 

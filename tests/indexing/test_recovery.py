@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from index_helpers import build_large_tree, run_cli
+
+from codesearch.store.sqlite import sqlite3
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
 from daemon_helpers import Daemon, wait_for
@@ -185,6 +188,31 @@ def test_a_daemon_rebuilds_a_damaged_catalog_by_itself(repo, request):
     assert daemon.search("mod_0007")["results"]
     assert "index database is damaged" in daemon.log_file.read_text()
     assert daemon.status()["files"] > 1500
+
+
+def test_a_daemon_upgrading_an_older_layout_keeps_the_vectors_the_store_holds(repo, request):
+    """The daemon rebuilds a catalog of layout 2 while its embedder runs beside: Chroma keeps the
+    vectors of the chunks that come back, and ends holding exactly what the catalog says."""
+    catalog = repo / ".codesearch" / "catalog.sqlite3"
+    db = sqlite3.connect(catalog)
+    try:
+        (held,), = db.execute("SELECT COUNT(*) FROM chunks WHERE vector_hash IS NOT NULL").fetchall()
+        db.execute("PRAGMA user_version = 2")  # its chunks name their vectors as layout 3's do
+    finally:
+        db.close()
+    daemon = Daemon(repo)
+    request.addfinalizer(daemon.cleanup)
+    daemon.start(timeout=300)
+    wait_for(lambda: daemon.status()["embedding"]["chunks_without_vectors"] == 0 and daemon.status()["model_ready"],
+             timeout=300, what="the vectors to be settled")
+    log = daemon.log_file.read_text()
+    assert "format 2, now 3" in log
+    kept = int(re.search(r"kept ([\d,]+) vectors the store already held; 0 to delete", log)[1].replace(",", ""))
+    assert 0 < kept <= held  # the embedder may have stored some again meanwhile, from the cache
+    verified = daemon.call("index", {"verify": True, "timeout": 300}, timeout=330)
+    assert verified["verified"] is True and verified["vectors_reconciled"] == 0
+    answer = daemon.search(QUERY, mode="hybrid", timeout=120)
+    assert answer["results"] and "partial" not in answer
 
 
 def test_a_store_a_killed_process_had_open_is_probed_before_use(repo):

@@ -104,6 +104,40 @@ def test_a_catalog_of_an_older_layout_is_rebuilt_keeping_its_vectors(tmp_path, l
         index.close()
 
 
+def test_an_upgrade_keeps_the_vectors_the_store_holds_for_chunks_that_come_back(tmp_path):
+    """A catalog of layout 2 (whose chunks name their vectors as this layout's do) is built again
+    without storing any vector again: the chunks that come back keep theirs, except where the
+    file's language is not the one the vector was filed under."""
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
+    index = Index(root, load_settings(root), create=True)
+    first = Indexer(index).run()
+    held = index.vectors.ids()
+    relabelled = {r[0] for r in index.catalog.db.execute(
+        "SELECT c.id FROM chunks c JOIN files f ON f.fid = c.fid WHERE f.path = 'config.py' "
+        "AND c.vector_hash IS NOT NULL")}
+    index.close()
+    assert len(held) == first.vectors_embedded and relabelled
+    with sqlite3.connect(root / ".codesearch" / CATALOG_NAME) as db:  # as an older codesearch left it
+        db.execute("UPDATE files SET language = 'text' WHERE path = 'config.py'")
+        db.execute("PRAGMA user_version = 2")
+
+    index = Index(root, load_settings(root))
+    try:
+        assert index.catalog.outdated
+        report = Indexer(index).run()
+        assert "format 2" in report.rebuilt
+        assert report.vectors_embedded == 0 and report.vectors_deleted == 0
+        assert report.vectors_kept == len(held) - len(relabelled)
+        assert report.vectors_from_cache == len(relabelled)  # filed under another language: stored again
+        assert index.vectors.ids() == held == index.catalog.live_vector_ids()
+        assert not index.catalog.needs_vectors()
+        answer = LocalService(index).search(SearchRequest(query="compute backoff delay", mode="vector"))
+        assert answer.results[0].name == "compute_backoff" and not answer.partial
+    finally:
+        index.close()
+
+
 def test_pruning_the_cache_keeps_every_live_vector(tmp_path):
     """However few vectors a sync asks to keep, those of live chunks stay: a rebuild reads them."""
     root = tmp_path / "repo"
