@@ -512,12 +512,15 @@ class Indexer:
             self.index.vectors.delete(gone)
 
     def verify_vectors(self) -> tuple[int, int]:
-        """Full reconciliation with Chroma: (vectors removed, chunks marked for re-embedding)."""
-        in_chroma = self.index.vectors.ids()
+        """Full reconciliation with Chroma: (vectors removed, chunks marked for re-embedding).
+        Every id the catalog names is looked up; the store's own list is read only when it holds
+        more than those (strays), being slow to list (VectorStore.ids)."""
+        vectors = self.index.vectors
         live = self.catalog.live_vector_ids()
-        extra = sorted(in_chroma - live)
-        self.index.vectors.delete(extra)
-        missing = sorted(live - in_chroma)
+        held = vectors.holding(sorted(live))
+        extra = sorted(vectors.ids() - live) if vectors.count() > len(held) else []
+        vectors.delete(extra)
+        missing = sorted(live - held)
         self.catalog.forget_vectors(missing)
         return len(extra), len(missing)
 

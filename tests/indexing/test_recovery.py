@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from index_helpers import build_large_tree, run_cli
 
@@ -160,6 +161,37 @@ def test_a_truncated_catalog_gets_a_clear_message_and_rebuild_keeps_the_cache(re
     answer = hybrid(repo)
     assert answer["results"] and "partial" not in answer
     assert index(repo, "--verify")["verified"] is True
+
+
+def test_verify_removes_vectors_the_catalog_does_not_name(repo):
+    from codesearch.config import load_settings
+    from codesearch.indexing.index import Index
+    index_ = Index(repo, load_settings(repo))
+    try:
+        stray = np.ones((1, index_.vector_dimension()), dtype=np.float32)
+        index_.vectors.upsert(["0123456789abcdef"], stray, [{"path": "gone.py", "language": "python", "kind": "file"}])
+    finally:
+        index_.close()
+    report = index(repo, "--verify")
+    assert report["verified"] is True and report["vectors_reconciled"] == 1
+    assert index(repo, "--verify")["vectors_reconciled"] == 0
+
+
+def test_verify_reads_the_stores_whole_list_only_when_it_holds_strays(repo, monkeypatch):
+    """The ids the catalog names are looked up; listing the store (by offset, slow in a big one)
+    is for finding strays, which its count shows there are none of."""
+    from codesearch.config import load_settings
+    from codesearch.indexing.index import Index
+    from codesearch.indexing.indexer import Indexer
+    from codesearch.store.vectors import VectorStore
+    listed = []
+    monkeypatch.setattr(VectorStore, "ids", lambda store: listed.append(store) or set())
+    index_ = Index(repo, load_settings(repo))
+    try:
+        assert Indexer(index_).verify_vectors() == (0, 0)
+        assert not listed
+    finally:
+        index_.close()
 
 
 def test_a_daemon_rebuilds_a_damaged_vector_store_by_itself(repo, request):
