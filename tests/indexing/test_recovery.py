@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from index_helpers import build_large_tree, run_cli
 
+from codesearch.store.catalog import LAYOUT_VERSION
 from codesearch.store.sqlite import sqlite3
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
@@ -238,7 +239,7 @@ def test_a_daemon_upgrading_an_older_layout_keeps_the_vectors_the_store_holds(re
     wait_for(lambda: daemon.status()["embedding"]["chunks_without_vectors"] == 0 and daemon.status()["model_ready"],
              timeout=300, what="the vectors to be settled")
     log = daemon.log_file.read_text()
-    assert "format 2, now 3" in log
+    assert f"format 2, now {LAYOUT_VERSION}" in log
     kept = int(re.search(r"kept ([\d,]+) vectors the store already held; 0 to delete", log)[1].replace(",", ""))
     assert 0 < kept <= held  # the embedder may have stored some again meanwhile, from the cache
     verified = daemon.call("index", {"verify": True, "timeout": 300}, timeout=330)
