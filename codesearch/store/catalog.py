@@ -580,8 +580,8 @@ class Catalog:
             if keep_vectors:
                 _hold_vectors(db)
             else:
-                db.execute("INSERT OR IGNORE INTO vector_deletions(id) "
-                           "SELECT id FROM chunks WHERE vector_hash IS NOT NULL")
+                db.execute(f"INSERT OR IGNORE INTO vector_deletions(id) {_HELD_BY_CHROMA}")
+                db.execute("DELETE FROM held_vectors")
             db.execute("DROP TRIGGER IF EXISTS chunks_deleted")  # every row goes: none to clean up after one by one
             for table in ("calls", "imports", "edges", "chunks", "files", "meta", "names"):
                 db.execute(f"DELETE FROM {table}")

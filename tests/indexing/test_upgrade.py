@@ -153,3 +153,22 @@ def test_pruning_the_cache_keeps_every_live_vector(tmp_path):
         assert catalog.db.execute("SELECT COUNT(*) FROM embed_cache").fetchone()[0] == wanted > 2
     finally:
         index.close()
+
+
+def test_a_reset_that_keeps_no_vectors_queues_the_held_ones_for_deletion(tmp_path):
+    """A rebuild cut short holds vectors; a reset for a new model after it leaves none held, and
+    every vector Chroma holds, a chunk's or held, is queued for deletion."""
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
+    index = Index(root, load_settings(root), create=True)
+    try:
+        Indexer(index).run()
+        catalog = index.catalog
+        held = catalog.live_vector_ids()
+        catalog.reset()  # what a rebuild does first; it stops before writing anything
+        assert catalog.live_vector_ids() == held and catalog.expected_vector_count() == len(held)
+        assert not catalog.pending_vector_deletions()
+        catalog.reset(keep_vectors=False)
+        assert not catalog.live_vector_ids() and set(catalog.pending_vector_deletions()) == held
+    finally:
+        index.close()
