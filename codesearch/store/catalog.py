@@ -626,15 +626,19 @@ class Catalog:
         self.found_layout = LAYOUT_VERSION
         return keep_vectors
 
+    def holds_vectors(self) -> bool:
+        """Whether a rebuild holds vectors (it has not written the whole tree again yet)."""
+        return self.db.execute("SELECT 1 FROM held_vectors LIMIT 1").fetchone() is not None
+
     def settle_held_vectors(self) -> tuple[int, int]:
         """After a rebuild has written the tree again: (chunks that keep the vector Chroma held for
         their id, held vectors queued for deletion). A chunk keeps it when its file's language is
         the one the vector is filed under (its id fixes path and kind); one whose text changed
         keeps it until the sync replaces it, as after any edit, and one filed under another
         language gets a new one over it. Those of chunks gone, or no longer embedded, are deleted."""
+        if not self.holds_vectors():
+            return 0, 0
         with self.transaction() as db:
-            if db.execute("SELECT 1 FROM held_vectors LIMIT 1").fetchone() is None:
-                return 0, 0
             kept = db.execute(
                 "UPDATE chunks SET vector_hash = (SELECT h.vector_hash FROM held_vectors h WHERE h.id = chunks.id) "
                 "WHERE vector_hash IS NULL AND embed_hash IS NOT NULL AND EXISTS (SELECT 1 FROM held_vectors h "

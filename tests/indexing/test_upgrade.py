@@ -6,6 +6,7 @@ cache carried over, so no vector is computed again; until then it is not searche
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -172,3 +173,31 @@ def test_a_reset_that_keeps_no_vectors_queues_the_held_ones_for_deletion(tmp_pat
         assert not catalog.live_vector_ids() and set(catalog.pending_vector_deletions()) == held
     finally:
         index.close()
+
+
+def test_a_daemon_embeds_nothing_while_a_rebuild_holds_vectors(tmp_path):
+    """The chunks a rebuild writes lack vectors until the held ones come back at its end: a
+    daemon's embedder that went on would store them again from the cache (most of a
+    monorepo's million, over the minutes its rebuild takes), so it waits."""
+    from codesearch.daemon.service import Daemon
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
+    index = Index(root, load_settings(root), create=True)
+    try:
+        Indexer(index).run()
+    finally:
+        index.close()
+    daemon = Daemon(root, replace(load_settings(root), daemon_embed_in_child=False))  # not started
+    try:
+        catalog = daemon.embed_index.catalog
+        with catalog.transaction() as db:  # a chunk written again, its vector still held; one that needs one
+            (held, cid), (needing, _) = db.execute("SELECT rid, id FROM chunks WHERE vector_hash IS NOT NULL "
+                                                   "LIMIT 2").fetchall()
+            db.execute("INSERT INTO held_vectors SELECT c.id, c.vector_hash, f.language FROM chunks c "
+                       "JOIN files f ON f.fid = c.fid WHERE c.rid = ?", (held,))
+            db.execute("UPDATE chunks SET vector_hash = NULL WHERE rid IN (?, ?)", (held, needing))
+        assert catalog.needs_vectors() and not daemon._needs_vectors()
+        assert catalog.settle_held_vectors() == (1, 0) and cid in catalog.live_vector_ids()
+        assert daemon._needs_vectors()  # the other one, once the rebuild is over
+    finally:
+        daemon.stop()
