@@ -58,7 +58,7 @@ from daemon_helpers import (  # noqa: F401 - fixtures are used by name
     write,
 )
 
-from codesearch.daemon.watcher import FEW_PATHS
+from codesearch.daemon.watcher import FEW_BATCHES, FEW_PATHS
 
 # --------------------------------------------------------------------------------------------
 # 1. lifecycle
@@ -1002,7 +1002,9 @@ def test_burst_of_1000_files_is_batched(d):
 def test_a_save_is_applied_at_once_and_a_burst_after_the_quiet_period(request, seeded_tree):
     """Leading edge: with a quiet period of 6 s, a single save (of either kind an editor makes)
     is searchable long before it; a burst of files waits for the quiet period and is applied
-    in one batch (or two: the first few files may leave before the episode counts as a burst)."""
+    in one batch, after at most FEW_BATCHES that left before the episode counted as a burst
+    (one, usually; more when the writing process is held up between files for longer than a
+    save's settling, as on a loaded machine: CI once saw 3)."""
     (seeded_tree / ".codesearch.toml").write_text("debounce_ms = 6000\n")
     daemon = start_daemon(request, seeded_tree)
     wait_for(daemon.idle, what="the daemon to settle")
@@ -1029,8 +1031,10 @@ def test_a_save_is_applied_at_once_and_a_burst_after_the_quiet_period(request, s
              what="the burst to be applied")
     assert time.monotonic() - started >= 5.5, "the burst did not wait for the quiet period"
     wait_for(daemon.idle, what="the daemon to settle")
-    batches = daemon.status()["reindex_count"] - before
-    assert 1 <= batches <= 2, f"40 files written at once cost {batches} batches"
+    status = daemon.status()
+    batches = status["reindex_count"] - before
+    assert 1 <= batches <= FEW_BATCHES + 1, f"40 files written at once cost {batches} batches"
+    assert status["last_reindex"]["paths"] >= 40 - FEW_PATHS, "the burst did not leave whole"
 
 
 def test_a_two_second_burst_is_applied_in_a_few_batches(d):
