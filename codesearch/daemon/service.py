@@ -329,12 +329,7 @@ class Daemon:
             embedded_since_prune = True
 
     def _needs_vectors(self) -> bool:
-        """A damaged store, or chunks that lack vectors; not while a rebuild holds vectors (the
-        chunks it writes would be stored again, from the cache, before their own came back)."""
-        if self.embed_index.vector_problem:
-            return True
-        catalog = self.embed_index.catalog
-        return not catalog.holds_vectors() and catalog.needs_vectors()
+        return bool(self.embed_index.vector_problem) or self.embed_index.catalog.needs_vectors()
 
     def _embed_slice(self) -> None:
         report = IndexReport()

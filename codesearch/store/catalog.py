@@ -806,8 +806,8 @@ class Catalog:
                 if db.execute("UPDATE chunks SET vector_hash = ? WHERE rid = ? AND id = ?",
                               (bytes.fromhex(row.embed_hash), row.rid, row.id)).rowcount == 0:
                     gone.append(row.id)
-            # the vector a rebuild held is replaced (an id is held or its chunk's, never both)
-            db.executemany("DELETE FROM held_vectors WHERE id = ?", [(row.id,) for row in rows])
+            if self.holds_vectors():  # the vector a rebuild held is replaced (an id is held or its chunk's)
+                db.executemany("DELETE FROM held_vectors WHERE id = ?", [(row.id,) for row in rows])
         return gone
 
     def pending_vector_deletions(self) -> list[str]:
@@ -921,8 +921,12 @@ class Catalog:
             db.executemany("DELETE FROM held_vectors WHERE id = ?", [(i,) for i in ids])
 
     def needs_vectors(self) -> bool:
-        """Whether Chroma lags the catalog: chunks without current vectors, or vectors to delete."""
+        """Whether Chroma lags the catalog: chunks without current vectors, or vectors to delete.
+        Not while a rebuild holds vectors: the chunks it writes get theirs back at its end, and a
+        daemon's slices would meanwhile store them again from the cache."""
         db = self.db
+        if self.holds_vectors():
+            return False
         return bool(db.execute("SELECT 1 FROM chunks WHERE embed_hash IS NOT NULL AND vector_hash IS NOT embed_hash "
                                "LIMIT 1").fetchone()
                     or db.execute("SELECT 1 FROM vector_deletions LIMIT 1").fetchone())

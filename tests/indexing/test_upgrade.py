@@ -196,7 +196,7 @@ def test_a_daemon_embeds_nothing_while_a_rebuild_holds_vectors(tmp_path):
             db.execute("INSERT INTO held_vectors SELECT c.id, c.vector_hash, f.language FROM chunks c "
                        "JOIN files f ON f.fid = c.fid WHERE c.rid = ?", (held,))
             db.execute("UPDATE chunks SET vector_hash = NULL WHERE rid IN (?, ?)", (held, needing))
-        assert catalog.needs_vectors() and not daemon._needs_vectors()
+        assert catalog.count_needing_vectors() == 2 and not daemon._needs_vectors()
         assert catalog.settle_held_vectors() == (1, 0) and cid in catalog.live_vector_ids()
         assert daemon._needs_vectors()  # the other one, once the rebuild is over
     finally:
