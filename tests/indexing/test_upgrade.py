@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from conftest import SAMPLES
 from codesearch.api.local import LocalService
 from codesearch.config import load_settings
 from codesearch.indexing.index import CATALOG_NAME, Index, IndexMissing
-from codesearch.indexing.indexer import Indexer
+from codesearch.indexing.indexer import Indexer, IndexReport
 from codesearch.search.types import SearchRequest
 from codesearch.store import vector_codec
 from codesearch.store.catalog import LAYOUT_VERSION, SCHEMA_VERSION
@@ -69,13 +70,23 @@ def write_format_2(db: sqlite3.Connection, model: str, cached: list[tuple[str, b
     db.executemany("INSERT INTO embed_cache VALUES (?, ?, ?)", [(bytes.fromhex(h), v, used) for h, v, used in cached])
 
 
-@pytest.mark.parametrize(("layout", "write_old"), [(1, write_format_1), (2, write_format_2)])
-def test_a_catalog_of_an_older_layout_is_rebuilt_keeping_its_vectors(tmp_path, layout, write_old):
+def indexed_sample(tmp_path) -> tuple[Path, IndexReport]:
+    """A copy of the Python sample indexed with vectors by this code (its index closed again),
+    and the run's report."""
     root = tmp_path / "repo"
     shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
     index = Index(root, load_settings(root), create=True)
-    first = Indexer(index).run()
+    try:
+        return root, Indexer(index).run()
+    finally:
+        index.close()
+
+
+@pytest.mark.parametrize(("layout", "write_old"), [(1, write_format_1), (2, write_format_2)])
+def test_a_catalog_of_an_older_layout_is_rebuilt_keeping_its_vectors(tmp_path, layout, write_old):
+    root, first = indexed_sample(tmp_path)
     assert first.vectors_embedded > 0
+    index = Index(root, load_settings(root))
     model = index.vector_key
     cached = list(index.catalog.cached_vector_rows())
     index.close()
@@ -109,10 +120,8 @@ def test_an_upgrade_keeps_the_vectors_the_store_holds_for_chunks_that_come_back(
     """A catalog of layout 2 (whose chunks name their vectors as this layout's do) is built again
     without storing any vector again: the chunks that come back keep theirs, except where the
     file's language is not the one the vector was filed under."""
-    root = tmp_path / "repo"
-    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
-    index = Index(root, load_settings(root), create=True)
-    first = Indexer(index).run()
+    root, first = indexed_sample(tmp_path)
+    index = Index(root, load_settings(root))
     held = index.vectors.ids()
     relabelled = {r[0] for r in index.catalog.db.execute(
         "SELECT c.id FROM chunks c JOIN files f ON f.fid = c.fid WHERE f.path = 'config.py' "
@@ -141,11 +150,9 @@ def test_an_upgrade_keeps_the_vectors_the_store_holds_for_chunks_that_come_back(
 
 def test_pruning_the_cache_keeps_every_live_vector(tmp_path):
     """However few vectors a sync asks to keep, those of live chunks stay: a rebuild reads them."""
-    root = tmp_path / "repo"
-    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
-    index = Index(root, load_settings(root), create=True)
+    root, _ = indexed_sample(tmp_path)
+    index = Index(root, load_settings(root))
     try:
-        Indexer(index).run()
         catalog = index.catalog
         live = "SELECT COUNT(DISTINCT embed_hash) FROM chunks WHERE embed_hash IS NOT NULL"
         (wanted,), = catalog.db.execute(live).fetchall()
@@ -159,11 +166,9 @@ def test_pruning_the_cache_keeps_every_live_vector(tmp_path):
 def test_a_reset_that_keeps_no_vectors_queues_the_held_ones_for_deletion(tmp_path):
     """A rebuild cut short holds vectors; a reset for a new model after it leaves none held, and
     every vector Chroma holds, a chunk's or held, is queued for deletion."""
-    root = tmp_path / "repo"
-    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
-    index = Index(root, load_settings(root), create=True)
+    root, _ = indexed_sample(tmp_path)
+    index = Index(root, load_settings(root))
     try:
-        Indexer(index).run()
         catalog = index.catalog
         held = catalog.live_vector_ids()
         catalog.reset()  # what a rebuild does first; it stops before writing anything
@@ -180,13 +185,7 @@ def test_a_daemon_embeds_nothing_while_a_rebuild_holds_vectors(tmp_path):
     daemon's embedder that went on would store them again from the cache (most of a
     monorepo's million, over the minutes its rebuild takes), so it waits."""
     from codesearch.daemon.service import Daemon
-    root = tmp_path / "repo"
-    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
-    index = Index(root, load_settings(root), create=True)
-    try:
-        Indexer(index).run()
-    finally:
-        index.close()
+    root, _ = indexed_sample(tmp_path)
     daemon = Daemon(root, replace(load_settings(root), daemon_embed_in_child=False))  # not started
     try:
         catalog = daemon.embed_index.catalog
