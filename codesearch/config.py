@@ -21,6 +21,13 @@ class ConfigError(ValueError):
     """A setting has a bad value; the message says which and why."""
 
 
+# the words the settings that name one thing accept: the registry, the ONNX embedder and the
+# ranking read these, so a word is refused as the settings are read, not after a build
+EMBEDDERS = ("onnx", "sentence-transformers", "static")
+EMBED_RUNTIMES = ("auto", "openvino", "onnxruntime", "torch")
+FILE_AGGREGATIONS = ("max_p", "top_m_sum", "top_m_avg", "rrf_per_doc", "weighted_top")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every tunable of indexing and search. Fields that change the index are in INDEX_AFFECTING."""
@@ -89,30 +96,103 @@ class Settings:
     daemon_idle_minutes: float = 60.0  # an auto-started daemon stops after this long with nothing to do
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """Settings made any way (a file, the environment, flags, `replace`) are in range, so a bad
+        one fails here in one line, not as a crash in a native library after a whole build."""
+        for f in fields(self):
+            if f.name != "extra":
+                check_setting(f.name, getattr(self, f.name))
+
+
+GIB_BYTES = 1 << 30
+# inclusive bounds of every numeric setting (tests/test_config.py: each one has its bounds)
+SETTING_RANGES: dict[str, tuple[float, float]] = {
+    "max_file_bytes": (1, GIB_BYTES),
+    "max_line_chars": (1, GIB_BYTES),
+    "max_mean_line_chars": (1, GIB_BYTES),
+    "max_chunk_chars": (1, GIB_BYTES),
+    "text_window_lines": (1, 1_000_000),
+    # below 8 a text is little more than the model's special tokens; past 512, the positions of the
+    # BERT-size models the backends run (all-MiniLM-L6-v2's), the ONNX embedder failed mid-index
+    "embed_max_tokens": (8, 512),
+    "embed_body_lines": (0, 1_000_000),
+    "embed_batch_size": (0, 65_536),
+    "embed_min_chars": (0, GIB_BYTES),
+    "hnsw_m": (2, 512),  # Chroma's HNSW crashes the process at 0 and finds a single neighbour at 1
+    "hnsw_construction_ef": (1, 10_000),
+    "hnsw_search_ef": (1, 10_000),
+    "rrf_k": (0, 1_000_000),
+    "weight_vector": (0.0, 1000.0),
+    "weight_keyword": (0.0, 1000.0),
+    "weight_graph": (0.0, 1000.0),
+    "candidates": (1, 100_000),
+    "min_idf": (0.0, 1000.0),
+    "min_semantic_score": (-1.0, 1.0),  # a cosine similarity
+    "debounce_ms": (0, 3_600_000),
+    "daemon_embed_threads": (0, 1024),
+    "embed_threads": (0, 1024),
+    "daemon_idle_minutes": (0.01, 525_600.0),  # up to a year
+}
+SETTING_CHOICES: dict[str, tuple[str, ...]] = {
+    "embedder": EMBEDDERS, "embed_runtime": EMBED_RUNTIMES, "file_aggregation": FILE_AGGREGATIONS}
+
+
+def check_setting(name: str, value: Any) -> None:
+    """Refuse a value outside the setting's range (NaN and infinities included) or choices, naming
+    the key, the value and what is allowed."""
+    bounds = SETTING_RANGES.get(name)
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        raise ConfigError(f"setting {name!r} must be from {_number(bounds[0])} to {_number(bounds[1])}, not {value!r}")
+    choices = SETTING_CHOICES.get(name)
+    if choices is not None and value not in choices:
+        raise ConfigError(f"setting {name!r} must be one of {', '.join(choices)}, not {value!r}")
+
+
+def _number(value: float) -> str:
+    return f"{value:,}".replace(",", "_") if isinstance(value, int) else f"{value:g}"
+
 
 INDEX_AFFECTING = ("max_file_bytes", "max_line_chars", "max_mean_line_chars", "max_chunk_chars",
                    "text_window_lines", "model", "embed_max_tokens", "embed_body_lines", "embed_quantize",
                    "embed_min_chars", "embed_words")
 
 
-def _coerce(name: str, value: Any, default: Any) -> Any:
-    """Convert a TOML or environment value to the type of the field's default."""
+def _coerce(name: str, value: Any, default: Any, source: str) -> Any:
+    """A TOML or environment value as the type of the field's default, checked (`source` names
+    where it came from, for the error)."""
     try:
-        if isinstance(default, bool):
-            if isinstance(value, str):
-                if value.lower() in ("1", "true", "yes", "on"):
-                    return True
-                if value.lower() in ("0", "false", "no", "off"):
-                    return False
-                raise ValueError(value)
-            return bool(value)
-        if isinstance(default, int):
-            return int(value)
-        if isinstance(default, float):
-            return float(value)
-        return str(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"setting {name!r} expects a {type(default).__name__}, got {value!r}") from None
+        converted = _converted(value, default)
+        check_setting(name, converted)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"{source}: setting {name!r} expects {_TYPE_WORDS[type(default)]}, got {value!r}") from None
+    return converted
+
+
+_TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def _converted(value: Any, default: Any) -> Any:
+    """`value` as the type of `default`; a TOML value of another type (5 for a switch, 2.5 for a
+    count) is refused rather than bent."""
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return value.lower() in ("1", "true", "yes", "on")
+        raise ValueError(value)
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise TypeError(value)
+    if isinstance(default, int):
+        if isinstance(value, float):
+            raise ValueError(value)
+        return int(value)
+    if isinstance(default, float):
+        return float(value)
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return value
 
 
 def load_settings(root: Path | None = None, overrides: dict[str, Any] | None = None,
@@ -132,16 +212,17 @@ def load_settings(root: Path | None = None, overrides: dict[str, Any] | None = N
                 key = key.replace("-", "_")
                 if key not in known:
                     raise ConfigError(f"{path}: unknown setting {key!r}")
-                values[key] = _coerce(key, value, known[key])
+                values[key] = _coerce(key, value, known[key], str(path))
     env = os.environ if environ is None else environ
     for key, default in known.items():
-        raw = env.get("CODESEARCH_" + key.upper())
+        variable = "CODESEARCH_" + key.upper()
+        raw = env.get(variable)
         if raw is not None and raw != "":
-            values[key] = _coerce(key, raw, default)
+            values[key] = _coerce(key, raw, default, variable)
     for key, value in (overrides or {}).items():
         if value is None:
             continue
         if key not in known:
             raise ConfigError(f"unknown setting {key!r}")
-        values[key] = _coerce(key, value, known[key])
+        values[key] = _coerce(key, value, known[key], "--" + key.replace("_", "-"))
     return replace(defaults, **values)

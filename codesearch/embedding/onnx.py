@@ -33,11 +33,12 @@ from typing import Any
 
 import numpy as np
 
+from ..config import EMBED_RUNTIMES
 from .base import GPU_BATCH, QUERY_MAX_TOKENS, EmbeddingError
 from .sentence_transformer import resolve_model_path
 
 _PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
-RUNTIMES = ("auto", "openvino", "onnxruntime", "torch")
+RUNTIMES = EMBED_RUNTIMES  # the setting `embed_runtime` takes one of these
 CPU_BATCH = 32  # texts per forward pass on a CPU: the best of 8-64 on 2 cores (scripts/bench_embedding.py)
 CUDA_PROVIDER = "CUDAExecutionProvider"
 # On a GPU the model outruns one thread's tokenizing (on an H200's host one thread tokenized about

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from ..analysis.query_shape import code_words, is_long_query, mentions, shape_of
 from ..analysis.tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
+from ..config import FILE_AGGREGATIONS
 from ..model import Chunk
 from ..vocabulary import DEFINITION_KINDS, TYPE_KINDS
 from .vendored import in_folders
@@ -364,7 +365,7 @@ def _diminish_per_file(items: list[Ranked], decay: float) -> None:
 
 
 # --- file aggregation ----------------------------------------------------------------------
-AGGREGATIONS = ("max_p", "top_m_sum", "top_m_avg", "rrf_per_doc", "weighted_top")
+AGGREGATIONS = FILE_AGGREGATIONS  # the setting `file_aggregation` takes one of these
 
 
 def aggregate_files(items: list[Ranked], method: str = "weighted_top", m: int = 3, k: int = 60,
