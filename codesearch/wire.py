@@ -14,6 +14,8 @@ import typing
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar, Union
 
+from .text import text_problem
+
 R = TypeVar("R", bound="Record")
 
 
@@ -25,7 +27,9 @@ class Record:
     """Base of the frozen dataclasses of the contract.
 
     Fields named in `OMIT_WHEN_NONE` are optional in the contract: left out of `to_dict` while
-    None. Fields whose metadata says `wire=False` stay in process (ablation switches).
+    None. Fields whose metadata says `wire=False` stay in process (ablation switches). A record
+    that documents its fields (`DOCS`) is a request, filled in by a client: `check` refuses text
+    in it that is not valid UTF-8 or holds a NUL, for every front-end at once.
     """
 
     OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
@@ -42,7 +46,10 @@ class Record:
         self.check()
 
     def check(self) -> None:
-        """Refuse a blank NOT_BLANK field or a number outside its RANGES."""
+        """Refuse bad text in a request, a blank NOT_BLANK field or a number outside its RANGES."""
+        if self.DOCS:
+            for name in _plan(type(self)).texts:
+                _check_text(name, getattr(self, name))
         for name in self.NOT_BLANK:
             if not getattr(self, name).strip():
                 raise RequestError(f"the {name} is empty")
@@ -70,6 +77,16 @@ class Record:
             return _plan(cls).read(data)
         except _Bad as bad:
             raise RequestError(bad.message(where)) from None
+
+
+def _check_text(name: str, value: Any) -> None:
+    """A text field's value (a string, or strings in a tuple) through `text_problem`."""
+    texts = [(f"the {name}", value)] if isinstance(value, str) else \
+        [(f"{name}[{i}]", text) for i, text in enumerate(value or ())]
+    for label, text in texts:
+        problem = text_problem(text)
+        if problem:
+            raise RequestError(f"{label} {problem}")
 
 
 # --- how each record class is written and read, worked out once per class ----------------------
@@ -106,6 +123,7 @@ class _Plan:
         self.readers = [(f.name, _reader(hints[f.name]), f.default is dataclasses.MISSING
                          and f.default_factory is dataclasses.MISSING) for f in fields]
         self.known = ", ".join(f.name for f in fields)
+        self.texts = tuple(f.name for f in fields if _holds_text(hints[f.name]))
 
     def read(self, data: Any) -> Any:
         if not isinstance(data, dict):
@@ -142,6 +160,14 @@ def _wire_fields(cls: type) -> tuple[dataclasses.Field, ...]:
     if found is None:
         found = _FIELDS[cls] = tuple(f for f in dataclasses.fields(cls) if f.metadata.get("wire", True))
     return found
+
+
+def _holds_text(hint: Any) -> bool:
+    """A field of type `hint` holds client text directly: str, optional or in a tuple or list."""
+    if hint is str:
+        return True
+    origin = typing.get_origin(hint)
+    return origin in (Union, types.UnionType, tuple, list) and any(_holds_text(h) for h in typing.get_args(hint))
 
 
 def _plain(value: Any) -> Any:
@@ -278,6 +304,19 @@ def _json_type(value: Any) -> str:
     names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
              float: "a number", type(None): "null"}
     return names.get(type(value), type(value).__name__)
+
+
+def json_depth(value: Any, limit: int) -> int:
+    """How deeply `value` nests (iteratively: no recursion on hostile input), up to limit + 1."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            if deepest > limit:
+                return deepest
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def json_schema(cls: type[Record], *, omit: frozenset[str] = frozenset()) -> dict[str, Any]:

@@ -5,9 +5,9 @@ It parses the arguments (`parser`), finds the daemon's socket (`locations`), sen
 and prints the daemon's JSON as the daemon wrote it (a grep answer passed on piece by piece as it
 comes), importing argparse, json and socket and no record classes, pathlib or typing. Whatever it
 does not handle (no daemon, a workspace, --batch, --lang, which is checked against every
-language's grammar, a request the daemon refuses) goes the full way (`main`), as if this had not
-been tried; only a busy or silent daemon is reported here, in the same words, so that it is not
-asked twice.
+language's grammar, arguments that are not text, a request the daemon refuses) goes the full
+way (`main`), as if this had not been tried; only a busy or silent daemon is reported here, in
+the same words, so that it is not asked twice.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import sys
 
 from ..daemon.client import NO_DAEMON_ENV, AnswerBrokeOff, DaemonBusy, DaemonClient, DaemonError, socket_file
 from ..locations import command_root
+from ..text import text_problem
 from ..vocabulary import ALL_KINDS
 from .grep_text import grep_form, write_grep
 from .parser import EXIT_ERROR, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, BadArguments, build_parser, report_error
@@ -35,8 +36,8 @@ def answer(argv: list[str]) -> int | None:
     """The exit code of a `query --json` or `grep --json` that a running daemon answered (its
     JSON printed), or None when this is not such a command."""
     if argv[:1] not in (["query"], ["grep"]) or (argv[0] == "query" and "--json" not in argv) \
-            or os.environ.get(NO_DAEMON_ENV) or {"-h", "--help"} & set(argv):
-        return None
+            or os.environ.get(NO_DAEMON_ENV) or {"-h", "--help"} & set(argv) or any(map(text_problem, argv)):
+        return None  # bad text too: the full path's request refuses it in a line
     try:
         args = build_parser(only=argv[0]).parse_args(argv)
     except BadArguments:

@@ -8,6 +8,8 @@ import socketserver
 import threading
 from typing import Any
 
+from ..wire import json_depth
+
 MAX_MESSAGE_BYTES = 1 << 20
 MAX_JSON_DEPTH = 32
 MAX_CONNECTIONS = 128  # past this, a new client is told the server is busy (no thread is started)
@@ -24,19 +26,6 @@ class BadMessage(ValueError):
         super().__init__(message)
         self.parsed = parsed
         self.value = value
-
-
-def json_depth(value: Any, limit: int) -> int:
-    """How deeply `value` nests (iteratively: no recursion on hostile input), up to limit + 1."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, level)
-            if deepest > limit:
-                return deepest
-            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
 
 
 def parse_json(data: bytes) -> Any:

@@ -14,6 +14,7 @@ import errno
 import itertools
 import json
 import logging
+import math
 import os
 import select
 import socket
@@ -27,6 +28,7 @@ from ..api.admission import Busy
 from ..api.methods import UnknownMethod, call_json
 from ..api.service import Service, ServiceUnavailable
 from ..gc_pause import paused_gc
+from ..text import text_problem
 from ..wire import RequestError
 from .limits import (
     BUSY_RETRY_AFTER_MS,
@@ -35,7 +37,6 @@ from .limits import (
     MAX_MESSAGE_BYTES,
     BadMessage,
     BoundedThreads,
-    json_depth,
     parse_json,
 )
 
@@ -60,6 +61,17 @@ def _result(request_id: Any, result: Iterable[bytes]) -> Iterator[bytes]:
     that passes results on cuts them out there (daemon.client.call_json)."""
     opening = f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id, ensure_ascii=False)}, "result": '
     return itertools.chain((opening.encode(),), result, (b"}\n",))
+
+
+def _reply_id(message: Any) -> Any:
+    """The id a reply to `message` carries: its own when it can be written back (a finite number,
+    or a string of UTF-8 text), else None (a lone surrogate would fail the reply's encoding)."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, str):
+        return request_id if text_problem(request_id) is None else None
+    if isinstance(request_id, (int, float)) and not isinstance(request_id, bool) and math.isfinite(request_id):
+        return request_id
+    return None
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -202,13 +214,13 @@ class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
         except BadMessage as exc:
             if not exc.parsed:
                 return _error(None, PARSE_ERROR, str(exc))
-            shallow_id = isinstance(exc.value, dict) and json_depth(exc.value.get("id"), 1) <= 1
-            return _error(exc.value.get("id") if shallow_id else None, INVALID_REQUEST, str(exc))
+            return _error(_reply_id(exc.value), INVALID_REQUEST, str(exc))
+        request_id = _reply_id(message)
         if (not isinstance(message, dict) or message.get("jsonrpc") != "2.0"
                 or not isinstance(message.get("method"), str)):
-            return _error(message.get("id") if isinstance(message, dict) else None, INVALID_REQUEST,
-                          "invalid request: expected a JSON-RPC 2.0 object with a method")
-        request_id = message.get("id")
+            return _error(request_id, INVALID_REQUEST, "invalid request: expected a JSON-RPC 2.0 object with a method")
+        if request_id is None and message.get("id") is not None:
+            return _error(None, INVALID_REQUEST, "invalid request: an id is a number or a string of UTF-8 text")
         params = message.get("params", {})
         if params is None:
             params = {}

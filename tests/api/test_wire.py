@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from codesearch.api.methods import METHODS, UnknownMethod, call
 from codesearch.api.types import (
+    DefinitionRequest,
     Empty,
+    GrepRequest,
     Health,
     IndexAnswer,
     IndexRequest,
     Ok,
+    ReadRequest,
     RelatedResult,
     RelationsAnswer,
     RelationsRequest,
@@ -124,6 +128,38 @@ def test_index_request_paths_must_be_a_list_of_strings():
     for bad in ({"paths": "a.py"}, {"paths": [1]}, {"timeout": -1}):
         with pytest.raises(RequestError):
             IndexRequest.from_dict(bad)
+
+
+BAD_TEXT = [
+    (SearchRequest, {"query": "\ud800"}, "the query is not valid UTF-8 text"),  # JSON's "\ud800"
+    (SearchRequest, {"query": "a\udcffb"}, "the query is not valid UTF-8 text"),  # argv's b"a\xffb"
+    (SearchRequest, {"query": "a\0b"}, "the query holds a NUL character"),
+    (SearchRequest, {"query": "x", "filters": {"path_glob": "\udcff*"}}, "the path_glob is not valid"),
+    (RelationsRequest, {"name": "\udcff"}, "the name is not valid UTF-8 text"),
+    (GrepRequest, {"pattern": "a\udcffb"}, "the pattern is not valid UTF-8 text"),
+    (GrepRequest, {"pattern": "x", "paths": ["ok", "a\0"]}, r"paths\[1\] holds a NUL character"),
+    (ReadRequest, {"path": "a\0b"}, "the path holds a NUL character"),
+    (IndexRequest, {"paths": ["\ud800"]}, r"paths\[0\] is not valid UTF-8 text"),
+    (DefinitionRequest, {"name": "f", "near": "\ud800"}, "the near is not valid"),
+]
+
+
+@pytest.mark.parametrize(("record", "params", "message"), BAD_TEXT, ids=[m for _, _, m in BAD_TEXT])
+def test_requests_refuse_text_that_is_not_utf8_or_holds_a_nul(record, params, message):
+    """Every front-end reads requests through these records: one check serves the socket, HTTP,
+    MCP, LSP and the CLI (which builds some of them directly)."""
+    with pytest.raises(RequestError, match=message):
+        record.from_dict(params)
+    with pytest.raises(RequestError, match=message):
+        record(**{k: Filters(**v) if k == "filters" else tuple(v) if isinstance(v, list) else v
+                  for k, v in params.items()})
+
+
+def test_answers_may_hold_any_text():
+    """A snippet is a file's text: a NUL in it is the file's business, not a client's mistake."""
+    answer = SearchAnswer(query="x", mode="keyword", results=(replace(RESULT, snippet="a\0b\udcff"),),
+                          timing_ms={})
+    assert answer.results[0].snippet == "a\0b\udcff"
 
 
 def test_the_method_table_covers_the_socket_contract():

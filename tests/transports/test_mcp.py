@@ -137,6 +137,7 @@ def test_errors_are_tool_errors_the_agent_can_read(repo):
             "bad mode": error_of(await client.call_tool("search", {"query": "x", "mode": "psychic"})),
             "outside": error_of(await client.call_tool("read", {"path": "../../etc/passwd"})),
             "absolute": error_of(await client.call_tool("read", {"path": "/etc/passwd"})),
+            "nul": error_of(await client.call_tool("read", {"path": "config.py\0.txt"})),
             "unknown tool": error_of(await client.call_tool("grep_everything", {})),
             "still fine": answer_of(await client.call_tool("search", {"query": "clamp", "mode": "keyword"})),
         }
@@ -150,6 +151,7 @@ def test_errors_are_tool_errors_the_agent_can_read(repo):
     assert "unknown field 'bogus'" in errors["unknown argument"]
     assert "unknown mode 'psychic'" in errors["bad mode"]
     assert "outside the repository" in errors["outside"] and "outside the repository" in errors["absolute"]
+    assert "the path holds a NUL character" in errors["nul"]
     assert "unknown tool" in errors["unknown tool"]
     assert errors["still fine"]["results"]
 
