@@ -9,13 +9,14 @@ answers from the others, with a note (api/workspace.py).
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import tomllib
+
+from .search.fusion import boost_problem
 
 DEFAULT_BOOST = 1.0
 REPO_KEYS = frozenset({"path", "name", "boost"})
@@ -103,11 +104,13 @@ def _repo(entry: object, base: Path, where: str) -> RepoSpec:
         raise WorkspaceError(f"{where}: [[repo]] needs a path (a string)")
     root = (base / os.path.expanduser(raw)).resolve()
     name = entry.get("name", root.name)
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise WorkspaceError(f"{where}: name {name!r} must be a non-empty string without spaces, '/', ':' or ','")
+    if not isinstance(name, str) or not _NAME.match(name) or not name.isprintable():
+        raise WorkspaceError(f"{where}: name {name!r} must be a non-empty string of printable characters "
+                             "without spaces, '/', ':' or ','")
     boost = entry.get("boost", DEFAULT_BOOST)
-    if isinstance(boost, bool) or not isinstance(boost, (int, float)) or not math.isfinite(boost) or boost < 0:
-        raise WorkspaceError(f"{where}: boost {boost!r} must be a number of at least 0")
+    problem = boost_problem(boost)
+    if problem:
+        raise WorkspaceError(f"{where}: boost {boost!r} {problem}")
     return RepoSpec(name, root, float(boost))
 
 

@@ -9,6 +9,15 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 T = TypeVar("T", bound=Hashable)
+MAX_BOOST = 1_000_000.0  # a boost multiplies fused scores: past this it only risks overflowing them
+
+
+def boost_problem(value: object) -> str | None:
+    """Why `value` cannot be a boost (a finite number from 0 to MAX_BOOST), or None when it can:
+    one rule for workspace files and `merge --boost-sources`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_BOOST:
+        return f"must be a number from 0 to {MAX_BOOST:,.0f}"
+    return None
 
 
 @dataclass(slots=True)

@@ -4,15 +4,20 @@ that every front-end gives the same one-line error."""
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .fusion import fuse
+from ..wire import json_depth
+from .fusion import boost_problem, fuse
 
 DEFAULT_K = 60.0
+K_RANGE = (0.001, 1_000_000.0)  # each rank adds 1/(k + rank): k near 0 would overflow the first rank's share
+MAX_INPUT_DEPTH = 32  # the lists, their results and the results' own fields nest at most this deep
+TOO_DEEP = f"the input nests deeper than {MAX_INPUT_DEPTH} levels"
 FIRST_RANK = 0  # the contract's ranks are 0-based positions in each list
 
 
@@ -40,10 +45,40 @@ def parse_boosts(text: str | None) -> dict[str, float]:
             value = float(weight)
         except ValueError:
             raise MergeInputError(f"bad boost {part.strip()!r}: {weight.strip()!r} is not a number") from None
-        if not math.isfinite(value) or value < 0:
-            raise MergeInputError(f"bad boost {part.strip()!r}: a boost is a number of at least 0")
+        problem = boost_problem(value)
+        if problem:
+            raise MergeInputError(f"bad boost {part.strip()!r}: a boost {problem}")
         boosts[name] = value
     return boosts
+
+
+def read_lists(text: str) -> list[SourceList]:
+    """The JSON text of the input -> the source lists. NaN, Infinity and numbers past a float
+    (which Python's json reads) are refused, as is nesting past MAX_INPUT_DEPTH, so that the
+    answer can be written as JSON too."""
+    if not text.strip():
+        raise MergeInputError("the input is empty: give a JSON array on stdin")
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise MergeInputError(f"the input is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:  # json's own limit, far deeper than ours
+        raise MergeInputError(TOO_DEEP) from None
+    if json_depth(data, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH:
+        raise MergeInputError(TOO_DEEP)
+    return parse_lists(data)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise MergeInputError(f"the input holds {name}, which is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; one too large for it (1e999) would be written back as Infinity."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise MergeInputError(f"the input holds the number {text[:40]}, too large to read")
+    return value
 
 
 def parse_lists(data: Any) -> list[SourceList]:
@@ -82,8 +117,8 @@ def merge(lists: list[SourceList], boosts: Mapping[str, float] | None = None, k:
     """The `merge` answer: each result's fields from its first occurrence, plus `source`,
     `fused_score`, `boosted_score` and its rank in every source, best first."""
     started = time.perf_counter()
-    if not math.isfinite(k) or k <= 0:
-        raise MergeInputError(f"--k must be a number above 0, not {k}")
+    if not K_RANGE[0] <= k <= K_RANGE[1]:
+        raise MergeInputError(f"--k must be a number from {K_RANGE[0]:g} to {K_RANGE[1]:,.0f}, not {k}")
     if limit is not None and limit < 1:
         raise MergeInputError(f"--limit must be at least 1, not {limit}")
     first: dict[str | int, dict[str, Any]] = {}  # 1 and "1" stay apart: they are not equal in Python

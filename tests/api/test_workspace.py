@@ -200,6 +200,12 @@ BAD_FILES = [
     ('[[repo]]\npath = "a"\nweight = 2\n', ":1:", "unknown key 'weight'"),
     ('[[repo]]\npath = "a"\n[[repo]]\npath = "b/a"\n', ":3:", "second repository named 'a'"),
     ('[[repo]]\npath = "a"\nname = "two words"\n', ":1:", "name"),
+    ('[[repo]]\npath = "a"\nname = "evil\\u202eyp.sh"\n', ":1:", "printable"),  # shown reversed
+    ('[[repo]]\npath = "a"\nname = "csi\\u009b2J"\n', ":1:", "printable"),  # a terminal's escape
+    ('[[repo]]\npath = "a"\nname = "bell\\u0007"\n', ":1:", "printable"),
+    ('[[repo]]\npath = "a"\nboost = 1e300\n', ":1:", "boost 1e+300 must be a number from 0 to"),
+    ('[[repo]]\npath = "a"\nboost = nan\n', ":1:", "boost nan must be a number from 0 to"),
+    ('[[repo]]\npath = "a"\nboost = inf\n', ":1:", "boost inf must be a number from 0 to"),
     ('[[repo]\npath = "a"\n', "line 1", "not valid TOML"),
     ('title = "x"\n', "", "unknown key 'title'"),
     ('', "", "no repositories"),

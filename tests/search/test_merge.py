@@ -3,12 +3,14 @@ properties of the fusion it shares with the searcher (search/fusion.py)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codesearch.search.fusion import fuse
-from codesearch.search.merge import MergeInputError, merge, parse_boosts, parse_lists
+from codesearch.search.merge import MergeInputError, merge, parse_boosts, parse_lists, read_lists
 
 
 def _lists(*pairs):
@@ -81,7 +83,8 @@ def test_bad_lists(data, words):
         parse_lists(data)
 
 
-@pytest.mark.parametrize("text", ["docs", "docs:", ":1.2", "docs:x", "docs:-1", "docs:nan", "docs:inf", "docs=1"])
+@pytest.mark.parametrize("text", ["docs", "docs:", ":1.2", "docs:x", "docs:-1", "docs:nan", "docs:inf", "docs=1",
+                                  "docs:1e300"])
 def test_bad_boosts(text):
     with pytest.raises(MergeInputError, match="bad boost"):
         parse_boosts(text)
@@ -93,7 +96,8 @@ def test_boosts_parse():
     assert parse_boosts(None) == {} and parse_boosts("docs:0") == {"docs": 0.0}
 
 
-@pytest.mark.parametrize(("k", "limit"), [(0, None), (-1, None), (float("nan"), None), (60, 0), (60, -3)])
+@pytest.mark.parametrize(("k", "limit"), [(0, None), (-1, None), (float("nan"), None), (60, 0), (60, -3),
+                                          (1e-320, None), (1e7, None), (float("inf"), None)])
 def test_bad_k_and_limit(k, limit):
     with pytest.raises(MergeInputError):
         merge(_lists(("a", ["x"])), k=k, limit=limit)
@@ -141,3 +145,27 @@ def test_merge_never_fails_on_lists_whose_results_all_have_ids(results):
     data = [{"source": "a", "results": [r for r in results if "id" in r]}]
     answer = merge(parse_lists(data))
     assert answer["count"] == len({r["id"] for r in data[0]["results"]})
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ('[{"source": "a", "results": [{"id": "x", "score": NaN}]}]', "holds NaN"),
+    ('[{"source": "a", "results": [{"id": "x", "score": Infinity}]}]', "holds Infinity"),
+    ('[{"source": "a", "results": [{"id": "x", "score": -Infinity}]}]', "holds -Infinity"),
+    ('[{"source": "a", "results": [{"id": "x", "score": 1e999}]}]', "the number 1e999"),
+    ("[" * 100_000 + "]" * 100_000, "nests deeper than 32"),  # past json's own recursion limit
+    ("[" * 33 + "]" * 33, "nests deeper than 32"),
+    ("", "empty"),
+    ("[1", "not JSON"),
+])
+def test_bad_input_text_is_one_line(text, words):
+    """Whatever the input, the answer is valid JSON or one line: json.loads takes NaN, Infinity
+    and 1e999 (as inf) and json.dumps would write them back, which no JSON reader takes."""
+    with pytest.raises(MergeInputError, match=words) as caught:
+        read_lists(text)
+    assert "\n" not in str(caught.value)
+
+
+def test_input_text_within_the_limits_is_read():
+    nested = {"id": "x", "meta": [[[1.5]]]}
+    lists = read_lists(json.dumps([{"source": "a", "results": [nested]}]))
+    assert lists[0].results == (nested,)
