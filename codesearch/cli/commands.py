@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import asdict
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..locations import command_root
+from ..text import for_terminal
 from .parser import (
     EXIT_ERROR,
     EXIT_NO_MATCH,
@@ -48,26 +50,34 @@ def _settings_for(root: Path, args: argparse.Namespace):
         raise UsageError(str(exc)) from None
 
 
+def _check_settings(args: argparse.Namespace, workspace: Workspace | None, root: Path) -> None:
+    """The settings of the repositories a daemon will serve (the workspace's, else root's), read
+    now: a bad one is told here in a line (exit 2), not in the daemon's log after it failed."""
+    for served in [r.root for r in workspace.repos] if workspace is not None else [root]:
+        _settings_for(served, args)
+
+
 def cmd_chunks(args: argparse.Namespace) -> int:
-    from ..config import load_settings
     from ..ingest.extract import SkipFile, extract, read_source
     from ..ingest.languages import language_for_path
+    from ..paths import escape_name
 
-    settings = load_settings(Path.cwd())
+    settings = _settings_for(Path.cwd(), args)
     out: list[dict] = []
     failures = 0
     for name in args.files:
         path = Path(name)
-        if not path.is_file():
-            print(f"codesearch: {name}: no such file", file=sys.stderr)
+        problem = _not_a_file(path)
+        if problem:
+            print(f"codesearch: {for_terminal(name)}: {problem}", file=sys.stderr)
             failures += 1
             continue
-        rel = path.as_posix()
+        rel = escape_name(path.as_posix())  # as the index would store it: any name prints as text
         language = language_for_path(rel) or "text"
         try:
             result = extract(rel, read_source(path, settings), language, settings)
         except SkipFile as exc:
-            print(f"codesearch: {name}: skipped ({exc.reason}: {exc})", file=sys.stderr)
+            print(f"codesearch: {for_terminal(name)}: skipped ({exc.reason}: {exc})", file=sys.stderr)
             failures += 1
             continue
         for chunk in result.chunks:
@@ -79,11 +89,22 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     else:
         for c in out:
             parent = c["parent_id"] or "-"
-            print(f"{c['path']}:{c['start_line']}-{c['end_line']}  {c['kind']:<9} {c['qualified_name']}"
-                  f"  [id {c['id']} parent {parent} size {c['size']}]")
-            for line in c["header"].splitlines():
-                print(f"    | {line}")
+            print(f"{for_terminal(c['path'])}:{c['start_line']}-{c['end_line']}  {c['kind']:<9} "
+                  f"{for_terminal(c['qualified_name'])}  [id {c['id']} parent {parent} size {c['size']}]")
+            for line in c["header"].splitlines():  # it names the file
+                print(f"    | {for_terminal(line)}")
     return EXIT_ERROR if failures and not out else EXIT_OK
+
+
+def _not_a_file(path: Path) -> str | None:
+    """Why `chunks` cannot read `path`, asked without opening it (a FIFO would block the open)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None if stat.S_ISREG(mode) else "not a regular file"
 
 
 def _root_of(args: argparse.Namespace) -> Path:
@@ -150,6 +171,7 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
 
     A daemon that is busy, or too slow, is an error that says so; one that is gone (a socket
     nobody listens on) is answered here, with a note."""
+    from ..api.service import ServiceUnavailable
     from ..daemon.client import DaemonBusy, DaemonError
     from ..wire import RequestError
     client = _daemon(args)
@@ -171,6 +193,8 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
         return ask(_local_service(args))
     except RequestError as exc:
         raise UsageError(str(exc)) from None
+    except ServiceUnavailable as exc:  # its message says what is missing (a workspace: each member's reason)
+        raise CommandError(str(exc)) from None
     except DaemonError as exc:
         raise (UsageError if exc.bad_request else CommandError)(str(exc)) from None
 
@@ -451,7 +475,8 @@ def cmd_relations(args: argparse.Namespace) -> int:
         return EXIT_OK
     for r in answer.results:
         indent = "  " * (r.depth - 1)
-        print(f"{indent}{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}  {r.kind} {r.qualified_name}")
+        print(indent + for_terminal(f"{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}  {r.kind} "
+                                    f"{r.qualified_name}"))
     if answer.note and _workspace(args) is not None:
         print(f"codesearch: {answer.note}", file=sys.stderr)
     if not answer.results:
@@ -545,6 +570,8 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     target = (lifecycle.Target.workspace(workspace) if workspace is not None
               else lifecycle.Target.repository(root, args.index_dir))
     served = target.label
+    if args.action in ("start", "run"):
+        _check_settings(args, workspace, root)
     token = args.http_token or os.environ.get(TOKEN_ENV)
     try:
         if args.http:
@@ -595,17 +622,11 @@ def cmd_daemon(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     """Ranked lists on stdin, one fused list out (DESIGN: `merge`); any bad input exits 2."""
-    from ..search.merge import MergeInputError, merge, parse_boosts, parse_lists
+    from ..search.merge import MergeInputError, merge, parse_boosts, read_lists
     try:
         k, limit = _number(args.k, "--k", float), _number(args.limit, "--limit", int)
         boosts = parse_boosts(args.boost_sources)
-        text = sys.stdin.read()
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise MergeInputError(f"the input is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
-                                  if text.strip() else "the input is empty: give a JSON array on stdin") from None
-        answer = merge(parse_lists(data), boosts, k=k, limit=limit)
+        answer = merge(read_lists(sys.stdin.read()), boosts, k=k, limit=limit)
     except MergeInputError as exc:
         raise UsageError(str(exc)) from None
     print(json.dumps(answer, ensure_ascii=False))
@@ -647,6 +668,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     from ..transports.mcp import serve_stdio
     workspace = _workspace(args)
     root = _root_of(args) if workspace is None else Path.cwd()
+    _check_settings(args, workspace, root)
     return serve_stdio(root, args.index_dir, start=not args.no_start, workspace=workspace)
 
 

@@ -1,11 +1,13 @@
 """grep's text output (-l, -c, --vimgrep, and the matches grouped by chunk), written from the
 answer's JSON form (the contract's dicts): both the CLI's fast path through a daemon and its full
 path print through here, and neither builds records for it (an answer may hold 100,000 lines).
-Imports nothing: the fast path pays for none of the record classes."""
+Imports nothing heavier than `text`: the fast path pays for none of the record classes."""
 
 from __future__ import annotations
 
 import sys
+
+from ..text import for_terminal
 
 TYPE_CHECKING = False  # typing is not imported at run time (the fast path's start)
 if TYPE_CHECKING:
@@ -45,7 +47,8 @@ def grep_lines(answer: dict[str, Any], form: str, explain: bool = False) -> list
             if group is not None:
                 out.append("")
             group = key
-            where = f"  {chunk['kind']} {chunk['qualified_name']}" if chunk and chunk["kind"] != "file" else ""
+            where = f"  {chunk['kind']} {for_terminal(chunk['qualified_name'])}" \
+                if chunk and chunk["kind"] != "file" else ""
             why = f"  ({'; '.join(m['explain'])})" if explain and m.get("explain") else ""
             out.append(f"{_where(m)}{where}{why}")
         line, before = m["line"], m["before"]
@@ -56,6 +59,6 @@ def grep_lines(answer: dict[str, Any], form: str, explain: bool = False) -> list
 
 
 def _where(found: dict[str, Any]) -> str:
-    """A path as printed: after its repository's name, in a workspace."""
+    """A path as printed: after its repository's name, in a workspace; escaped for a terminal."""
     repo = found.get("repo")
-    return f"{repo}/{found['path']}" if repo else found["path"]
+    return for_terminal(f"{repo}/{found['path']}" if repo else found["path"])

@@ -111,7 +111,8 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
         p.add_argument("--progress-json", action="store_true",
                        help="progress as JSON lines on stderr, for editors: {\"event\": \"progress\", \"stage\", ...}")
-        p.add_argument("--no-daemon", action="store_true", help="index in this process even if a daemon runs")
+        p.add_argument("--no-daemon", action="store_true",
+                       help="index in this process (refused while a daemon serves the repository)")
 
     if wanted("query"):
         p = sub.add_parser("query", help="search the index")
@@ -243,11 +244,14 @@ def build_parser(only: str | None = None) -> Parser:
 
 
 def report_error(message: str, code: int, as_json: bool) -> None:
-    """A failed command's one sentence on stderr; with `--json`, also as JSON on stdout."""
+    """A failed command's one sentence on stderr (escaped for a terminal: it may quote a file's
+    name); with `--json`, also as JSON on stdout."""
     import sys
+
+    from ..text import for_terminal
     if as_json:
         print_json_error(message, code)
-    print(f"codesearch: {message}", file=sys.stderr)
+    print(f"codesearch: {for_terminal(message)}", file=sys.stderr)
 
 
 def print_json_error(message: str, code: int) -> None:

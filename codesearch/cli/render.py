@@ -1,4 +1,5 @@
-"""Human and editor output: search results, index statistics, daemon status."""
+"""Human and editor output: search results, index statistics, daemon status. Names and paths go
+through `text.for_terminal` (JSON output keeps them as stored: its readers are programs)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..api.types import SearchAnswer, Stats, Status
+from ..text import for_terminal
 
 if TYPE_CHECKING:
     from ..doctor import Report
@@ -29,8 +31,8 @@ def print_human(answer: SearchAnswer, color: bool, explain: bool = False) -> Non
     if not answer.results:
         print("no results")
     for i, r in enumerate(answer.results, start=1):
-        loc = f"{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}-{r.end_line}"
-        what = f"{r.kind} {r.qualified_name or r.name}"
+        loc = for_terminal(f"{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}-{r.end_line}")
+        what = for_terminal(f"{r.kind} {r.qualified_name or r.name}")
         if color:
             print(f"{BOLD}{i:>2}. {CYAN}{loc}{RESET}  {what}  {DIM}{r.score:.4f}{RESET}")
         else:
@@ -62,8 +64,8 @@ def print_vimgrep(answer: SearchAnswer) -> None:
         line, column, shown = r.snippet_line, 1, lines[0]
         if r.name_line and r.snippet_line <= r.name_line < r.snippet_line + len(lines):  # on the name itself
             line, column, shown = r.name_line, r.name_column or 1, lines[r.name_line - r.snippet_line]
-        where = f"{r.repo}/{r.path}" if r.repo else r.path
-        print(f"{where}:{line}:{column}:{r.kind} {r.qualified_name or r.name}: {shown.strip()}")
+        where = for_terminal(f"{r.repo}/{r.path}" if r.repo else r.path)
+        print(f"{where}:{line}:{column}:{for_terminal(r.kind + ' ' + (r.qualified_name or r.name))}: {shown.strip()}")
 
 
 def format_stats(stats: Stats) -> str:
@@ -72,7 +74,8 @@ def format_stats(stats: Stats) -> str:
     skipped = ", ".join(f"{k} {v}" for k, v in sorted(stats.skipped.items())) or "none"
     languages = ", ".join(f"{k} {v}" for k, v in stats.languages.items()) or "none"
     lines = [
-        f"index:     {stats.index_dir} ({stats.index_bytes / 1e6:.1f} MB, source {stats.source_bytes / 1e6:.1f} MB)",
+        f"index:     {for_terminal(stats.index_dir)} ({stats.index_bytes / 1e6:.1f} MB, "
+        f"source {stats.source_bytes / 1e6:.1f} MB)",
         f"files:     {stats.files}   ({languages})",
         f"chunks:    {stats.chunks}   vectors: {stats.vectors}   edges: {stats.edges}",
         f"skipped:   {skipped}",
@@ -101,7 +104,7 @@ def _duration(seconds: float) -> str:
 def format_status(s: Status) -> str:
     last = s.last_reindex or {}
     emb = s.embedding
-    lines = [f"pid {s.pid}, up {s.uptime_seconds:.0f}s, watching {s.root} ({s.watcher})",
+    lines = [f"pid {s.pid}, up {s.uptime_seconds:.0f}s, watching {for_terminal(s.root)} ({s.watcher})",
              f"files {s.files}, chunks {s.chunks}, vectors {s.vectors}, edges {s.edges}",
              f"pending changes {s.pending_changes}"]
     if last:
@@ -126,7 +129,7 @@ def format_daemons(daemons: list[dict[str, Any]]) -> str:
     for d in daemons:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(d["started"]))
         how = f"on demand, stops after {d['idle_minutes']:g} idle minutes" if d.get("auto") else "started by hand"
-        lines.append(f"pid {d['pid']}  {d['root']}  (since {started}; {how})")
+        lines.append(f"pid {d['pid']}  {for_terminal(d['root'])}  (since {started}; {how})")
     return "\n".join(lines)
 
 
@@ -139,9 +142,9 @@ def format_doctor(report: Report, color: bool) -> str:
     for check in report.checks:
         mark, tint = DOCTOR_MARKS[check.status]
         shown = f"{tint}{mark}{RESET}" if color else mark
-        lines.append(f"{shown}  {check.area:<10} {check.detail}")
+        lines.append(f"{shown}  {check.area:<10} {for_terminal(check.detail)}")
         if check.fix and check.status != "ok":
-            lines.append(f"      {'':<10} -> {check.fix}")
+            lines.append(f"      {'':<10} -> {for_terminal(check.fix)}")
     failed = sum(c.status == "fail" for c in report.checks)
     verdict = "1 problem needs action" if failed == 1 else f"{failed} problems need action"
     lines.append(verdict if failed else "healthy")
