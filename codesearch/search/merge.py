@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..text import text_problem
 from ..wire import json_depth
 from .fusion import boost_problem, fuse
 
@@ -54,8 +55,8 @@ def parse_boosts(text: str | None) -> dict[str, float]:
 
 def read_lists(text: str) -> list[SourceList]:
     """The JSON text of the input -> the source lists. NaN, Infinity and numbers past a float
-    (which Python's json reads) are refused, as is nesting past MAX_INPUT_DEPTH, so that the
-    answer can be written as JSON too."""
+    (which Python's json reads) are refused, as are nesting past MAX_INPUT_DEPTH and text that is
+    not UTF-8 or holds a NUL (text.text_problem), so that the answer can be written as JSON too."""
     if not text.strip():
         raise MergeInputError("the input is empty: give a JSON array on stdin")
     try:
@@ -66,7 +67,28 @@ def read_lists(text: str) -> list[SourceList]:
         raise MergeInputError(TOO_DEEP) from None
     if json_depth(data, MAX_INPUT_DEPTH) > MAX_INPUT_DEPTH:
         raise MergeInputError(TOO_DEEP)
+    problem = _text_problem_in(data)
+    if problem:
+        raise MergeInputError(f"a string in the input {problem}")
     return parse_lists(data)
+
+
+def _text_problem_in(data: Any) -> str | None:
+    """The first problem of any string in the input, keys included (a lone surrogate from
+    "\\ud800" or from bytes that were not UTF-8 could not be printed back), or None."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            problem = text_problem(item)
+            if problem:
+                return problem
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 def _refuse_constant(name: str) -> Any:

@@ -111,6 +111,7 @@ def merge_cli(stdin: str, *args: str) -> subprocess.CompletedProcess:
     ('[{"source": "a", "results": [{"id": "x", "score": Infinity}]}]', "Infinity"),
     ('[{"source": "a", "results": [{"id": "x", "score": 1e999}]}]', "1e999"),  # read as inf
     ("[" * 100_000 + "]" * 100_000, "nests deeper"),  # was exit 1, "unexpected error: RecursionError"
+    ('[{"source": "\\ud800", "results": [{"id": "x"}]}]', "not valid UTF-8"),  # was UnicodeEncodeError
 ])
 def test_merge_refuses_input_it_could_not_write_back(stdin, says):
     done = merge_cli(stdin)

@@ -156,6 +156,9 @@ def test_merge_never_fails_on_lists_whose_results_all_have_ids(results):
     ("[" * 33 + "]" * 33, "nests deeper than 32"),
     ("", "empty"),
     ("[1", "not JSON"),
+    ('[{"source": "\\ud800", "results": []}]', "not valid UTF-8"),  # could not be printed back
+    ('[{"source": "a", "results": [{"id": "x", "t\udcff": 1}]}]', "not valid UTF-8"),  # stdin's byte 0xff
+    ('[{"source": "a", "results": [{"id": "x\\u0000"}]}]', "NUL"),
 ])
 def test_bad_input_text_is_one_line(text, words):
     """Whatever the input, the answer is valid JSON or one line: json.loads takes NaN, Infinity
