@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..locations import command_root
-from ..text import for_terminal
+from ..text import for_terminal, text_problem
 from .parser import (
     EXIT_ERROR,
     EXIT_NO_MATCH,
@@ -425,15 +425,18 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.batch:
         if not args.repo and _workspace(args) is None:
             raise UsageError("--batch needs --repo PATH (or --workspace FILE)")
-        queries = Path(args.batch).read_text(encoding="utf-8").splitlines()
+        # a line that is not UTF-8 is answered as a bad line, like an empty one, not the whole file refused
+        queries = Path(args.batch).read_text(encoding="utf-8", errors="surrogateescape").splitlines()
     else:
         if not args.text or not " ".join(args.text).strip():
             raise UsageError("the query is empty: codesearch query TEXT")
         queries = [" ".join(args.text)]
     _filters(args)  # validated before anything is opened
     for text in queries:
-        if args.batch and not text.strip():
-            print(json.dumps({"query": text, "results": [], "timing_ms": {"total": 0.0}, "error": "empty query"}))
+        problem = _bad_batch_line(text) if args.batch else None
+        if problem:
+            shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+            print(json.dumps({"query": shown, "results": [], "timing_ms": {"total": 0.0}, "error": problem}))
             continue
         try:
             request = SearchRequest.from_dict(search_params(args, text))
@@ -450,6 +453,14 @@ def cmd_query(args: argparse.Namespace) -> int:
         if answer.note:
             print(f"codesearch: {answer.note}", file=sys.stderr)
     return EXIT_OK
+
+
+def _bad_batch_line(text: str) -> str | None:
+    """Why a line of a --batch file gets an error object instead of an answer, or None."""
+    if not text.strip():
+        return "empty query"
+    problem = text_problem(text)
+    return f"the query {problem}" if problem else None
 
 
 def _search(service: Service, request: SearchRequest) -> SearchAnswer:

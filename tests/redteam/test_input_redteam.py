@@ -159,6 +159,19 @@ def test_cli_text_that_is_not_utf8_is_refused_in_a_line(indexed, args):
     assert "is not valid UTF-8 text" in one_line_error(done)
 
 
+def test_a_batch_answers_a_bad_line_in_its_place(indexed, tmp_path):
+    """A line with a NUL ended the batch with exit 2; a byte that was not UTF-8 was "unexpected
+    error: UnicodeDecodeError" before any line was answered."""
+    batch = tmp_path / "queries.txt"
+    batch.write_bytes(b"clamp\na\x00b\nr\xffy\nclamp\n")
+    done = run_cli("query", "--batch", str(batch), "--repo", str(indexed), "--json", "--mode", "keyword")
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a.get("error") for a in answers] == [None, "the query holds a NUL character",
+                                                 "the query is not valid UTF-8 text", None]
+    assert answers[0]["results"] and answers[3]["results"] == answers[0]["results"]
+
+
 @pytest.fixture(scope="module")
 def daemon(request):
     """A daemon on a small repository of its own (short path: a socket's is bounded)."""
