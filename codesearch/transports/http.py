@@ -4,7 +4,11 @@ body (GET for methods that take none), `GET /health` and `GET /openapi.json`.
 The same records, checks and answers as the socket; only the framing and the status codes are
 HTTP's. It binds loopback unless a bearer token is configured, and on loopback it answers only
 requests addressed to a loopback host name (a web page cannot reach it through DNS rebinding),
-and only JSON bodies (a page's form post cannot trigger an index run).
+and only JSON requests (a page's form post cannot trigger an index run).
+
+A refused request closes its connection, so bytes it sent and nobody read (a body, or a second
+request hidden in one) are never taken for the next request. A request's framing must be
+unambiguous: one Content-Length, no Transfer-Encoding.
 """
 
 from __future__ import annotations
@@ -95,6 +99,13 @@ class _Reply(Exception):
         self.code = code
         self.headers = headers or {}
 
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": str(self)}}
+
+
+def _encode(body: Any) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: a client's next request skips the TCP handshake
@@ -133,32 +144,75 @@ class _Handler(BaseHTTPRequestHandler):
         if code == 501:
             code, message = 405, f"{self.command} is not a method this server takes"
         self.close_connection = True
-        self._send(code, {"error": {"code": _CODES.get(code, "error"), "message": message or explain or ""}})
+        self._send(code, _encode({"error": {"code": _CODES.get(code, "error"), "message": message or explain or ""}}))
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)
 
     def _serve(self, verb: str) -> None:
-        with paused_gc():  # a large answer is many small objects, made and written at once
-            try:
-                self._check_host()
-                self._check_token()
-                status, body = self._answer(verb)
-                self._send(status, body)
-            except _Reply as reply:
-                self._send(reply.status, {"error": {"code": reply.code, "message": str(reply)}}, reply.headers)
+        headers: dict[str, str] = {}
+        try:
+            route, params = self._read_request(verb)
+            with paused_gc():  # a large answer is many small objects, made at once
+                status, data = 200, _encode(self._answer(route, params))
+        except _Reply as reply:
+            self.close_connection = True  # what the client sent and nobody read must never pass for a request
+            status, data, headers = reply.status, _encode(reply.body()), reply.headers
+        self._send(status, data, headers)
 
-    def _answer(self, verb: str) -> tuple[int, Any]:
+    def _read_request(self, verb: str) -> tuple[Route, Any]:
+        """The route and parameters of a request to answer, or _Reply. The framing comes first:
+        until the end of the request is certain, nothing in it can be trusted."""
+        length = self._body_length()
+        self._check_host()
+        self._check_token()
+        route = self._route(verb)
+        if verb == "POST":
+            return route, self._body(length)
+        if length:
+            raise _Reply(400, "bad_request", f"a {verb} request takes no body")
+        return route, {}
+
+    def _route(self, verb: str) -> Route:
         path = self.path.split("?", 1)[0]
         route = self.server.routes.get(path)
         if route is None:
             raise _Reply(404, "not_found", f"no such endpoint: {path}; see GET {OPENAPI_PATH}")
         if verb != route.verb:
             raise _Reply(405, "method_not_allowed", f"{path} takes {route.verb}, not {verb}", {"Allow": route.verb})
+        return route
+
+    def _answer(self, route: Route, params: Any) -> Any:
         if route.method is None:  # the description of this API
-            return 200, self.server.openapi()
-        params = self._body() if verb == "POST" else {}
-        return 200, self._call(route.method, params)
+            return self.server.openapi()
+        return self._call(route.method, params)
+
+    def _body_length(self) -> int:
+        """The length of the body, from its one Content-Length (0 without). Framing that two
+        parsers could read two ways is refused: two lengths, a Transfer-Encoding, a header line
+        the parser dropped (`Content-Length : 5`), a length that is not plain digits."""
+        headers = self.headers
+        if headers.defects:
+            raise _Reply(400, "bad_request", "a header line is malformed (a space before its colon?)")
+        if len(headers.get_all("Host") or ()) > 1:
+            raise _Reply(400, "bad_request", "more than one Host header")
+        lengths = headers.get_all("Content-Length") or []
+        codings = headers.get_all("Transfer-Encoding") or []
+        if codings and lengths:
+            raise _Reply(400, "bad_request", "both Transfer-Encoding and Content-Length: the body's end is ambiguous")
+        if codings:
+            if ",".join(codings).rsplit(",", 1)[-1].strip(" \t").lower() == "chunked":
+                raise _Reply(411, "length_required", "send the body with a Content-Length, not chunked")
+            raise _Reply(400, "bad_request", "Transfer-Encoding is not supported; send the body with a Content-Length")
+        if len(lengths) > 1:
+            raise _Reply(400, "bad_request", "more than one Content-Length header")
+        value = lengths[0].strip(" \t") if lengths else "0"
+        if not (value.isascii() and value.isdigit()):
+            raise _Reply(400, "bad_request", f"Content-Length is not a number of bytes: {value[:40]!r}")
+        length = int(value) if len(value) <= 20 else MAX_MESSAGE_BYTES + 1
+        if length > MAX_MESSAGE_BYTES:
+            raise _Reply(413, "too_large", f"the body is larger than {MAX_MESSAGE_BYTES} bytes")
+        return length
 
     def _check_host(self) -> None:
         if self.server.token or not self.server.address.loopback:
@@ -178,27 +232,18 @@ class _Handler(BaseHTTPRequestHandler):
             raise _Reply(401, "unauthorized", "a valid `Authorization: Bearer TOKEN` header is required",
                          {"WWW-Authenticate": "Bearer"})
 
-    def _body(self) -> Any:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            self.close_connection = True  # the chunked body is left unread: this connection cannot go on
-            raise _Reply(411, "length_required", "send the body with a Content-Length, not chunked")
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            self.close_connection = True
-            raise _Reply(400, "bad_request", "Content-Length is not a number") from None
-        if length < 0:
-            self.close_connection = True
-            raise _Reply(400, "bad_request", "Content-Length is negative")
-        if length > MAX_MESSAGE_BYTES:
-            self.close_connection = True  # not read: the connection cannot be reused
-            raise _Reply(413, "too_large", f"the body is larger than {MAX_MESSAGE_BYTES} bytes")
+    def _body(self, length: int) -> Any:
+        """The JSON body (`{}` when empty). A POST must say application/json, body or not: a web
+        page can send a form or text/plain cross-origin without asking, but not JSON."""
+        kind = self.headers.get("Content-Type", "").split(";", 1)[0].strip(" \t").lower()
+        if kind != "application/json":
+            raise _Reply(415, "unsupported_media_type",
+                         "a POST must carry Content-Type: application/json, even without a body")
         data = self.rfile.read(length) if length else b""
+        if len(data) < length:
+            raise _Reply(400, "bad_request", f"the body ended after {len(data)} of its {length} bytes")
         if not data.strip():
             return {}
-        kind = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
-        if kind != "application/json":
-            raise _Reply(415, "unsupported_media_type", "send the body as application/json")
         try:
             return parse_json(data)
         except BadMessage as exc:
@@ -220,8 +265,7 @@ class _Handler(BaseHTTPRequestHandler):
             log.exception("HTTP request %s failed", method)
             raise _Reply(500, "internal", f"internal error: {exc.__class__.__name__}") from None
 
-    def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")

@@ -1,0 +1,149 @@
+"""The red team's findings against the daemon's HTTP front-end (issue 35), each reproduced over a
+raw socket against a real server on loopback: a refused request's unread body taken for the next
+request, ambiguous framing, a bodiless POST that is not JSON."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import socket
+import time
+
+import pytest
+from daemon_helpers import seed_repo, seeded_daemon, wait_for  # noqa: F401 - fixtures by name
+
+# a complete request of its own, sent as the body of one the server refuses: a DNS-rebinding page
+# can address that body's Host to localhost, but not the request that carries it
+SMUGGLED = (b"POST /v1/codebase/index HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 2\r\n\r\n{}")
+SEARCH_BODY = b'{"query": "parse config", "mode": "keyword", "limit": 3}'
+SEARCH_HEAD = b"POST /v1/codebase/search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+SEARCH = SEARCH_HEAD + b"Content-Length: %d\r\n\r\n" % len(SEARCH_BODY) + SEARCH_BODY
+ANSWER_WAIT_SECONDS = 5.0  # how long a test waits for the server to answer or hang up
+
+
+def _address(daemon) -> tuple[str, int]:
+    host, _, port = daemon.call("health")["http"].rpartition(":")
+    return host, int(port)
+
+
+@pytest.fixture(scope="module")
+def served(request, seed_repo):  # noqa: F811 - the fixture imported above
+    """A daemon with HTTP on an ephemeral loopback port, idle."""
+    daemon = seeded_daemon(request, seed_repo, extra=("--http", "0"), warm=False)
+    wait_for(daemon.idle, timeout=60, what="the daemon to be idle")
+    return daemon, _address(daemon)
+
+
+def read_until_closed(sock: socket.socket, wait: float = ANSWER_WAIT_SECONDS) -> tuple[bytes, bool]:
+    """What the server sends within `wait` seconds, and whether it hung up by then."""
+    received, deadline = b"", time.monotonic() + wait
+    while (left := deadline - time.monotonic()) > 0:
+        sock.settimeout(left)
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            break
+        except ConnectionResetError:
+            return received, True
+        if not chunk:
+            return received, True
+        received += chunk
+    return received, False
+
+
+def exchange(address: tuple[str, int], data: bytes) -> tuple[bytes, bool]:
+    """Send `data` on a new connection: the server's bytes, and whether it hung up."""
+    with socket.create_connection(address, timeout=ANSWER_WAIT_SECONDS) as sock:
+        sock.sendall(data)
+        return read_until_closed(sock)
+
+
+def statuses(received: bytes) -> list[int]:
+    return [int(code) for code in re.findall(rb"^HTTP/1\.1 (\d{3}) ", received, re.MULTILINE)]
+
+
+def reindexes(daemon) -> int:
+    return daemon.call("status")["reindex_count"]
+
+
+# --- 1. a refused request closes its connection ---------------------------------------------------
+
+REFUSED = {
+    "foreign Host": SEARCH_HEAD.replace(b"Host: localhost", b"Host: attacker.example"),
+    "no such endpoint": b"POST /v1/codebase/nothing HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n",
+    "wrong method": b"PUT /v1/codebase/search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n",
+    "GET with a body": b"GET /health HTTP/1.1\r\nHost: localhost\r\n",
+    "not JSON": b"POST /v1/codebase/search HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n",
+}
+
+
+@pytest.mark.parametrize("head", REFUSED.values(), ids=REFUSED.keys())
+def test_a_refused_request_closes_its_connection_and_its_body_never_runs(served, head):
+    daemon, address = served
+    before = reindexes(daemon)
+    received, closed = exchange(address, head + b"Content-Length: %d\r\n\r\n" % len(SMUGGLED) + SMUGGLED)
+    assert len(statuses(received)) == 1 and statuses(received)[0] >= 400, received
+    assert closed and b"Connection: close" in received, received
+    assert reindexes(daemon) == before
+
+
+# --- 2. framing two readers could read two ways is refused ----------------------------------------
+
+N = len(SEARCH_BODY)
+AMBIGUOUS = {
+    "two lengths": b"Content-Length: %d\r\nContent-Length: %d\r\n" % (N, N + 20),
+    "two equal lengths": b"Content-Length: %d\r\nContent-Length: %d\r\n" % (N, N),
+    "chunked and a length": b"Transfer-Encoding: chunked\r\nContent-Length: %d\r\n" % N,
+    "a length and chunked": b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n" % N,
+    "another coding": b"Transfer-Encoding: gzip\r\n",
+    "a signed length": b"Content-Length: +%d\r\n" % N,
+    "a length with an underscore": b"Content-Length: 0_%d\r\n" % N,
+    "a space before the colon": b"Content-Length : %d\r\n" % N,
+    "two hosts": b"Host: attacker.example\r\nContent-Length: %d\r\n" % N,
+    "a word for a length": b"Content-Length: many\r\n",
+    "a negative length": b"Content-Length: -%d\r\n" % N,
+}
+
+
+@pytest.mark.parametrize("framing", AMBIGUOUS.values(), ids=AMBIGUOUS.keys())
+def test_ambiguous_framing_is_refused_with_400_and_closed(served, framing):
+    _, address = served
+    received, closed = exchange(address, SEARCH_HEAD + framing + b"\r\n" + SEARCH_BODY)
+    assert statuses(received) == [400] and closed, received
+    assert b'"bad_request"' in received
+
+
+# --- 3. every POST is JSON, body or not ------------------------------------------------------------
+
+NOT_JSON = {"text/plain": b"Content-Type: text/plain\r\n", "none": b"",
+            "form": b"Content-Type: application/x-www-form-urlencoded\r\n"}
+
+
+@pytest.mark.parametrize("content_type", NOT_JSON.values(), ids=NOT_JSON.keys())
+def test_a_bodiless_post_that_is_not_json_is_refused_and_starts_no_index_run(served, content_type):
+    daemon, address = served
+    before = reindexes(daemon)
+    received, closed = exchange(address, b"POST /v1/codebase/index HTTP/1.1\r\nHost: localhost\r\n"
+                                         b"Origin: http://attacker.example\r\n" + content_type
+                                + b"Content-Length: 0\r\n\r\n")
+    assert statuses(received) == [415] and closed, received
+    assert b'"unsupported_media_type"' in received
+    assert reindexes(daemon) == before
+
+
+def test_json_with_a_charset_is_served_and_the_connection_kept(served):
+    _, (host, port) = served
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    try:
+        conn.connect()
+        first = conn.sock
+        for _ in range(2):
+            conn.request("POST", "/v1/codebase/search", body=SEARCH_BODY,
+                         headers={"Content-Type": "application/json; charset=utf-8"})
+            response = conn.getresponse()
+            assert response.status == 200 and json.loads(response.read())["results"]
+        assert conn.sock is first  # the same connection served both
+    finally:
+        conn.close()
