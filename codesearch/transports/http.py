@@ -223,12 +223,16 @@ class _Handler(BaseHTTPRequestHandler):
             raise _Reply(403, "forbidden", f"this server answers requests for localhost only, not for {host!r}")
 
     def _check_token(self) -> None:
-        token = self.server.token
-        if not token:
+        """The token as the client's UTF-8 bytes: http.server hands header values over decoded
+        as Latin-1, so encoding them back gives the bytes sent."""
+        if not self.server.token:
             return
-        given = self.headers.get("Authorization", "")
-        scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
+        scheme, _, value = self.headers.get("Authorization", "").partition(" ")
+        try:
+            given = value.strip(" \t").encode("latin-1")
+        except UnicodeEncodeError:
+            given = b""
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given, self.server.token_bytes):
             raise _Reply(401, "unauthorized", "a valid `Authorization: Bearer TOKEN` header is required",
                          {"WWW-Authenticate": "Bearer"})
 
@@ -290,6 +294,7 @@ class HttpServer(BoundedThreads, HTTPServer):
         check_exposure(address, token)
         self.service = service
         self.token = token or None
+        self.token_bytes = (token or "").encode("utf-8")
         self.routes: dict[str, Route] = routes()
         self.address_family = socket.AF_INET6 if ":" in address.host else socket.AF_INET
         super().__init__((address.host, address.port), _Handler)

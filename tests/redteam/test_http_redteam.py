@@ -1,6 +1,7 @@
 """The red team's findings against the daemon's HTTP front-end (issue 35), each reproduced over a
 raw socket against a real server on loopback: a refused request's unread body taken for the next
-request, ambiguous framing, a bodiless POST that is not JSON."""
+request, ambiguous framing, a bodiless POST that is not JSON, and the bearer token compared as
+the wrong bytes."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ SEARCH_BODY = b'{"query": "parse config", "mode": "keyword", "limit": 3}'
 SEARCH_HEAD = b"POST /v1/codebase/search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
 SEARCH = SEARCH_HEAD + b"Content-Length: %d\r\n\r\n" % len(SEARCH_BODY) + SEARCH_BODY
 ANSWER_WAIT_SECONDS = 5.0  # how long a test waits for the server to answer or hang up
+TOKEN = "clé-secrète-à"  # its UTF-8 ends in 0xA0, which Latin-1 reads as a space str.strip() would drop
 
 
 def _address(daemon) -> tuple[str, int]:
@@ -33,6 +35,13 @@ def served(request, seed_repo):  # noqa: F811 - the fixture imported above
     """A daemon with HTTP on an ephemeral loopback port, idle."""
     daemon = seeded_daemon(request, seed_repo, extra=("--http", "0"), warm=False)
     wait_for(daemon.idle, timeout=60, what="the daemon to be idle")
+    return daemon, _address(daemon)
+
+
+@pytest.fixture(scope="module")
+def guarded(request, seed_repo):  # noqa: F811 - the fixture imported above
+    """A daemon with HTTP and a token that is not ASCII."""
+    daemon = seeded_daemon(request, seed_repo, extra=("--http", "0", "--http-token", TOKEN), warm=False)
     return daemon, _address(daemon)
 
 
@@ -87,6 +96,13 @@ def test_a_refused_request_closes_its_connection_and_its_body_never_runs(served,
     assert len(statuses(received)) == 1 and statuses(received)[0] >= 400, received
     assert closed and b"Connection: close" in received, received
     assert reindexes(daemon) == before
+
+
+def test_an_unauthorized_request_closes_its_connection(guarded):
+    _, address = guarded
+    head = SEARCH_HEAD + b"Authorization: Bearer wrong\r\n"
+    received, closed = exchange(address, head + b"Content-Length: %d\r\n\r\n" % len(SMUGGLED) + SMUGGLED)
+    assert statuses(received) == [401] and closed, received
 
 
 # --- 2. framing two readers could read two ways is refused ----------------------------------------
@@ -147,3 +163,15 @@ def test_json_with_a_charset_is_served_and_the_connection_kept(served):
         assert conn.sock is first  # the same connection served both
     finally:
         conn.close()
+
+
+# --- 5. the token is its UTF-8 bytes -----------------------------------------------------------------
+
+@pytest.mark.parametrize("encoding, status", [("utf-8", 200), ("latin-1", 401)])
+def test_the_token_is_compared_as_its_utf8_bytes(guarded, encoding, status):
+    _, address = guarded
+    head = b"GET /health HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + TOKEN.encode(encoding) + b"\r\n\r\n"
+    with socket.create_connection(address, timeout=30) as sock:
+        sock.sendall(head)
+        received, _ = read_until_closed(sock, 3.0)
+    assert statuses(received) == [status], received[:300]
