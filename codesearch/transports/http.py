@@ -8,17 +8,22 @@ and only JSON requests (a page's form post cannot trigger an index run).
 
 A refused request closes its connection, so bytes it sent and nobody read (a body, or a second
 request hidden in one) are never taken for the next request. A request's framing must be
-unambiguous: one Content-Length, no Transfer-Encoding.
+unambiguous: one Content-Length, no Transfer-Encoding. Slow clients are bounded twice: each request
+must arrive whole within REQUEST_DEADLINE_SECONDS, and one address holds at most
+MAX_CONNECTIONS_PER_CLIENT connections, so its slow clients cannot take every thread.
 """
 
 from __future__ import annotations
 
 import hmac
+import io
 import ipaddress
 import json
 import logging
 import socket
 import threading
+import time
+from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
@@ -43,6 +48,11 @@ log = logging.getLogger("codesearch.http")
 TOKEN_ENV = "CODESEARCH_HTTP_TOKEN"
 DEFAULT_HOST = "127.0.0.1"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+# a request's line, headers and body must all arrive within this many seconds of its first byte (a
+# connection's first request: of the accept); the wait between keep-alive requests is IDLE_TIMEOUT_SECONDS
+REQUEST_DEADLINE_SECONDS = 20.0
+MAX_CONNECTIONS_PER_CLIENT = 32  # open from one address (all of a host's local clients share one); past it: busy
+BUSY_SEND_SECONDS = 1.0  # how long the accepting thread waits to hand a refused client its 503
 
 
 class HttpConfigError(ValueError):
@@ -107,6 +117,42 @@ def _encode(body: Any) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+class _RequestClock(io.RawIOBase):
+    """A connection's bytes, read so that each request arrives whole within `request_seconds`: a
+    socket timeout bounds one read only, which a client sending a byte a minute never meets.
+    Between requests a read waits up to `idle_seconds`; a request's clock starts at its first
+    byte (a connection's first request's: at the accept)."""
+
+    def __init__(self, sock: socket.socket, idle_seconds: float, request_seconds: float):
+        super().__init__()
+        self._sock = sock
+        self._idle_seconds = idle_seconds
+        self._request_seconds = request_seconds
+        self._deadline: float | None = time.monotonic() + request_seconds
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._deadline is None:
+            wait = self._idle_seconds
+        else:
+            wait = self._deadline - time.monotonic()
+            if wait <= 0:
+                raise TimeoutError(f"the request did not arrive whole within {self._request_seconds:g} s")
+        self._sock.settimeout(wait)
+        count = self._sock.recv_into(buffer)
+        if count and self._deadline is None:
+            self._deadline = time.monotonic() + self._request_seconds
+        return count
+
+    def request_read(self) -> None:
+        """The request is in: the next one's clock starts at its first byte, and the answer is
+        written under the idle timeout, not under what was left of this request's time."""
+        self._deadline = None
+        self._sock.settimeout(self._idle_seconds)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: a client's next request skips the TCP handshake
     # headers and body go out as two writes: without TCP_NODELAY, Nagle holds the body back until
@@ -116,6 +162,13 @@ class _Handler(BaseHTTPRequestHandler):
     server: HttpServer
     server_version = "codesearch"
     sys_version = ""
+    clock: _RequestClock
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # replaced by a reader that keeps each request's deadline
+        self.clock = _RequestClock(self.connection, IDLE_TIMEOUT_SECONDS, self.server.request_seconds)
+        self.rfile = io.BufferedReader(self.clock)
 
     def do_GET(self) -> None:
         self._serve("GET")
@@ -153,6 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
         headers: dict[str, str] = {}
         try:
             route, params = self._read_request(verb)
+            self.clock.request_read()
             with paused_gc():  # a large answer is many small objects, made at once
                 status, data = 200, _encode(self._answer(route, params))
         except _Reply as reply:
@@ -290,6 +344,9 @@ class _Handler(BaseHTTPRequestHandler):
 class HttpServer(BoundedThreads, HTTPServer):
     """The HTTP front-end of one service; `serve_in_thread`, then `close`."""
 
+    request_seconds = REQUEST_DEADLINE_SECONDS
+    max_per_client = MAX_CONNECTIONS_PER_CLIENT
+
     def __init__(self, address: HttpAddress, service: Service, token: str | None = None):
         check_exposure(address, token)
         self.service = service
@@ -297,6 +354,9 @@ class HttpServer(BoundedThreads, HTTPServer):
         self.token_bytes = (token or "").encode("utf-8")
         self.routes: dict[str, Route] = routes()
         self.address_family = socket.AF_INET6 if ":" in address.host else socket.AF_INET
+        self._clients: Counter[str] = Counter()  # open connections by client address
+        self._client_of: dict[Any, str] = {}
+        self._clients_lock = threading.Lock()
         super().__init__((address.host, address.port), _Handler)
         self.address = HttpAddress(address.host, self.server_address[1])  # the real port when 0 was asked
         self._openapi: dict | None = None
@@ -306,11 +366,41 @@ class HttpServer(BoundedThreads, HTTPServer):
             self._openapi = openapi_document(f"http://{self.address}", secured=bool(self.token))
         return self._openapi
 
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """Admit a connection unless its address already holds max_per_client: one address's
+        slow or idle clients then take their share of the threads, not all of them."""
+        host = str(client_address[0])
+        with self._clients_lock:
+            crowded = self._clients[host] >= self.max_per_client
+            if not crowded:
+                self._clients[host] += 1
+                self._client_of[request] = host
+        if crowded:
+            self._busy(request, f"busy: {self.max_per_client} connections from {host} are open")
+        return not crowded
+
+    def shutdown_request(self, request: Any) -> None:
+        """Every admitted connection ends here (served, or refused past MAX_CONNECTIONS)."""
+        with self._clients_lock:
+            host = self._client_of.pop(request, None)
+            if host is not None:
+                self._clients[host] -= 1
+                if self._clients[host] <= 0:
+                    del self._clients[host]
+        super().shutdown_request(request)
+
     def refuse(self, request: Any) -> None:
-        body = json.dumps({"error": {"code": "busy", "message": f"busy: {MAX_CONNECTIONS} connections are open"}})
-        request.sendall((f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                         f"Retry-After: {max(1, BUSY_RETRY_AFTER_MS // 1000)}\r\nConnection: close\r\n"
-                         f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
+        self._busy(request, f"busy: {MAX_CONNECTIONS} connections are open")
+
+    def _busy(self, request: Any, message: str) -> None:
+        body = json.dumps({"error": {"code": "busy", "message": message}})
+        try:
+            request.settimeout(BUSY_SEND_SECONDS)
+            request.sendall((f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                             f"Retry-After: {max(1, BUSY_RETRY_AFTER_MS // 1000)}\r\nConnection: close\r\n"
+                             f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
+        except OSError:
+            pass
 
     def serve_in_thread(self) -> None:
         threading.Thread(target=self.serve_forever, name="http", daemon=True).start()

@@ -1,18 +1,25 @@
 """The red team's findings against the daemon's HTTP front-end (issue 35), each reproduced over a
 raw socket against a real server on loopback: a refused request's unread body taken for the next
-request, ambiguous framing, a bodiless POST that is not JSON, and the bearer token compared as
-the wrong bytes."""
+request, ambiguous framing, a bodiless POST that is not JSON, slow clients holding every thread,
+and the bearer token compared as the wrong bytes."""
 
 from __future__ import annotations
 
 import http.client
 import json
 import re
+import selectors
 import socket
 import time
 
 import pytest
-from daemon_helpers import seed_repo, seeded_daemon, wait_for  # noqa: F401 - fixtures by name
+from daemon_helpers import seed_repo, seeded_copy, seeded_daemon, wait_for  # noqa: F401 - fixtures by name
+
+from codesearch.api.local import LocalService
+from codesearch.config import load_settings
+from codesearch.indexing.index import Index
+from codesearch.transports.http import MAX_CONNECTIONS_PER_CLIENT, HttpAddress, HttpServer
+from codesearch.transports.limits import MAX_CONNECTIONS
 
 # a complete request of its own, sent as the body of one the server refuses: a DNS-rebinding page
 # can address that body's Host to localhost, but not the request that carries it
@@ -21,6 +28,8 @@ SMUGGLED = (b"POST /v1/codebase/index HTTP/1.1\r\nHost: localhost\r\nContent-Typ
 SEARCH_BODY = b'{"query": "parse config", "mode": "keyword", "limit": 3}'
 SEARCH_HEAD = b"POST /v1/codebase/search HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
 SEARCH = SEARCH_HEAD + b"Content-Length: %d\r\n\r\n" % len(SEARCH_BODY) + SEARCH_BODY
+QUICK_DEADLINE_SECONDS = 2.0  # the request deadline of the in-process server: the slow-client tests' length
+DRIP_SECONDS = 1.0  # a slow client sends one byte this often
 ANSWER_WAIT_SECONDS = 5.0  # how long a test waits for the server to answer or hang up
 TOKEN = "clé-secrète-à"  # its UTF-8 ends in 0xA0, which Latin-1 reads as a space str.strip() would drop
 
@@ -43,6 +52,19 @@ def guarded(request, seed_repo):  # noqa: F811 - the fixture imported above
     """A daemon with HTTP and a token that is not ASCII."""
     daemon = seeded_daemon(request, seed_repo, extra=("--http", "0", "--http-token", TOKEN), warm=False)
     return daemon, _address(daemon)
+
+
+@pytest.fixture
+def quick(request, seed_repo):  # noqa: F811 - the fixture imported above
+    """An HTTP server in this process over a copy of the seed, whose request deadline is short."""
+    root = seeded_copy(request, seed_repo)
+    index = Index(root, load_settings(root))
+    server = HttpServer(HttpAddress("127.0.0.1", 0), LocalService(index))
+    server.request_seconds = QUICK_DEADLINE_SECONDS
+    server.serve_in_thread()
+    yield server, ("127.0.0.1", server.address.port)
+    server.close()
+    index.close()
 
 
 def read_until_closed(sock: socket.socket, wait: float = ANSWER_WAIT_SECONDS) -> tuple[bytes, bool]:
@@ -163,6 +185,116 @@ def test_json_with_a_charset_is_served_and_the_connection_kept(served):
         assert conn.sock is first  # the same connection served both
     finally:
         conn.close()
+
+
+# --- 4. slow clients ---------------------------------------------------------------------------------
+
+def drip(sock: socket.socket, payload: bytes, give_up: float) -> float | None:
+    """Send `payload` a byte every DRIP_SECONDS until the server hangs up: the seconds that took
+    (None if it had not after `give_up` seconds)."""
+    began = time.monotonic()
+    with selectors.DefaultSelector() as selector:
+        selector.register(sock, selectors.EVENT_READ)
+        for i in range(len(payload) + 1):
+            if time.monotonic() - began > give_up:
+                return None
+            if selector.select(DRIP_SECONDS) and read_until_closed(sock, 1.0)[1]:
+                return time.monotonic() - began
+            try:
+                sock.sendall(payload[i:i + 1])
+            except (BrokenPipeError, ConnectionResetError):
+                return time.monotonic() - began
+    return None
+
+
+SLOW = {
+    "nothing sent": (b"", b""),
+    "headers a byte at a time": (b"POST /v1/codebase/search HTTP/1.1\r\nHost: localhost\r\n", b"X-Slow: " + b"a" * 60),
+    "body a byte at a time": (SEARCH_HEAD + b"Content-Length: 60\r\n\r\n", b"a" * 60),
+}
+
+
+@pytest.mark.parametrize("start, payload", SLOW.values(), ids=SLOW.keys())
+def test_a_slow_client_is_cut_off_at_the_request_deadline(quick, start, payload):
+    _, address = quick
+    with socket.create_connection(address, timeout=10) as sock:
+        sock.sendall(start)
+        if payload:
+            took = drip(sock, payload, give_up=QUICK_DEADLINE_SECONDS + 4 * DRIP_SECONDS)
+        else:
+            waited, took = time.monotonic(), None
+            if read_until_closed(sock, QUICK_DEADLINE_SECONDS + 4 * DRIP_SECONDS)[1]:
+                took = time.monotonic() - waited
+    assert took is not None, "the slow client was never cut off"
+    assert QUICK_DEADLINE_SECONDS - 0.2 <= took <= QUICK_DEADLINE_SECONDS + 2 * DRIP_SECONDS
+
+
+def test_a_keep_alive_client_outlives_the_request_deadline(quick):
+    """The deadline bounds one request's arrival, not a connection's life."""
+    _, (host, port) = quick
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    try:
+        conn.connect()
+        first = conn.sock
+        for _ in range(3):
+            conn.request("POST", "/v1/codebase/search", body=SEARCH_BODY, headers={"Content-Type": "application/json"})
+            response = conn.getresponse()
+            assert response.status == 200, response.read()
+            response.read()
+            time.sleep(QUICK_DEADLINE_SECONDS * 0.75)
+        assert conn.sock is first
+    finally:
+        conn.close()
+
+
+def _connect_from(source: str, address: tuple[str, int]) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind((source, 0))
+    sock.settimeout(10)
+    sock.connect(address)
+    return sock
+
+
+def _busy_answers(socks: list[socket.socket], expected: int) -> int:
+    """How many of `socks` the server answered 503 and hung up on, waiting until `expected` have
+    (then a moment more, for any beyond)."""
+    answered, deadline = 0, time.monotonic() + 15
+    with selectors.DefaultSelector() as selector:
+        for sock in socks:
+            selector.register(sock, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            ready = selector.select(0.5 if answered >= expected else 1.0)
+            if not ready and answered >= expected:
+                break
+            for key, _ in ready:
+                selector.unregister(key.fileobj)
+                received, closed = read_until_closed(key.fileobj, 2.0)  # type: ignore[arg-type]
+                answered += int(closed and statuses(received) == [503] and b'"busy"' in received)
+    return answered
+
+
+def test_slow_clients_from_one_address_do_not_starve_another(served):
+    """MAX_CONNECTIONS clients from 127.0.0.2 that send nothing took every thread: everyone got 503.
+    Now that address holds its share and the rest are told busy; 127.0.0.1 is served."""
+    _, address = served
+    hogs = [_connect_from("127.0.0.2", address) for _ in range(MAX_CONNECTIONS)]
+    try:
+        with socket.create_connection(address, timeout=30) as sock:
+            sock.sendall(SEARCH)
+            received, _ = read_until_closed(sock, 3.0)
+        assert statuses(received) == [200], received[:300]
+        assert _busy_answers(hogs, MAX_CONNECTIONS - MAX_CONNECTIONS_PER_CLIENT) == \
+            MAX_CONNECTIONS - MAX_CONNECTIONS_PER_CLIENT
+    finally:
+        for sock in hogs:
+            sock.close()
+
+    def served_from_there() -> bool:
+        with _connect_from("127.0.0.2", address) as sock:
+            sock.sendall(SEARCH)
+            return statuses(read_until_closed(sock, 3.0)[0]) == [200]
+
+    wait_for(served_from_there, timeout=10, what="127.0.0.2 to be served again once its clients left")
 
 
 # --- 5. the token is its UTF-8 bytes -----------------------------------------------------------------
