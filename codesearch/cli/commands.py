@@ -345,6 +345,7 @@ def _index_here(args: argparse.Namespace) -> IndexAnswer:
     from ..api.local import index_answer
     from ..indexing.index import IndexBusy
     from ..indexing.indexer import Indexer, print_log
+    from ..store.space import OutOfSpace
     from .progress import progress_sink
     index = _open_index(args, create=True)
     try:
@@ -353,6 +354,9 @@ def _index_here(args: argparse.Namespace) -> IndexAnswer:
         report = indexer.run(embed=not args.no_vectors, wait_for_lock=args.wait, verify=args.verify)
     except IndexBusy as exc:  # a damaged catalog goes on to main(), which names the fix
         raise CommandError(str(exc)) from None
+    except OutOfSpace as exc:
+        raise CommandError(f"{exc}; queries answer from the index as it is: free some space, "
+                           "then run codesearch index again") from None
     finally:
         index.close()
     return index_answer(report)
@@ -728,12 +732,13 @@ def _run(args: argparse.Namespace) -> tuple[int, str | None]:
 
         from ..embedding.base import EmbeddingError
         from ..store.catalog import CatalogDamaged, CatalogError, is_damage  # only now: the CLI starts light
+        from ..store.space import OutOfSpace
         if isinstance(exc, CatalogDamaged) or is_damage(exc):
             root = getattr(args, "path", None) or getattr(args, "repo", None) or "."
             root = root[0] if isinstance(root, list) else root  # --repo and daemon PATH may repeat
             detail = str(exc) if isinstance(exc, CatalogError) else f"the index database is damaged ({exc})"
             return EXIT_ERROR, f"{detail}; rebuild it with: codesearch index --rebuild {root}"
-        if isinstance(exc, (CatalogError, sqlite3.DatabaseError, EmbeddingError)):
+        if isinstance(exc, (CatalogError, sqlite3.DatabaseError, EmbeddingError, OutOfSpace)):
             return EXIT_ERROR, str(exc)
         return EXIT_ERROR, f"unexpected error: {exc.__class__.__name__}: {exc} (rerun with --debug)"
 

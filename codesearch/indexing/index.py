@@ -18,6 +18,7 @@ from ..embedding.base import Embedder, model_slug
 from ..embedding.registry import process_embedder
 from ..paths import index_dir_for
 from ..store.catalog import LAYOUT_VERSION, SCHEMA_VERSION, Catalog
+from ..store.space import says_disk_full
 from ..store.vectors import ProbeResult, VectorStoreError
 
 if TYPE_CHECKING:
@@ -171,8 +172,11 @@ class Index:
             if self._vectors is None:
                 from ..store.vectors import VectorStore
                 s = self.settings
-                self._vectors = VectorStore(self.dir, self.collection_name, s.chroma_url, s.hnsw_m,
-                                            s.hnsw_construction_ef, s.hnsw_search_ef)
+                try:
+                    self._vectors = VectorStore(self.dir, self.collection_name, s.chroma_url, s.hnsw_m,
+                                                s.hnsw_construction_ef, s.hnsw_search_ef)
+                except OSError as exc:  # its open marker could not be written (a full disk)
+                    raise VectorStoreError(f"cannot open the vector store: {exc}") from exc
             return self._vectors
 
     @property
@@ -200,9 +204,9 @@ class Index:
                 expected = self.catalog.expected_vector_count()
                 self._vector_shortfall = max(0, expected - (result.count or 0))
                 if self._vector_shortfall:  # usable for what it holds; the next index restores the rest
-                    (self.dir / DAMAGED_NOTE).write_text(f"the vector store lacks {self._vector_shortfall} "
-                                                         f"of the {expected} vectors the catalog expects\n")
-            else:
+                    self._write_damage_note(f"the vector store lacks {self._vector_shortfall} "
+                                            f"of the {expected} vectors the catalog expects")
+            elif not says_disk_full(result.problem):  # a full disk is no damage: the store stays as it is
                 self.mark_vectors_damaged(f"the vector store is damaged ({result.problem})")
             return result
 
@@ -234,12 +238,20 @@ class Index:
 
     def mark_vectors_damaged(self, problem: str) -> None:
         """Remember that the store failed: no one here opens it again, and the next process that
-        indexes rebuilds it (the note on disk says so)."""
+        indexes rebuilds it (the note on disk says so). A store that failed for want of space is
+        not damaged: it is kept, and used again once there is space."""
         if self._shared is not None:
             self._shared.mark_vectors_damaged(problem)
             return
+        if says_disk_full(problem):
+            return
         with self._vector_lock:
             self._vector_problem = problem
+            self._write_damage_note(problem)
+
+    def _write_damage_note(self, problem: str) -> None:
+        """Tell the next process; this one remembers even where the note cannot be written."""
+        with contextlib.suppress(OSError):
             (self.dir / DAMAGED_NOTE).write_text(problem + "\n")
 
     def vectors_need_a_check(self) -> bool:

@@ -10,6 +10,7 @@ completes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -29,6 +30,7 @@ from ..paths import OutsideRoot, confine, on_disk
 from ..search.vendored import FileEntry, vendored_folders
 from ..store.catalog import COLLIDING_ID, CatalogError, FileRecord, VectorRow
 from ..store.graph import rebuild_import_edges, resolve_call_edges
+from ..store.space import OutOfSpace, full_disk_line, says_disk_full, space_errors
 from ..store.sqlite import sqlite3
 from ..store.vectors import VectorStoreError
 from ..vocabulary import NON_DEFINITION_KINDS
@@ -134,7 +136,7 @@ class Indexer:
         IndexInterrupted (a daemon shutting down). `verify` also checks the catalog's integrity
         (CatalogError when it is damaged) and reconciles every vector id with the store."""
         started = time.monotonic()
-        with IndexLock(self.index.dir) as lock:
+        with space_errors(self.index.dir), IndexLock(self.index.dir) as lock:
             lock.acquire(wait_for_lock, on_wait=lambda pid: self.log(
                 f"waiting for another codesearch process (pid {pid}) to finish writing the index"))
             report = IndexReport()
@@ -230,8 +232,16 @@ class Indexer:
     def update_catalog(self, report: IndexReport, paths: list[str] | None,
                        should_stop: Callable[[], bool] = lambda: False) -> None:
         """Files, chunks, keyword rows and edges brought up to date with the tree (or `paths`)."""
-        with self.catalog.bulk_writes():
+        with self.catalog.bulk_writes(), self._one_transaction(paths):
             self._update_catalog(report, paths, should_stop)
+
+    def _one_transaction(self, paths: list[str] | None) -> contextlib.AbstractContextManager:
+        """Changed paths (a daemon's batch) are written in one transaction: a run that fails
+        (a full disk, a lock held too long) commits nothing of them, and is tried again whole.
+        Not a whole tree, nor a run that resolves every edge on the workers: those read what the
+        run committed before, and a first index commits batch by batch."""
+        whole = paths is None or self.catalog.is_empty() or self.catalog.get_meta("edges_stale") == "1"
+        return contextlib.nullcontext() if whole else self.catalog.transaction()
 
     def _update_catalog(self, report: IndexReport, paths: list[str] | None, should_stop: Callable[[], bool]) -> None:
         if paths is not None:
@@ -406,6 +416,8 @@ class Indexer:
         """Probe the vector store (in a child process): a damaged or unreadable store is
         rebuilt from the catalog, one that lost vectors (or holds strays) is reconciled."""
         result = self.index.probe_vectors()
+        if not result.ok and says_disk_full(result.problem):
+            raise OutOfSpace(f"{full_disk_line(self.index.dir)}: the vector store cannot be opened")
         if not result.ok:
             self.repair_vectors(report)
             return
@@ -426,9 +438,11 @@ class Indexer:
     def sync_vectors(self, report: IndexReport, limit: int | None = None,
                      should_stop: Callable[[], bool] = lambda: False) -> None:
         """Make Chroma match the catalog: drop vectors of deleted chunks, add missing ones. A
-        store that fails on the way is rebuilt from the catalog, once."""
+        store that fails on the way is rebuilt from the catalog, once; one on a full disk is
+        kept as it is (OutOfSpace)."""
         try:
-            self._sync_vectors(report, limit, should_stop)
+            with space_errors(self.index.dir):
+                self._sync_vectors(report, limit, should_stop)
         except VectorStoreError as exc:
             if report.vectors_repaired:
                 raise
@@ -437,10 +451,9 @@ class Indexer:
             self._sync_vectors(report, limit, should_stop)
 
     def _sync_vectors(self, report: IndexReport, limit: int | None, should_stop: Callable[[], bool]) -> None:
-        """Deletions first, then vectors for chunks that lack them: definitions before file and
-        block chunks (the most useful vectors arrive first), each in rid order, a batch at a
-        time: nothing of the whole repository is held at once. `limit`: at most this many rows
-        (the daemon's slices)."""
+        """Vectors for chunks that lack them, then deletions: a store that cannot take the new
+        vectors (a full disk) keeps the old ones. `limit`: at most this many rows (the daemon's
+        slices)."""
         catalog = self.catalog
         pending = catalog.pending_vector_deletions()
         # a slice of the daemon's needs no count (its progress is the daemon's own)
@@ -448,15 +461,21 @@ class Indexer:
         if not pending and not left:
             return  # nothing to do: do not even open Chroma
         vectors = self.index.vectors
+        if left:
+            self._embed_missing(report, left, limit, should_stop)
         if pending:
-            live = catalog.ids_with_vectors(pending)
+            live = catalog.ids_with_vectors(pending)  # after the new vectors: an id that came back keeps its
             doomed = [i for i in pending if i not in live]
             vectors.delete(doomed)
             checkpoint("vectors.deleted")  # gone from Chroma, still listed in the catalog
             catalog.clear_vector_deletions(pending)
             report.vectors_deleted += len(doomed)
-        if not left:
-            return
+
+    def _embed_missing(self, report: IndexReport, left: int, limit: int | None,
+                       should_stop: Callable[[], bool]) -> None:
+        """Definitions before file and block chunks (the most useful vectors arrive first), each
+        in rid order, a batch at a time: nothing of the whole repository is held at once."""
+        catalog = self.catalog
         bar = StageCounter(self.on_progress, "embed", left if limit is None else limit)
         done = 0
         try:

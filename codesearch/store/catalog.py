@@ -36,6 +36,7 @@ from ..model import Chunk
 from ..paths import sqlite_uri
 from ..vocabulary import NON_DEFINITION_KINDS, Filters
 from . import keyword_totals, vector_codec
+from .space import full_disk_line, is_out_of_space
 from .sqlite import CONTENTLESS_DELETE, sqlite3
 
 SCHEMA_VERSION = 4  # what `meta.schema_version` says; an index of another version is rebuilt (3: file
@@ -55,6 +56,9 @@ EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
 # hold before a checkpoint (default 1,000). 85,440 files: 187 -> 178 s (whole index, two runs
 # each); resolving their calls alone 28.9 -> 26.1-27.4 s with the larger cache.
 BULK_CACHE_KIB = 65536
+# a write waits this long for another connection's write lock, then fails ("database is locked"):
+# the daemon keeps such a batch and tries it again (daemon/service.py)
+BUSY_TIMEOUT_SECONDS = 30.0
 BULK_WAL_PAGES = 10000
 
 _NOT_DEFINITIONS = ", ".join(f"'{kind}'" for kind in sorted(NON_DEFINITION_KINDS))
@@ -365,16 +369,18 @@ class Catalog:
     def _connect(self, initialize: bool = False) -> sqlite3.Connection:
         uri = sqlite_uri(self.path, self.readonly)
         try:
-            db = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False, isolation_level=None)
+            db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False,
+                                 isolation_level=None)
             db.row_factory = sqlite3.Row
-            db.execute("PRAGMA busy_timeout = 30000")
+            db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
             if initialize:
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
             self.found_layout = self._layout_of(db)
             if initialize and not self.outdated:
                 db.executescript(SCHEMA)
-                db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+                if self.found_layout != LAYOUT_VERSION:  # a write: an index on a full disk still opens without it
+                    db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
             elif initialize:  # what Chroma holds is read there before the rebuild too, which keeps it
                 db.execute(_statement_creating("held_vectors"))
         except sqlite3.DatabaseError as exc:
@@ -410,7 +416,8 @@ class Catalog:
     def _open_error(self, exc: sqlite3.DatabaseError) -> CatalogError:
         if is_damage(exc):
             return CatalogDamaged(f"the index database {self.path} is damaged ({exc})")
-        return CatalogError(f"the index database {self.path} cannot be opened ({exc})")
+        why = full_disk_line(self.path.parent) if is_out_of_space(exc, self.path.parent) else exc
+        return CatalogError(f"the index database {self.path} cannot be opened ({why})")
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -486,7 +493,13 @@ class Catalog:
     # --- transactions and metadata -------------------------------------------------------
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error: all or nothing."""
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error: all or nothing. Inside a
+        transaction of this thread already, a savepoint of it: its writes are committed with
+        that transaction or not at all (a daemon's batch is one transaction: `one_transaction`)."""
+        if self.db.in_transaction:
+            with self.savepoint(self.db, "nested"):
+                yield self.db
+            return
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield self.db

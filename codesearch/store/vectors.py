@@ -66,7 +66,21 @@ def _client(index_dir: Path, chroma_url: str):
         return chromadb.PersistentClient(path=str(index_dir / STORE_FOLDER), settings=settings)
     except Exception as exc:  # noqa: BLE001 - any failure to open is one sentence
         where = chroma_url or index_dir / STORE_FOLDER
+        if not chroma_url:
+            _forget_failed_system(str(where))
         raise VectorStoreError(f"cannot open the Chroma store at {where}: {_one_line(exc)}") from None
+
+
+def _forget_failed_system(path: str) -> None:
+    """Chroma keeps one system per path for the whole process, registered before it starts: one
+    whose start failed (a full disk) was found half made by the next open, which then failed
+    otherwise and had the store taken for damaged. Dropped here, the next open starts afresh."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+    system = SharedSystemClient._identifier_to_system.pop(path, None)
+    SharedSystemClient._identifier_to_refcount.pop(path, None)
+    if system is not None:
+        with contextlib.suppress(Exception):  # half started: whatever it opened is let go
+            system.stop()
 
 
 def _one_line(exc: BaseException) -> str:
