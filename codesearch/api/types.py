@@ -167,7 +167,7 @@ class EmbeddingProgress(Record):
 class Status(Record):
     """A running daemon: what it serves and what it is doing."""
 
-    OMIT_WHEN_NONE = frozenset({"indexing", "idle_stop_minutes", "model_error"})
+    OMIT_WHEN_NONE = frozenset({"indexing", "idle_stop_minutes", "model_error", "write_error"})
 
     pid: int
     root: str
@@ -191,17 +191,23 @@ class Status(Record):
     indexing: list[dict[str, Any]] | None = None
     idle_stop_minutes: float | None = None  # an auto-started daemon stops after this long idle
     model_error: str | None = None  # why the embedding model could not be loaded (keyword and graph only)
+    # why the last write failed (a full disk, a lock held too long): its changes are kept and tried again
+    write_error: str | None = None
 
 
 @dataclass(frozen=True)
 class Health(Record):
-    OMIT_WHEN_NONE = frozenset({"http"})
+    OMIT_WHEN_NONE = frozenset({"http", "pending_changes", "stale", "write_error"})
 
     ok: bool
     pid: int
     ready: bool
     root: str
     http: str | None = None  # HOST:PORT of the HTTP front-end, when the daemon serves one
+    # a daemon's: changes not indexed yet (as in Status), and why its last write failed
+    pending_changes: int | None = None
+    stale: bool | None = None
+    write_error: str | None = None
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,8 @@ def format_status(s: Status) -> str:
     lines = [f"pid {s.pid}, up {s.uptime_seconds:.0f}s, watching {for_terminal(s.root)} ({s.watcher})",
              f"files {s.files}, chunks {s.chunks}, vectors {s.vectors}, edges {s.edges}",
              f"pending changes {s.pending_changes}"]
+    if s.write_error:
+        lines.append(f"not indexed yet: {s.write_error}")
     if last:
         lines.append(f"last reindex {time.strftime('%H:%M:%S', time.localtime(last['at']))} "
                      f"in {last['seconds'] * 1000:.0f} ms")

@@ -21,7 +21,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..api.admission import Admission
@@ -66,6 +66,7 @@ from ..ingest.extract import release_idle_pool
 from ..paths import index_dir_for
 from ..search.searcher import Searcher
 from ..store.catalog import CatalogError
+from ..store.space import OutOfSpace
 from .watcher import RepoWatcher
 
 log = logging.getLogger("codesearch.daemon")
@@ -79,6 +80,9 @@ READ_SLOTS, READ_WAITING, READ_WAIT_MS = max(2, os.cpu_count() or 2), 256, 10_00
 FIRST_RECONCILE_LOCK_WAIT_SECONDS = 3600.0
 WORKERS_IDLE_SECONDS = 60.0  # the extraction workers stop after this long with nothing to index
 EMBEDDING_ACTIVE_SECONDS = 10.0  # the embedder counts as busy this long after its last slice
+# a write that failed (a full disk, the catalog locked by another process) is tried again after
+# this long, doubling at each failure up to the most
+RETRY_FIRST_SECONDS, RETRY_MOST_SECONDS = 1.0, 60.0
 
 
 @dataclass
@@ -87,6 +91,51 @@ class _Waiter:
 
     done: threading.Event
     report: IndexReport | None = None
+
+
+@dataclass
+class Backoff:
+    """How long to wait before trying a failed write again: RETRY_FIRST_SECONDS after the first
+    failure, doubling up to RETRY_MOST_SECONDS; a success starts it over. `reason`: the last
+    failure, in one line (None once it succeeded)."""
+
+    delay: float = 0.0
+    reason: str | None = None
+    due: float = 0.0  # time.monotonic() of the next try
+
+    def failed(self, reason: str) -> float:
+        self.delay = min(RETRY_MOST_SECONDS, 2 * self.delay) if self.delay else RETRY_FIRST_SECONDS
+        self.reason = reason
+        self.due = time.monotonic() + self.delay
+        return self.delay
+
+    def succeeded(self) -> None:
+        self.delay, self.reason, self.due = 0.0, None, 0.0
+
+    def wait_left(self) -> float:
+        return max(0.0, self.due - time.monotonic())
+
+
+@dataclass
+class _Backlog:
+    """The changes of write batches that failed: kept, merged with later changes, and written
+    with them at the next try."""
+
+    paths: set[str] = field(default_factory=set)
+    everything: bool = False  # a full rescan failed: the next try rescans the tree
+
+    def __bool__(self) -> bool:
+        return bool(self.paths) or self.everything
+
+    def size(self) -> int:
+        """What status counts as pending: the paths, or one for a rescan."""
+        return len(self.paths) or int(self.everything)
+
+
+def failure_line(exc: BaseException) -> str:
+    """One line that says why a write failed (a full disk names its disk: store.space)."""
+    text = " ".join(str(exc).split())
+    return text if isinstance(exc, OutOfSpace) else f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 class Daemon:
@@ -112,6 +161,9 @@ class Daemon:
         self._full_rescan = threading.Event()
         self._stop = threading.Event()
         self._vectors_wanted = threading.Event()
+        self._backlog = _Backlog()  # the writer's alone
+        self.write_backoff = Backoff()  # the writer's batches that failed
+        self.embed_backoff = Backoff()  # the embedder's slices that failed
         self.in_progress: set[str] = set()
         self.last_reindex: dict | None = None
         self.reindex_count = 0  # batches applied since start (the initial reconcile included)
@@ -244,40 +296,75 @@ class Daemon:
         if not self._reconcile():
             return
         while not self._stop.is_set():
-            try:
-                item = self._queue.get(timeout=WORKERS_IDLE_SECONDS)
-            except queue.Empty:  # nothing to index for a while: the extraction workers go
-                release_idle_pool()
-                continue
-            if item is None:
+            waiters = self._next_batch()
+            if waiters is None:
                 return
-            batch, waiter = item
-            waiters = [waiter]
-            while True:  # coalesce everything already queued into one batch
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    self._stop.set()
-                    break
-                batch |= more[0]
-                waiters.append(more[1])
-            full = self._full_rescan.is_set()
+            backlog, self._backlog = self._backlog, _Backlog()
+            full = self._full_rescan.is_set() or backlog.everything
             self._full_rescan.clear()
             report = None
             try:
-                if batch or full:
-                    report = self._apply(None if full else batch)
+                if backlog or full:
+                    report = self._apply(None if full else backlog.paths)
+                self.write_backoff.succeeded()
             except IndexInterrupted:
                 return
-            except Exception:  # the daemon must survive any one failure
-                log.exception("reindexing failed; the previous index stays in use")
+            except Exception as exc:  # noqa: BLE001 - kept and tried again: the daemon survives any failure
+                self._keep_failed(backlog, full, exc)
             finally:
                 for w in waiters:
-                    if w is not None:
-                        w.report = report
-                        w.done.set()
+                    w.report = report
+                    w.done.set()
+
+    def _next_batch(self) -> list[_Waiter] | None:
+        """Wait for changes, and take everything queued into the backlog: the waiters of the
+        batch to write now (None: stop). After a failure, changes join the backlog until its
+        next try is due; someone waiting for a reindex (the `index` method) tries at once."""
+        waiters: list[_Waiter] = []
+        while True:
+            retrying = bool(self._backlog)
+            try:
+                item = self._queue.get(timeout=self.write_backoff.wait_left() if retrying else WORKERS_IDLE_SECONDS)
+            except queue.Empty:
+                if retrying:
+                    return waiters  # the try is due
+                release_idle_pool()  # nothing to index for a while: the extraction workers go
+                continue
+            if item is None:
+                return None
+            if self._take_queued(item, waiters):
+                self._stop.set()  # stop after this batch (its run ends between two write batches)
+                return waiters
+            if not retrying or waiters or not self.write_backoff.wait_left():
+                return waiters
+
+    def _take_queued(self, item: tuple[set[str], _Waiter | None], waiters: list[_Waiter]) -> bool:
+        """`item` and everything queued after it into the backlog, their waiters into `waiters`;
+        True when the stop came among them."""
+        while True:
+            paths, waiter = item
+            self._backlog.paths |= paths
+            if waiter is not None:
+                waiters.append(waiter)
+            try:
+                following = self._queue.get_nowait()
+            except queue.Empty:
+                return False
+            if following is None:
+                return True
+            item = following
+
+    def _keep_failed(self, backlog: _Backlog, full: bool, exc: Exception) -> None:
+        """A batch that failed stays in the backlog, and is tried again after a backoff."""
+        self._backlog.paths |= backlog.paths
+        self._backlog.everything |= full
+        first = self.write_backoff.reason is None
+        reason = failure_line(exc)
+        delay = self.write_backoff.failed(reason)
+        if first and not isinstance(exc, OutOfSpace):
+            log.exception("reindexing failed; the previous index stays in use")
+        log.warning("reindexing %s failed (%s); trying again in %.0f s",
+                    "everything" if full else f"{len(backlog.paths)} paths", reason, delay)
 
     def _apply(self, paths: set[str] | None, wait_for_lock: float = 60) -> IndexReport:
         checkpoint("daemon.applying")
@@ -339,10 +426,16 @@ class Daemon:
                 if self.embed_index.vector_problem:  # a search saw the store fail
                     self.embed_indexer.repair_vectors(report)
                 self.embed_indexer.sync_vectors(report, limit=EMBED_SLICE, should_stop=self._stop.is_set)
-        except Exception:  # the slice is tried again; the daemon keeps serving
-            log.exception("embedding failed; will retry")
-            self._stop.wait(2)
+        except Exception as exc:  # the slice is tried again, after a backoff; the daemon keeps serving
+            first = self.embed_backoff.reason is None
+            reason = failure_line(exc)
+            delay = self.embed_backoff.failed(reason)
+            if first and not isinstance(exc, OutOfSpace):
+                log.exception("embedding failed")
+            log.warning("embedding failed (%s); trying again in %.0f s", reason, delay)
+            self._stop.wait(delay)
             return
+        self.embed_backoff.succeeded()
         if report.stale_paths:  # files changed under the embedder: the writer indexes them again first
             self.enqueue(report.stale_paths)
         done = report.vectors_embedded + report.vectors_from_cache
@@ -428,7 +521,7 @@ class Daemon:
         if finished and report is not None and request.verify:
             self._verify(report)
         if report is None:
-            failed = "reindexing failed; see the daemon's log"
+            failed = f"reindexing failed ({self.write_backoff.reason}); the daemon keeps the changes and tries again"
             return IndexAnswer(ok=False, note=failed if finished else "still reindexing; the answer timed out")
         return index_answer(report, ok=finished, note="vectors follow in the background")
 
@@ -450,21 +543,36 @@ class Daemon:
         return collect_stats(self.reader_index, count_vectors=False)
 
     def health(self) -> Health:
-        return Health(ok=True, pid=os.getpid(), ready=self.ready.is_set(), root=str(self.root), http=self.http_address)
+        pending = self.pending_count()
+        return Health(ok=True, pid=os.getpid(), ready=self.ready.is_set(), root=str(self.root), http=self.http_address,
+                      pending_changes=pending, stale=bool(pending), write_error=self.write_error())
 
     def shutdown(self) -> Ok:
         self.stopping.set()
         return Ok()
 
     def pending_paths(self) -> set[str]:
-        pending = set(self.in_progress)
+        """The paths whose changes are not in the index yet: being written, waiting in the
+        watcher, or kept from a batch that failed."""
+        pending = self.in_progress | self._backlog.paths
         if self.watcher:
             pending |= self.watcher.pending
         return pending
 
+    def pending_count(self) -> int:
+        """Changes not in the index yet (a failed rescan counts one)."""
+        return len(self.pending_paths()) + self._queue.qsize() + int(self._backlog.everything)
+
+    def write_error(self) -> str | None:
+        """Why the last write failed, while its changes (or vectors) wait for the next try."""
+        backoff = self.write_backoff if self.write_backoff.reason else self.embed_backoff
+        if backoff.reason is None:
+            return None
+        return f"{backoff.reason} (trying again in {backoff.wait_left():.0f} s)"
+
     def status(self) -> Status:
         stats = self.stats()
-        pending = len(self.pending_paths()) + self._queue.qsize()
+        pending = self.pending_count()
         left = stats.chunks_without_vectors
         active = bool(left) and time.monotonic() - self.embedding["at"] < EMBEDDING_ACTIVE_SECONDS
         rate = self.embedding["rate"] if active else 0.0  # a rate from a finished run says nothing now
@@ -482,4 +590,4 @@ class Daemon:
             embedded_share=embedded_share(stats.vectors, left),
             stale=bool(pending),
             indexing=[event.to_dict() for event in list(self.indexing.values())] or None,
-            idle_stop_minutes=self.idle_stop_minutes, model_error=self.model_error)
+            idle_stop_minutes=self.idle_stop_minutes, model_error=self.model_error, write_error=self.write_error())
