@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .service import Daemon
 
 PID_NAME, LOG_NAME, LOCK_NAME, START_LOCK_NAME = "daemon.pid", "daemon.log", "daemon.lock", "start.lock"
+REPORT_BYTES = 1000  # the most of a failed start's reason that its starter reads
 LOCK_RETRY_SECONDS = 2.0  # a status check holds the lock for microseconds: a starting daemon retries
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
 log = logging.getLogger("codesearch.daemon")
@@ -283,7 +284,9 @@ def _run(files: DaemonFiles, label: str, http: str | None, build: Callable[[thre
         check_exposure(http_address, os.environ.get(TOKEN_ENV))
     ensure_index_dir(files.lock.parent)
     lock = DaemonLock(files.lock)
-    if not lock.acquire():
+    acquired = lock.acquire()
+    _StartHandoff.locked()
+    if not acquired:
         log.info("a daemon already serves %s (pid %s)", label, _read_pid(files.pid))
         return 0
     stopping = threading.Event()
@@ -310,6 +313,7 @@ def _run(files: DaemonFiles, label: str, http: str | None, build: Callable[[thre
         if registered is not None:
             registry.register(registered, files.lock.parent, auto=idle_minutes is not None, idle_minutes=idle_minutes)
         log.info("serving %s on %s (pid %d)", label, files.sock, os.getpid())
+        _StartHandoff.serving()
         while not stopping.wait(0.5):
             if idle_minutes is not None and served.daemons and \
                     min(d.idle_seconds() for d in served.daemons) > idle_minutes * 60:
@@ -335,7 +339,9 @@ def _exit(code: int) -> None:
 
 
 @contextlib.contextmanager
-def _start_lock(path: Path, timeout: float) -> Iterator[None]:
+def _start_lock(path: Path, timeout: float) -> Iterator[int]:
+    """The start lock, held while inside; its descriptor is handed to the daemon started inside,
+    which keeps the lock until it holds its daemon lock (`_StartHandoff`)."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + timeout
     try:
@@ -347,9 +353,55 @@ def _start_lock(path: Path, timeout: float) -> Iterator[None]:
                 if time.monotonic() > deadline:
                     raise DaemonLifecycleError("another `daemon start` is still starting this daemon") from None
                 time.sleep(0.1)
-        yield
+        yield fd
     finally:
         os.close(fd)
+
+
+class _StartHandoff:
+    """What a daemon started by `start_target` got from its starter: the start lock, which it
+    lets go once it holds its daemon lock (a start that returns before the daemon is up then
+    still serializes the next start: six first queries at once started three or four daemons),
+    and the write end of a pipe where it says why it could not start, in one line (its log
+    may be unwritable: a full disk). The pipe closes once it serves."""
+
+    start_lock: int | None = None
+    report: int | None = None
+
+    @classmethod
+    def locked(cls) -> None:
+        """The daemon lock is held (or known to be another's): the start lock goes."""
+        _close_quietly(cls.start_lock)
+        cls.start_lock = None
+
+    @classmethod
+    def serving(cls) -> None:
+        cls.locked()
+        _close_quietly(cls.report)
+        cls.report = None
+
+    @classmethod
+    def failed(cls, reason: str) -> None:
+        if cls.report is not None:
+            with contextlib.suppress(OSError):
+                os.write(cls.report, (" ".join(reason.split())[:REPORT_BYTES] + "\n").encode())
+        cls.serving()
+
+
+def _close_quietly(fd: int | None) -> None:
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _read_report(fd: int) -> str:
+    """What a daemon that exited wrote into its report pipe ('' for nothing); never blocks (a
+    process it started may still hold the pipe open)."""
+    os.set_blocking(fd, False)
+    try:
+        return os.read(fd, REPORT_BYTES + 1).decode(errors="replace").strip()
+    except OSError:
+        return ""
 
 
 def _log_tail(path: Path, lines: int = 3) -> str:
@@ -360,11 +412,15 @@ def _log_tail(path: Path, lines: int = 3) -> str:
     return ("; last log lines: " + " | ".join(tail)) if tail else ""
 
 
-def wait_ready(files: DaemonFiles, deadline: float, process: subprocess.Popen | None = None) -> dict | None:
+def wait_ready(files: DaemonFiles, deadline: float, process: subprocess.Popen | None = None,
+               report: int | None = None) -> dict | None:
+    """The health of the daemon once it serves (None past `deadline`). `process`, `report`: the
+    daemon started and its report pipe (_StartHandoff), whose reason an exit names."""
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
-            raise DaemonLifecycleError(f"the daemon exited with code {process.returncode}"
-                                       f"{_log_tail(files.log)} (log: {files.log})")
+            reason = _read_report(report) if report is not None else ""
+            said = f": {reason}" if reason else _log_tail(files.log)
+            raise DaemonLifecycleError(f"the daemon exited with code {process.returncode}{said} (log: {files.log})")
         if files.sock.exists():
             with contextlib.suppress(OSError, ValueError, DaemonError):
                 health = call(files.sock, "health", timeout=5)
@@ -420,7 +476,7 @@ def start_target(target: Target, wait_seconds: float = 600, force_polling: bool 
     files = target.files
     ensure_index_dir(files.lock.parent)
     deadline = time.monotonic() + wait_seconds
-    with _start_lock(files.start_lock, wait_seconds):
+    with _start_lock(files.start_lock, wait_seconds) as start_lock:
         running = running_at(files)
         if running and not wait:
             return {**running, "already_running": True}
@@ -441,12 +497,22 @@ def start_target(target: Target, wait_seconds: float = 600, force_polling: bool 
             command += ["--http", http]
             if http_token:
                 env[TOKEN_ENV] = http_token
-        with open(files.log, "ab") as out:
-            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                       start_new_session=True, close_fds=True, env=env)
+        report, report_end = os.pipe()
+        command += ["--start-lock-fd", str(start_lock), "--report-fd", str(report_end)]
+        try:
+            with open(files.log, "ab") as out:
+                process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                           start_new_session=True, close_fds=True, env=env,
+                                           pass_fds=(start_lock, report_end))
+        finally:
+            os.close(report_end)
         if not wait:
+            os.close(report)
             return {"pid": process.pid, "ready": False, "starting": True}
-        health = wait_ready(files, deadline, process)
+        try:
+            health = wait_ready(files, deadline, process, report)
+        finally:
+            os.close(report)
         if health is None:
             process.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -502,11 +568,22 @@ def serve(root: Path, index_dir: str | None, force_polling: bool = False, http: 
             code = run_foreground(root, index_dir, force_polling, http, idle_minutes)
     except HttpConfigError as exc:
         log.error("the daemon cannot start: %s", exc)
+        _StartHandoff.failed(str(exc))
         code = 2
-    except Exception:  # one line in the log says why a daemon could not run
+    except Exception as exc:  # one line in the log (and to its starter) says why a daemon could not run
         log.exception("the daemon stopped on an error")
+        folder = workspace.state_dir() if workspace is not None else index_dir_for(root.resolve(), index_dir)
+        _StartHandoff.failed(_reason(exc, folder))
         code = 1
     _exit(code)
+
+
+def _reason(exc: BaseException, folder: Path) -> str:
+    """Why the daemon could not run, in one line: a full disk names its disk."""
+    from ..store.space import full_disk_line, is_out_of_space
+    if is_out_of_space(exc, folder):
+        return full_disk_line(folder)
+    return f"{type(exc).__name__}: {exc}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -519,7 +596,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--polling", action="store_true")
     parser.add_argument("--http")
     parser.add_argument("--idle-minutes", type=float)
+    parser.add_argument("--start-lock-fd", type=int)  # from start_target: see _StartHandoff
+    parser.add_argument("--report-fd", type=int)
     args = parser.parse_args(argv)
+    _StartHandoff.start_lock, _StartHandoff.report = args.start_lock_fd, args.report_fd
     workspace = (load_workspace(args.workspace) if args.workspace
                  else workspace_of_paths(args.paths) if len(args.paths) > 1 else None)
     serve(Path(args.paths[0] if args.paths else "."), args.index_dir, args.polling, args.http, workspace,
