@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import asdict
 from functools import partial
@@ -322,15 +323,17 @@ def _local_service(args: argparse.Namespace) -> Service:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from ..api.types import IndexRequest
-    client = _daemon(args)
+    client = _index_owner(args)
     if args.rebuild:
-        if client is not None:
-            raise CommandError(f"a daemon serves {_root_of(args)}; stop it first: codesearch daemon stop")
         answer = _rebuild(args)
     elif client is not None:  # a running daemon owns the index: ask it, rather than write beside it
         try:
             answer = client.index(IndexRequest(timeout=3600, verify=args.verify))
-        except OSError:
+        except OSError as exc:
+            from ..daemon.lifecycle import running_daemon
+            if running_daemon(_root_of(args), args.index_dir):  # alive, not answering: not written beside it
+                raise CommandError(f"the codesearch daemon of {_root_of(args)} did not answer ({exc}); "
+                                   "try again, or stop it first") from None
             answer = _index_here(args)
     else:
         answer = _index_here(args)
@@ -339,6 +342,30 @@ def cmd_index(args: argparse.Namespace) -> int:
     elif not args.quiet:
         print(_index_summary(answer))
     return EXIT_OK if answer.ok else EXIT_ERROR
+
+
+def _index_owner(args: argparse.Namespace) -> DaemonClient | None:
+    """The daemon serving the repository, which alone writes its index: `index` is handed to it
+    (once it serves, if it is starting). `--rebuild` (which replaces the files under it) and
+    `--no-daemon` are refused while one runs, naming it: two writers lost the daemon's saves."""
+    from ..daemon.client import NO_DAEMON_ENV, DaemonClient
+    from ..daemon.lifecycle import DaemonFiles, running_at, wait_ready
+    root = _root_of(args)
+    files = DaemonFiles.of(root, args.index_dir)
+    health = running_at(files)
+    if health is None:
+        return None
+    pid = health.get("pid")
+    if args.rebuild:
+        raise CommandError(f"a codesearch daemon (pid {pid}) serves {root} and alone writes its index; "
+                           f"stop it first (codesearch daemon stop {root}), then rebuild")
+    if args.no_daemon or os.environ.get(NO_DAEMON_ENV):
+        raise CommandError(f"a codesearch daemon (pid {pid}) serves {root} and alone writes its index; run "
+                           f"codesearch index {root} without --no-daemon to have it reindex, or stop it first")
+    if health.get("starting") and not wait_ready(files, time.monotonic() + args.wait):
+        raise CommandError(f"the codesearch daemon (pid {pid}) of {root} is still starting; "
+                           f"try again once it serves (codesearch daemon status {root})")
+    return DaemonClient(files.sock)
 
 
 def _index_here(args: argparse.Namespace) -> IndexAnswer:
