@@ -108,7 +108,7 @@ def format_status(s: Status) -> str:
              f"files {s.files}, chunks {s.chunks}, vectors {s.vectors}, edges {s.edges}",
              f"pending changes {s.pending_changes}"]
     if s.write_error:
-        lines.append(f"not indexed yet: {s.write_error}")
+        lines.append(f"not indexed yet: {for_terminal(s.write_error)}")
     if last:
         lines.append(f"last reindex {time.strftime('%H:%M:%S', time.localtime(last['at']))} "
                      f"in {last['seconds'] * 1000:.0f} ms")
