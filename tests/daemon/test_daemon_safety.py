@@ -103,7 +103,7 @@ def test_a_failed_start_leaves_nothing_behind(request, seeded_tree):
     request.addfinalizer(daemon.cleanup)
     (seeded_tree / ".codesearch.toml").write_text("no_such_setting = 1\n")
     start = cli("daemon", "start", str(seeded_tree), "--timeout", "60", timeout=120)
-    assert start.returncode == 1
+    assert start.returncode == 2  # a bad setting is bad usage, told before a daemon is started
     lines = start.stderr.strip().splitlines()
     assert len(lines) == 1 and "no_such_setting" in lines[0] and "Traceback" not in start.stderr
     assert not daemon.pid_file.exists() and not daemon.sock.exists()

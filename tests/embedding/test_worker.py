@@ -73,10 +73,10 @@ def test_a_child_that_dies_is_one_clear_error_then_a_new_child(child_embedder):
 
 
 def test_a_model_error_in_the_child_comes_back_as_its_message(tmp_path):
-    settings = replace(SETTINGS, embed_runtime="no-such-runtime")
+    settings = replace(SETTINGS, device="no-such-device")  # settings allow any device; the embedder refuses it
     embedder = ChildProcessEmbedder(create_embedder(SETTINGS), settings, idle_seconds=5)
     try:
-        with pytest.raises(EmbeddingError, match="no-such-runtime"):
+        with pytest.raises(EmbeddingError, match="no-such-device"):
             embedder.encode_documents(TEXTS)
     finally:
         embedder.close()
