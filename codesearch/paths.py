@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from .locations import INDEX_DIR_NAME as INDEX_DIR_NAME  # where it is defined; imported from here too
@@ -77,29 +79,75 @@ def on_disk(root: Path, rel: str) -> Path:
     return root / unescape_name(rel)
 
 
-def read_inside(root: Path, rel: str, limit: int) -> bytes | None:
-    """At most `limit` bytes of the indexed file `rel`, if it can be read and still lies inside
-    `root` (resolved, as an Index holds it: a file indexed then may have been replaced by a link
-    that leaves it since); else None.
+class NotRegularFile(OSError):
+    """A folder, FIFO, socket or device where a file was asked for: opened without blocking
+    (a FIFO nobody writes would hold the reader for ever) and refused. `kind` says which."""
 
-    The file is opened first and then asked where it really is (/proc/self/fd on Linux: one call,
-    where resolving the path component by component takes one per folder)."""
-    path = on_disk(root, rel)
+    def __init__(self, kind: str):
+        super().__init__(f"{kind}, not a regular file")
+        self.kind = kind
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, for messages."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device or special file"
+
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _real_path(fd: int, fallback: Path) -> str:
+    """Where the open file `fd` really is: the kernel's own answer on Linux (the descriptor
+    cannot change under us, unlike a path resolved by name); elsewhere the name resolved."""
+    proc = f"/proc/self/fd/{fd}"
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        return os.readlink(proc).removesuffix(" (deleted)")
     except OSError:
-        return None
+        return os.path.realpath(fallback)
+
+
+def open_checked(path: Path, accept: Callable[[str], bool]) -> int:
+    """A descriptor of the regular file at `path`, opened first and checked after: its real
+    path must pass `accept`, so a folder on the way swapped for a link between any check and
+    the open cannot make it read another file. Raises NotRegularFile, OutsideRoot or OSError."""
+    fd = os.open(path, _OPEN_FLAGS)
     try:
-        proc = f"/proc/self/fd/{fd}"
-        real = os.readlink(proc) if os.path.exists(proc) else os.path.realpath(path)
-        if not real.startswith(str(root) + os.sep):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(limit)
-    except OSError:
-        return None
-    finally:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(file_kind(mode))
+        if not accept(_real_path(fd, path)):
+            raise OutsideRoot(f"{path} is not inside the repository")
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
+
+
+def inside(root: Path) -> Callable[[str], bool]:
+    """Accepts a real path under `root` (resolved)."""
+    prefix = str(root) + os.sep
+    return lambda real: real.startswith(prefix)
+
+
+def read_inside(root: Path, rel: str, limit: int) -> bytes | None:
+    """At most `limit` bytes of the indexed file `rel`, if it is a regular file and still lies
+    inside `root` (resolved, as an Index holds it: a file indexed then may have been replaced by
+    a link that leaves it since); else None."""
+    try:
+        fd = open_checked(on_disk(root, rel), inside(root))
+    except (OSError, RequestError):
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            return handle.read(limit)
+        except OSError:
+            return None
 
 
 def confine(root: Path, path: str, follow_last: bool = True) -> str:
@@ -114,11 +162,43 @@ def confine(root: Path, path: str, follow_last: bool = True) -> str:
     candidate = Path(unescape_name(path))
     if not candidate.is_absolute():
         candidate = root / candidate
-    if not follow_last and candidate.name not in ("", ".", ".."):
-        resolved = Path(os.path.realpath(candidate.parent)) / candidate.name
-    else:  # strict=False: a path that no longer exists (a deleted file) is fine
-        resolved = Path(os.path.realpath(candidate))
+    try:
+        if not follow_last and candidate.name not in ("", ".", ".."):
+            resolved = Path(os.path.realpath(candidate.parent)) / candidate.name
+        else:  # strict=False: a path that no longer exists (a deleted file) is fine
+            resolved = Path(os.path.realpath(candidate))
+    except OSError as exc:  # a link replaced while it was read (EINVAL), a loop: nothing to answer
+        raise RequestError(f"{path} cannot be resolved ({exc.strerror or exc})") from None
     if resolved != root and root not in resolved.parents:
         raise OutsideRoot(f"{path} is outside the repository {root}")
     rel = resolved.relative_to(root).as_posix()
     return "" if rel == "." else escape_name(rel)
+
+
+def unsteady(root: Path, rels: list[str], since: float) -> list[bool]:
+    """For files another program read by name since `since` (time.time()), whether each could
+    have been read from somewhere else: a folder on its way (the root included) changed its
+    entries since then, or a part of it is now a link or no folder (a file: no regular file).
+    A folder's ctime is set by the kernel whenever an entry is added, removed or renamed, and no
+    user can set it back, so a swap of a folder for a link and back during the read shows."""
+    folders: dict[str, bool] = {}
+
+    def folder_changed(rel_dir: str) -> bool:
+        if rel_dir not in folders:
+            try:
+                info = os.lstat(on_disk(root, rel_dir) if rel_dir else root)
+                folders[rel_dir] = not stat.S_ISDIR(info.st_mode) or info.st_ctime >= since
+            except OSError:
+                folders[rel_dir] = True
+            if not folders[rel_dir] and rel_dir:
+                folders[rel_dir] = folder_changed(rel_dir.rpartition("/")[0])
+        return folders[rel_dir]
+
+    out = []
+    for rel in rels:
+        try:
+            regular = stat.S_ISREG(os.lstat(on_disk(root, rel)).st_mode)
+        except OSError:
+            regular = False
+        out.append(not regular or folder_changed(rel.rpartition("/")[0]))
+    return out

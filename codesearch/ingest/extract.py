@@ -22,6 +22,7 @@ from typing import Any
 from ..config import Settings
 from ..faults import checkpoint
 from ..model import Chunk, ParsedFile
+from ..paths import NotRegularFile, OutsideRoot, open_checked
 from .chunking import chunk_code, chunk_text
 from .languages import spec_by_name, spec_for_path
 from .parsing import TooDeep, parse_source
@@ -72,15 +73,20 @@ class Extracted:
                    defined_names=list({d.name for d in parsed.definitions}))
 
 
-def read_source(path: Path, settings: Settings) -> bytes:
-    """Read a file, or raise SkipFile for binary, huge, minified or unreadable content."""
+def read_source(path: Path, settings: Settings, walked: bool = False) -> bytes:
+    """Read a file, or raise SkipFile for binary, huge, minified or unreadable content. A
+    `walked` file must really be where the walk saw it: a folder on the way swapped for a link
+    since then would otherwise have the index take in a file from outside the root."""
+    accept = (lambda real: real == str(path)) if walked else (lambda real: True)
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(open_checked(path, accept), "rb") as handle:
             data = handle.read(settings.max_file_bytes + 1)
     except FileNotFoundError:
         raise SkipFile("vanished", "deleted while being indexed") from None
-    except IsADirectoryError:
-        raise SkipFile("not_regular") from None
+    except NotRegularFile as exc:
+        raise SkipFile("not_regular", exc.kind) from None
+    except OutsideRoot:
+        raise SkipFile("outside_root", "moved behind a link while being indexed") from None
     except OSError as exc:
         raise SkipFile("unreadable", exc.strerror or str(exc)) from None
     check_content(data, settings)
@@ -135,7 +141,7 @@ def extract(rel: str, data: bytes, language: str, settings: Settings) -> Extract
 def extract_file(rel: str, path: Path, language: str, settings: Settings) -> Extracted | SkipFile:
     """Read and extract one file; a skip is returned, not raised, so it can cross processes."""
     try:
-        return extract(rel, read_source(path, settings), language, settings)
+        return extract(rel, read_source(path, settings, walked=True), language, settings)
     except SkipFile as skip:
         return skip
 

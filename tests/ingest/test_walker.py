@@ -9,7 +9,6 @@ import pytest
 from conftest import SAMPLES
 
 from codesearch.config import Settings
-from codesearch.ingest import extract as extract_module
 from codesearch.ingest.extract import SkipFile, read_source
 from codesearch.ingest.walker import RepoWalker, Skipped, SourceFile
 
@@ -246,10 +245,14 @@ def test_unreadable_file_walker_simulated(tmp_path, monkeypatch):
 def test_unreadable_file_read_source_simulated(tmp_path, monkeypatch):
     locked = write(tmp_path, "locked.py")
 
-    def denied(path, *args, **kwargs):
-        raise PermissionError(13, "Permission denied", str(path))
+    real_open = os.open
 
-    monkeypatch.setattr(extract_module, "open", denied, raising=False)
+    def denied(path, *args, **kwargs):
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", denied)
     with pytest.raises(SkipFile) as info:
         read_source(locked, Settings())
     assert info.value.reason == "unreadable"
