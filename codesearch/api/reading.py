@@ -1,18 +1,19 @@
 """The `read` method: source text from inside the repository, by path and lines or by chunk id.
 
 An agent reads what a search found without a file tool of its own, and never past the root:
-the path is confined (symlinks resolved), and the index folder and `.git` are refused."""
+the path is confined (symlinks resolved), what `access.AccessRule` keeps private is refused, and
+the file is opened first and checked after (`paths.open_checked`), so no race can swap a folder
+on the way for a link that leaves the root."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
+from ..access import AccessRule
 from ..indexing.index import Index
-from ..paths import INDEX_DIR_NAME, OutsideRoot, confine, on_disk
+from ..paths import NotRegularFile, OutsideRoot, confine, inside, on_disk, open_checked
 from ..wire import RequestError
 from .types import MAX_READ_LINES, ReadAnswer, ReadRequest
-
-_PRIVATE_FOLDERS = (INDEX_DIR_NAME, ".git")
 
 
 def read_source(index: Index, request: ReadRequest) -> ReadAnswer:
@@ -27,30 +28,26 @@ def read_source(index: Index, request: ReadRequest) -> ReadAnswer:
         assert request.path is not None
         rel = confine(index.root, request.path)
         start, end = request.start_line or 1, request.end_line
-    _refuse_private(index, rel)
-    return _read_lines(on_disk(index.root, rel), rel, start, end)
+    refusal = AccessRule(index.root, index.dir).refusal(rel) if rel else "the repository's root folder"
+    if refusal:
+        raise OutsideRoot(f"{rel or '.'} cannot be read: {refusal}")
+    return _read_lines(index, rel, start, end)
 
 
-def _refuse_private(index: Index, rel: str) -> None:
-    first = rel.split("/", 1)[0]
-    if rel == "" or first in _PRIVATE_FOLDERS or (index.root / rel).resolve().is_relative_to(index.dir):
-        raise OutsideRoot(f"{rel or '.'} is not a source file of the repository")
-
-
-def _read_lines(path: Path, rel: str, start: int, end: int | None) -> ReadAnswer:
+def _read_lines(index: Index, rel: str, start: int, end: int | None) -> ReadAnswer:
     last = start + MAX_READ_LINES - 1 if end is None else min(end, start + MAX_READ_LINES - 1)
     lines: list[str] = []
     total = 0
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(open_checked(on_disk(index.root, rel), inside(index.root)), "rb") as handle:
             if b"\0" in handle.read(8192):
                 raise RequestError(f"{rel} is a binary file")
             handle.seek(0)
             for total, raw in enumerate(handle, start=1):
                 if start <= total <= last:
                     lines.append(raw.decode("utf-8", errors="replace"))
-    except IsADirectoryError:
-        raise RequestError(f"{rel} is a folder, not a file") from None
+    except NotRegularFile as exc:
+        raise RequestError(f"{rel} is {exc.kind}, not a file") from None
     except FileNotFoundError:
         raise RequestError(f"{rel} does not exist") from None
     except OSError as exc:

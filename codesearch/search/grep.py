@@ -34,9 +34,10 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
+from ..access import AccessRule
 from ..gc_pause import paused_gc
 from ..ingest.languages import language_for_path
-from ..paths import INDEX_DIR_NAME, confine, escape_name
+from ..paths import confine, escape_name, on_disk, unsteady
 from ..store.catalog import Catalog, ChunkSpan
 from ..wire import RequestError
 from .ranking import is_test_path
@@ -44,10 +45,13 @@ from .types import MAX_GREP_MATCHES, ChunkRef, GrepAnswer, GrepFile, GrepMatch, 
 
 if TYPE_CHECKING:
     import numpy as np
+    import re2
 
 T = TypeVar("T")
 
 RG_TIMEOUT_SECONDS = 30.0
+CTIME_LAG_SECONDS = 0.05  # a folder's ctime is stamped from a clock that may lag by a tick (1-10 ms)
+STEADY_TRIES = 3  # searches of files whose folders changed meanwhile, before they are left out
 IGNORE_FILE = ".codesearchignore"
 READ_BYTES = 1 << 18  # ripgrep's output is cut into fields this much at a time
 PIPE_BYTES = 1 << 20  # the pipe it writes into holds this much meanwhile (Linux's usual limit)
@@ -70,12 +74,12 @@ def rg_binary() -> str:
 
 
 def rg_command(root: Path, index_dir: Path, request: GrepRequest) -> list[str]:
+    """ripgrep's arguments. The access rule's exclusions come after the client's glob, so no
+    glob can bring `.git` or the index back; explicit paths must pass the rule and exist."""
+    access = AccessRule(root, index_dir)
     command = [rg_binary(), "--no-config", "--null", "--line-number", "--column",
                "--no-heading" if request.before or request.after else "--heading",
-               "--with-filename", "--color", "never", "--no-messages", "--no-require-git",
-               "--glob", f"!/{INDEX_DIR_NAME}/"]
-    if index_dir.is_relative_to(root) and index_dir.name != INDEX_DIR_NAME:
-        command += ["--glob", f"!/{index_dir.relative_to(root).as_posix()}/"]
+               "--with-filename", "--color", "never", "--no-messages", "--no-require-git"]
     if (root / IGNORE_FILE).is_file():
         command += ["--ignore-file", str(root / IGNORE_FILE)]
     command.append("--ignore-case" if request.ignore_case else "--case-sensitive")
@@ -89,11 +93,22 @@ def rg_command(root: Path, index_dir: Path, request: GrepRequest) -> list[str]:
         command += ["--after-context", str(request.after)]
     if request.filters.path_glob:
         command += ["--glob", request.filters.path_glob]
+    command += access.rg_exclusions()
     command += ["--regexp", request.pattern, "--"]
     if request.paths:
-        targets = [confine(root, p) for p in request.paths]
-        command += [t or "." for t in targets]
+        command += [_searchable(root, access, p) for p in request.paths]
     return command
+
+
+def _searchable(root: Path, access: AccessRule, path: str) -> str:
+    """A client's path as ripgrep is given it: confined, allowed by the access rule, present."""
+    rel = confine(root, path)
+    refusal = access.refusal(rel) if rel else None
+    if refusal:
+        raise RequestError(f"{path} cannot be searched: {refusal}")
+    if not os.path.lexists(on_disk(root, rel)):
+        raise RequestError(f"{path} does not exist")
+    return rel or "."
 
 
 # --- reading ripgrep's output --------------------------------------------------------------
@@ -124,7 +139,11 @@ class Hits:
 
     def keep(self, wanted: Callable[[str], bool]) -> Hits:
         """Only the lines of the files `wanted` accepts (the language filter)."""
-        chosen = [i for i, f in enumerate(self.file_of) if wanted(self.files[f])]
+        return self.keep_files(lambda f: wanted(self.files[f]))
+
+    def keep_files(self, wanted: Callable[[int], bool]) -> Hits:
+        """Only the lines of the files (positions in `files`) that `wanted` accepts."""
+        chosen = [i for i, f in enumerate(self.file_of) if wanted(f)]
         kept = Hits(files=self.files, file_of=[self.file_of[i] for i in chosen],
                     lines=[self.lines[i] for i in chosen], columns=[self.columns[i] for i in chosen],
                     quoted=[self.quoted[i] for i in chosen], heads=[self.heads[i] for i in chosen])
@@ -381,9 +400,30 @@ def run_rg(root: Path, index_dir: Path, request: GrepRequest) -> tuple[Hits, boo
         code = process.wait()
     if late.is_set():
         raise RequestError(f"the search took over {RG_TIMEOUT_SECONDS:.0f} s; narrow the pattern or the paths")
-    if code == 2 and not len(reader.hits) and not reader.full:
-        raise RequestError(_first_error(errors) or "ripgrep failed")
+    if code == 2 and not len(reader.hits) and not reader.full and errors.strip():
+        raise RequestError(_first_error(errors))  # silent: no file passed the filters, so none matched
     return reader.hits, reader.full
+
+
+def run_rg_steadily(root: Path, index_dir: Path, request: GrepRequest) -> tuple[Hits, bool]:
+    """`run_rg`, keeping only lines of files that ripgrep surely read inside the root. ripgrep
+    opens files by name, so a folder swapped for a link to /etc while it walks would have it
+    read /etc's files under the folder's name: the files whose way changed during the search
+    (`paths.unsteady`) are searched again, after a pause, STEADY_TRIES times at most, then left
+    out. Files the access rule refuses (an ignored `.env` that a client's glob whitelisted) go."""
+    access = AccessRule(root, index_dir)
+    for attempt in range(STEADY_TRIES):
+        since = time.time() - CTIME_LAG_SECONDS
+        hits, truncated = run_rg(root, index_dir, request)
+        names = [name.removeprefix("./") for name in hits.files]
+        shaky = unsteady(root, names, since)
+        if not any(shaky):
+            break
+        time.sleep(CTIME_LAG_SECONDS * (attempt + 1))
+    refused = [bad or access.refusal(name) is not None for bad, name in zip(shaky, names)]
+    if any(refused):
+        hits = hits.keep_files(lambda f: not refused[f])
+    return hits, truncated
 
 
 def _first_error(stderr: str) -> str:
@@ -534,15 +574,23 @@ def _place_exactly(file_of: np.ndarray, lines: np.ndarray, bounds: list[np.ndarr
 
 # --- structure and ranking ------------------------------------------------------------------
 
-def name_pattern(request: GrepRequest) -> re.Pattern[str] | None:
-    """The pattern in Python's dialect, to tell whether a definition's own name matches it (None
-    when Python reads it differently: then no definition is ranked first)."""
-    text = re.escape(request.pattern) if request.fixed else request.pattern
+def name_pattern(request: GrepRequest) -> re2._Regexp | None:
+    """The pattern on RE2, a linear-time engine of ripgrep's dialect, to tell whether a
+    definition's own name matches it (None where RE2 reads it differently: then no definition
+    is ranked first). Python's `re` backtracks: `([a-z_]+)*\\(` on a long snake_case name held
+    the daemon's GIL for minutes."""
+    import re2
+    options = re2.Options()
+    options.log_errors = False
+    options.never_capture = True
+    options.case_sensitive = not request.ignore_case
+    options.literal = request.fixed and not request.word
+    text = re2.escape(request.pattern) if request.fixed and request.word else request.pattern
     if request.word:
-        text = rf"(?<![\w]){text}(?![\w])"
+        text = rf"(?:^|\W)(?:{text})(?:\W|$)"
     try:
-        return re.compile(text, re.IGNORECASE if request.ignore_case else 0)
-    except re.error:
+        return re2.compile(text, options)
+    except re2.error:
         return None
 
 
@@ -651,7 +699,7 @@ def _strings(items: list[str]) -> str:
 def grep(facts: GrepFacts, root: Path, index_dir: Path, request: GrepRequest) -> GrepResult:
     with paused_gc():
         started = time.perf_counter()
-        hits, truncated = run_rg(root, index_dir, request)
+        hits, truncated = run_rg_steadily(root, index_dir, request)
         timing = {"rg": (time.perf_counter() - started) * 1000}
         if request.filters.language:
             language = request.filters.language

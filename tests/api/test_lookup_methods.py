@@ -100,9 +100,9 @@ def test_long_files_are_read_in_pieces_and_bad_bytes_replaced(service):
     ({"path": "../outside.py"}, "outside the repository"),
     ({"path": "/etc/passwd"}, "outside the repository"),
     ({"path": "leak.py"}, "outside the repository"),  # a symlink that leaves the root
-    ({"path": ".git/config"}, "not a source file"),
-    ({"path": ".codesearch/catalog.sqlite"}, "not a source file"),
-    ({"path": "."}, "not a source file"),
+    ({"path": ".git/config"}, "cannot be read"),
+    ({"path": ".codesearch/catalog.sqlite"}, "cannot be read"),
+    ({"path": "."}, "cannot be read"),
     ({"path": "blob.py"}, "binary"),
     ({"path": "build"}, "a folder"),
     ({"path": "missing.py"}, "does not exist"),
