@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from ..access import AccessRule
 from ..gc_pause import paused_gc
 from ..ingest.languages import language_for_path
-from ..paths import confine, escape_name, on_disk, unsteady
+from ..paths import confine, escape_name, on_disk, unescape_name, unsteady
 from ..store.catalog import Catalog, ChunkSpan
 from ..wire import RequestError
 from .ranking import is_test_path
@@ -108,7 +108,7 @@ def _searchable(root: Path, access: AccessRule, path: str) -> str:
         raise RequestError(f"{path} cannot be searched: {refusal}")
     if not os.path.lexists(on_disk(root, rel)):
         raise RequestError(f"{path} does not exist")
-    return rel or "."
+    return unescape_name(rel) or "."  # the name on disk: a byte that is no UTF-8 is no `\\xNN` to ripgrep
 
 
 # --- reading ripgrep's output --------------------------------------------------------------

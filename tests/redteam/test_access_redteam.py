@@ -103,6 +103,7 @@ def test_read_and_grep_never_read_through_a_swapped_folder(repo):
                         leaked.append(method)
     finally:
         index.close()
+    print(f"race: {swapper.flips} flips, {answered} answers, {len(leaked)} leaks")
     assert swapper.flips > 100
     assert answered["read"] and answered["grep"]
     assert leaked == []
@@ -249,3 +250,17 @@ def test_a_glob_that_matches_no_file_is_no_match_not_an_error(private_repo):
 def test_a_missing_path_is_one_clear_error(private_service):
     with pytest.raises(RequestError, match=r"nothere\.py does not exist"):
         call(private_service, "grep", {"pattern": "x", "paths": ["nothere.py"]})
+
+
+def test_a_file_named_in_its_escaped_form_is_searched(tmp_path):
+    """A name that is no UTF-8 reaches clients as `\\xNN`; given back in that form it is the file."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / os.fsdecode(b"caf\xe9.py")).write_text("needle = 1\n")
+    build(root)
+    index = Index(root, load_settings(root))
+    try:
+        answer = call(LocalService(index), "grep", {"pattern": "needle", "paths": ["caf\\xe9.py"]})
+    finally:
+        index.close()
+    assert [m["path"] for m in answer["matches"]] == ["caf\\xe9.py"]
