@@ -19,6 +19,7 @@ import os
 import select
 import socket
 import socketserver
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -153,11 +154,14 @@ class _Lines:
 
 def _write_into(fd: int, request_id: Any, blocks: Iterable[bytes], head: int) -> Iterator[bytes]:
     """Write a result's blocks into a client's descriptor, then yield the reply that says how it
-    went. Blocking writes, as the socket's were: a reader that stops reading holds this thread.
-    A generator, run as the reply is sent: outside the request's pause of the collector, which a
-    slow reader (`| less`) would otherwise keep off in the whole daemon."""
+    went. A pipe is written through a description of its own, non-blocking (`_own_description`),
+    so a reader that stops reading for IDLE_TIMEOUT_SECONDS ends the write instead of holding
+    this thread and the answer for ever. A generator, run as the reply is sent: outside the
+    request's pause of the collector, which a slow reader (`| less`) would otherwise keep off in
+    the whole daemon."""
     written, start = 0, b""
     outcome: dict[str, Any] = {}
+    passed, fd = fd, _own_description(fd)
     try:
         for block in blocks:
             if len(start) < head:
@@ -174,8 +178,23 @@ def _write_into(fd: int, request_id: Any, blocks: Iterable[bytes], head: int) ->
                 view = view[done:]
     except OSError as exc:
         outcome = {"error": exc.strerror or str(exc), "errno": exc.errno}
+    finally:
+        if fd != passed:
+            os.close(fd)
     summary = {"written": written, "start": start.decode("latin-1"), **outcome}
     yield from _result(request_id, (json.dumps(summary).encode(),))
+
+
+def _own_description(fd: int) -> int:
+    """For a pipe, the same pipe opened again through /proc, non-blocking: a new open file
+    description, so the flag does not change the client's own (its stdout stays blocking). Any
+    other descriptor as it is: a file or a terminal does not stall for ever."""
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:  # no /proc, or no reader left (ENXIO): the write itself then says so
+        pass
+    return fd
 
 
 def _writable(fd: int, seconds: float) -> bool:

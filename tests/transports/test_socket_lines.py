@@ -103,3 +103,29 @@ def test_a_result_for_a_passed_descriptor_is_written_when_the_reply_is_sent(tmp_
         server.server_close()
         os.close(read_end)
         os.close(write_end)
+
+
+def test_a_pipe_never_read_ends_the_write_and_keeps_the_clients_pipe_blocking(monkeypatch):
+    """Red team (issue 35): an `into_fd` pipe that nobody reads held the writing thread and the
+    whole answer for ever. Now the write gives up after the idle timeout, and the client's own
+    end of the pipe is left blocking (the daemon writes through a description of its own)."""
+    import fcntl
+    import json
+    import threading
+
+    from codesearch.transports import socket as socket_module
+    monkeypatch.setattr(socket_module, "IDLE_TIMEOUT_SECONDS", 0.5)
+    read_end, write_end = os.pipe()
+    replies: list[bytes] = []
+    try:
+        writer = threading.Thread(target=lambda: replies.extend(
+            socket_module._write_into(write_end, 1, [b"x" * (4 << 20)], 4)))
+        writer.start()
+        writer.join(timeout=30)
+        assert not writer.is_alive()
+        assert not fcntl.fcntl(write_end, fcntl.F_GETFL) & os.O_NONBLOCK
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    result = json.loads(b"".join(replies))["result"]
+    assert result["error"] and 0 < result["written"] < 4 << 20
