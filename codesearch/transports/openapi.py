@@ -33,14 +33,15 @@ def routes() -> dict[str, Route]:
 
 
 ERRORS = {
-    "400": "The request cannot be answered as asked: not JSON, a missing or wrong field (the message names it).",
+    "400": "The request cannot be answered as asked: not JSON, a missing or wrong field (the message names it), "
+           "or ambiguous framing (two Content-Length headers, Transfer-Encoding with Content-Length).",
     "401": "The server has a token and the request did not carry it as `Authorization: Bearer TOKEN`.",
     "403": "A loopback server without a token answers only requests addressed to localhost.",
     "404": "No such endpoint.",
     "405": "The endpoint takes the other HTTP method.",
     "411": "A chunked body: send a Content-Length.",
     "413": "The body is larger than 1 MiB.",
-    "415": "The body is not application/json.",
+    "415": "A POST without Content-Type: application/json (body or not).",
     "500": "A bug: the message says which exception; the daemon's log has the rest.",
     "503": "The index cannot answer now (busy, or being rebuilt): try again after Retry-After seconds.",
 }
