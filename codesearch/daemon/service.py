@@ -252,8 +252,8 @@ class Daemon:
             self._apply(None, wait_for_lock=FIRST_RECONCILE_LOCK_WAIT_SECONDS)
         except IndexInterrupted:
             return False
-        except Exception:  # serve the index as it is rather than not at all
-            log.exception("reconciling with the disk failed; serving the index as it was")
+        except Exception as exc:  # noqa: BLE001 - served as it is meanwhile, and tried again like any failed batch
+            self._keep_failed(_Backlog(), True, exc)
         self.ready.set()
         if not self._stop.is_set():
             self._embedder.start()

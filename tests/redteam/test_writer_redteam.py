@@ -130,6 +130,22 @@ def test_a_batch_that_fails_on_a_held_lock_is_retried_until_its_files_land(reque
     assert on_disk_paths(daemon.root, name) == {"locked_module.py"}
 
 
+def test_a_first_reconcile_that_fails_on_a_held_lock_is_retried(request, seed):
+    """A file saved while no daemon ran reaches the index even when the daemon's first reconcile
+    fails (it was logged and dropped: the file waited for its next save)."""
+    root = seeded_copy(request, seed)
+    name = uniq("zqbefore")
+    write(root / "saved_before.py", new_function(name))
+    holder = hold_write_lock(root / ".codesearch" / "catalog.sqlite3", HOLD_SECONDS)
+    request.addfinalizer(holder.kill)
+    daemon = start_daemon(request, root)  # ready once its reconcile has failed
+    waiting_with_reason(daemon, "locked")
+    holder.wait(timeout=HOLD_SECONDS + 30)
+    wait_for(lambda: keyword_paths(daemon, name) == {"saved_before.py"}, timeout=CATCH_UP_SECONDS,
+             what="the reconcile to be tried again")
+    caught_up(daemon)
+
+
 # --------------------------------------------------------------------------------------------
 # a full disk under the index
 # --------------------------------------------------------------------------------------------
