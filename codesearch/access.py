@@ -16,7 +16,7 @@ from pathlib import Path
 from .ingest.ignore import IgnoreRules
 from .paths import INDEX_DIR_NAME
 
-PRIVATE_FOLDERS = frozenset({".git", INDEX_DIR_NAME})
+PRIVATE_FOLDERS = frozenset({".git", INDEX_DIR_NAME})  # refusal() tests for each name as a substring first
 # names that hold secrets by convention (dotenv files, private keys, key stores, credential files)
 SECRET_NAME = re.compile(
     r"\.env(\..+)?|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|tfvars|tfstate)|id_(rsa|dsa|ecdsa|ed25519)"
@@ -24,7 +24,15 @@ SECRET_NAME = re.compile(
     re.IGNORECASE)
 
 
+# every SECRET_NAME starts or ends so: a cheap test before the pattern (grep asks for every file)
+SECRET_STARTS = (".", "id_", "credentials", "secret")
+SECRET_ENDS = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".tfvars", ".tfstate")
+
+
 def looks_like_secret(name: str) -> bool:
+    folded = name.lower()
+    if not folded.startswith(SECRET_STARTS) and not folded.endswith(SECRET_ENDS):
+        return False
     return SECRET_NAME.fullmatch(name) is not None
 
 
@@ -41,12 +49,11 @@ class AccessRule:
 
     def refusal(self, rel: str) -> str | None:
         """Why a client may not read `rel` (indexed form, relative to the root), or None."""
-        parts = rel.split("/")
-        if PRIVATE_FOLDERS.intersection(parts[:-1]) or parts[-1] in PRIVATE_FOLDERS:
-            return "a private folder (.git or an index)"
+        if (".git" in rel or INDEX_DIR_NAME in rel) and PRIVATE_FOLDERS.intersection(rel.split("/")):
+            return "a private folder (.git or an index)"  # the substring test first: grep asks per file
         if self.index_rel and (rel == self.index_rel or rel.startswith(self.index_rel + "/")):
             return "the index folder"
-        if looks_like_secret(parts[-1]) and self._ignore.is_ignored_anywhere(rel, is_dir=False):
+        if looks_like_secret(rel[rel.rfind("/") + 1:]) and self._ignore.is_ignored_anywhere(rel, is_dir=False):
             return "an ignored file that may hold secrets"
         return None
 

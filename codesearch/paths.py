@@ -176,29 +176,26 @@ def confine(root: Path, path: str, follow_last: bool = True) -> str:
 
 
 def unsteady(root: Path, rels: list[str], since: float) -> list[bool]:
-    """For files another program read by name since `since` (time.time()), whether each could
-    have been read from somewhere else: a folder on its way (the root included) changed its
-    entries since then, or a part of it is now a link or no folder (a file: no regular file).
-    A folder's ctime is set by the kernel whenever an entry is added, removed or renamed, and no
-    user can set it back, so a swap of a folder for a link and back during the read shows."""
+    """For files another program found by walking folders and read by name since `since`
+    (time.time()), whether each could have been read from somewhere else: a folder on its way
+    (the root included) changed its entries since then, or is now a link or no folder. A
+    folder's ctime is set by the kernel whenever an entry is added, removed or renamed, and no
+    user can set it back, so a swap of a folder (or a file) for a link and back shows. The walk
+    follows no link, so the files themselves need no look: one lstat a folder, not a file."""
+    top = str(root)
     folders: dict[str, bool] = {}
 
     def folder_changed(rel_dir: str) -> bool:
-        if rel_dir not in folders:
+        changed = folders.get(rel_dir)
+        if changed is None:
             try:
-                info = os.lstat(on_disk(root, rel_dir) if rel_dir else root)
-                folders[rel_dir] = not stat.S_ISDIR(info.st_mode) or info.st_ctime >= since
+                info = os.lstat(top + "/" + unescape_name(rel_dir) if rel_dir else top)
+                changed = not stat.S_ISDIR(info.st_mode) or info.st_ctime >= since
             except OSError:
-                folders[rel_dir] = True
-            if not folders[rel_dir] and rel_dir:
-                folders[rel_dir] = folder_changed(rel_dir.rpartition("/")[0])
-        return folders[rel_dir]
+                changed = True
+            if not changed and rel_dir:
+                changed = folder_changed(rel_dir.rpartition("/")[0])
+            folders[rel_dir] = changed
+        return changed
 
-    out = []
-    for rel in rels:
-        try:
-            regular = stat.S_ISREG(os.lstat(on_disk(root, rel)).st_mode)
-        except OSError:
-            regular = False
-        out.append(not regular or folder_changed(rel.rpartition("/")[0]))
-    return out
+    return [folder_changed(rel.rpartition("/")[0]) for rel in rels]
