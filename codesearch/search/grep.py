@@ -129,6 +129,7 @@ class Hits:
     heads: list[bytes] = field(default_factory=list)
     before: list[list[str]] | None = None
     after: list[list[str]] | None = None
+    changed: int = 0  # files left out: a folder on their way changed while ripgrep read them
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -423,6 +424,7 @@ def run_rg_steadily(root: Path, index_dir: Path, request: GrepRequest) -> tuple[
     refused = [bad or access.refusal(name) is not None for bad, name in zip(shaky, names)]
     if any(refused):
         hits = hits.keep_files(lambda f: not refused[f])
+        hits.changed = sum(shaky)
     return hits, truncated
 
 
@@ -622,11 +624,14 @@ class GrepResult:
 
     @property
     def note(self) -> str | None:
+        notes = []
         if self.truncated:
-            return f"stopped reading at {MAX_GREP_MATCHES:,} matching lines"
-        if self.total > len(self.shown):
-            return f"{self.total - len(self.shown):,} more matching lines than `limit` shows"
-        return None
+            notes.append(f"stopped reading at {MAX_GREP_MATCHES:,} matching lines")
+        elif self.total > len(self.shown):
+            notes.append(f"{self.total - len(self.shown):,} more matching lines than `limit` shows")
+        if self.hits.changed:
+            notes.append(f"{self.hits.changed:,} files left out: their folders changed while they were searched")
+        return "; ".join(notes) or None
 
     def answer(self) -> GrepAnswer:
         hits, names, texts = self.hits, self.hits.files, self.hits.texts()
