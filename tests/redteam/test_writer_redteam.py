@@ -13,6 +13,7 @@ SQLite and real files:
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -376,3 +377,22 @@ def test_six_first_queries_at_once_start_one_daemon_and_stop_leaves_none(request
     done = cli("daemon", "stop", str(repo))
     assert done.returncode == 0 and "stopped" in done.stdout, done.stdout + done.stderr
     wait_for(lambda: not daemons_of(repo), timeout=FRESH_TIMEOUT, what="no daemon left")
+
+
+def test_a_search_on_a_full_disk_says_so_and_keeps_the_store(indexed_sample, monkeypatch):
+    """The vector store failing a read for want of space is no damage: the answer comes from
+    keyword and graph, says the disk is full, and does not send the user to rebuild."""
+    from codesearch.api.local import LocalService
+    from codesearch.api.methods import call
+    from codesearch.indexing.index import DAMAGED_NOTE
+    from codesearch.store.vectors import VectorStore, VectorStoreError
+    index = indexed_sample
+
+    def chroma_full(*_args, **_kwargs):
+        raise VectorStoreError("the vector store failed a query: database or disk is full")
+    monkeypatch.setattr(VectorStore, "query", chroma_full)
+    answer = call(LocalService(index), "search", {"query": "compute the retry backoff", "limit": 5})
+    assert answer["results"]
+    said = json.dumps(answer)
+    assert "until space is freed" in said and "rebuil" not in said
+    assert index.vector_problem is None and not (index.dir / DAMAGED_NOTE).exists()

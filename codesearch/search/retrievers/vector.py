@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from ...analysis.query_shape import embedding_text, is_long_query, shape_of
 from ...indexing.index import Index
+from ...store.space import full_disk_line, is_out_of_space
 from ...store.vectors import VectorStoreError
 from ...vocabulary import Filters
 from . import Hits
@@ -68,6 +69,9 @@ class VectorRetriever:
         try:
             pairs = self.index.vectors.query(vector, fetch, filters)
         except VectorStoreError as exc:
+            if is_out_of_space(exc, self.index.dir):  # passing: nothing to rebuild, the same read works later
+                line = full_disk_line(self.index.dir)
+                return Hits(note=line, problem=f"{line}: answering from keyword and graph until space is freed")
             self.index.mark_vectors_damaged(str(exc))
             return self._unusable(str(exc))
         if filters.path_glob:
