@@ -65,10 +65,10 @@ def bench_grep(root: Path, index_dir: Path, rounds: int) -> None:
             names = [name.removeprefix("./") for name in hits.files]
             alone.append(timed(partial(check, root, index_dir, names))[0])
             files = len(names)
-        p, c, a = percentile(plain, 50), percentile(checked, 50), percentile(alone, 50)
+        p, c, a = percentile(plain, 0.5), percentile(checked, 0.5), percentile(alone, 0.5)
         ratios.append(c / p)
         print(f"{label:<30}{files:>7,}{p:>9.1f}{c:>9.1f}{c / p:>7.2f}{a:>13.2f}")
-    print(f"median ratio checked / rg: {percentile(ratios, 50):.3f}")
+    print(f"median ratio checked / rg: {percentile(ratios, 0.5):.3f}")
 
 
 def bench_reads(root: Path, rels: list[str], rounds: int) -> None:
@@ -86,7 +86,7 @@ def bench_reads(root: Path, rels: list[str], rounds: int) -> None:
     for _ in range(rounds):
         plain_ms.append(timed(plain)[0])
         safe_ms.append(timed(safe)[0])
-    p, s = percentile(plain_ms, 50), percentile(safe_ms, 50)
+    p, s = percentile(plain_ms, 0.5), percentile(safe_ms, 0.5)
     print(f"snippet reads of {len(rels):,} files: plain open {p:.1f} ms, read_inside {s:.1f} ms "
           f"({(s - p) / len(rels) * 1000:.1f} us a file more)")
 
