@@ -46,6 +46,22 @@ class Parser(argparse.ArgumentParser):
         return self.formatter_class(prog=self.prog, width=_terminal_columns() - 2)  # type: ignore[call-arg]
 
 
+
+MAX_WAIT_SECONDS = 86_400.0
+
+
+def seconds(text: str) -> float:
+    """A time to wait: a finite number of seconds from 0 to a day (`nan`, `inf` and negative
+    numbers are refused as usage errors, not waited on)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= MAX_WAIT_SECONDS:  # also false for nan
+        raise argparse.ArgumentTypeError(f"{text!r} is not from 0 to {MAX_WAIT_SECONDS:,.0f} seconds")
+    return value
+
+
 def _terminal_columns() -> int:
     """shutil.get_terminal_size().columns: $COLUMNS, else the terminal's, else 80."""
     import os
@@ -105,7 +121,7 @@ def build_parser(only: str | None = None) -> Parser:
                        help="also check the catalog's integrity and reconcile every vector with the store")
         p.add_argument("--rebuild", action="store_true",
                        help="build the index again from scratch (a damaged catalog); cached vectors are kept")
-        p.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
+        p.add_argument("--wait", type=seconds, default=60.0, metavar="SECONDS",
                        help="how long to wait for another indexer to finish (default 60)")
         p.add_argument("--json", action="store_true", help="print the report as JSON")
         p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
@@ -193,7 +209,7 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
         p.add_argument("--json", action="store_true")
         p.add_argument("--polling", action="store_true", help="poll instead of native file events")
-        p.add_argument("--timeout", type=float, default=600, help="seconds to wait for readiness on start")
+        p.add_argument("--timeout", type=seconds, default=600, help="seconds to wait for readiness on start")
         p.add_argument("--http", metavar="[HOST:]PORT",
                        help="also serve the HTTP API (127.0.0.1 unless HOST is given; another host needs a token)")
         p.add_argument("--http-token", metavar="TOKEN",

@@ -246,3 +246,12 @@ def test_chunks_escapes_names_and_says_what_a_fifo_is(indexed, tmp_path):
     done = run_cli("chunks", str(fifo))  # never opened: nobody writes to it, an open would block
     assert one_line_error(done, code=1).endswith("pipe.py: not a regular file")
     assert one_line_error(run_cli("chunks", str(tmp_path / "gone.py")), code=1).endswith("gone.py: no such file")
+
+
+@pytest.mark.parametrize("args", [("index", "--wait", "nan"), ("index", "--wait", "-3"), ("index", "--wait", "inf"),
+                                  ("daemon", "start", "--timeout", "nan"), ("daemon", "start", "--timeout", "-1")])
+def test_times_to_wait_are_finite_and_not_negative(tmp_path, args):
+    """`index --wait nan` and `daemon start --timeout -1` were taken (a NaN wait never ends)."""
+    result = run_cli(*args, str(tmp_path))
+    assert result.returncode == 2
+    assert "seconds" in result.stderr.strip().splitlines()[-1]
