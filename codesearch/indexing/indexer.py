@@ -33,6 +33,7 @@ from ..store.graph import rebuild_import_edges, resolve_call_edges
 from ..store.space import OutOfSpace, full_disk_line, says_disk_full, space_errors
 from ..store.sqlite import sqlite3
 from ..store.vectors import VectorStoreError
+from ..text import for_terminal
 from ..vocabulary import NON_DEFINITION_KINDS
 from .embed_source import embed_texts
 from .events import ProgressSink, StageCounter, no_progress
@@ -545,4 +546,5 @@ class Indexer:
 
 
 def print_log(message: str) -> None:
-    print(f"codesearch: {message}", file=sys.stderr)
+    """An indexing message on stderr: the paths in it may hold bidirectional controls or C1 codes."""
+    print(f"codesearch: {for_terminal(message)}", file=sys.stderr)

@@ -255,3 +255,10 @@ def test_times_to_wait_are_finite_and_not_negative(tmp_path, args):
     result = run_cli(*args, str(tmp_path))
     assert result.returncode == 2
     assert "seconds" in result.stderr.strip().splitlines()[-1]
+
+
+def test_indexing_messages_escape_what_would_drive_a_terminal(capsys):
+    from codesearch.indexing.indexer import print_log
+    print_log("skipped evil\u202etxt.py (binary) and \u009b31m.py")
+    err = capsys.readouterr().err
+    assert "\u202e" not in err and "\u009b" not in err and "evil" in err
