@@ -110,6 +110,11 @@ def lock_is_held(path: Path) -> bool:
 class DaemonLock:
     """The lock a daemon holds for its whole life (released by the kernel if it is killed)."""
 
+    # Set by `serve`, whose process ends with the daemon: its locks are then never released by
+    # hand but by the kernel as the process exits, so that a free lock means the daemon is gone.
+    # Released before `_exit`, a daemon still tearing down let a start spawn a second one beside it.
+    held_until_exit = False
+
     def __init__(self, path: Path):
         self.path = path
         self.fd: int | None = None
@@ -129,7 +134,7 @@ class DaemonLock:
                 time.sleep(0.05)
 
     def release(self) -> None:
-        if self.fd is not None:
+        if self.fd is not None and not DaemonLock.held_until_exit:
             os.close(self.fd)  # closing the descriptor releases the lock
             self.fd = None
 
@@ -561,6 +566,7 @@ def serve(root: Path, index_dir: str | None, force_polling: bool = False, http: 
     process with it (see `_exit`)."""
     from ..transports.http import HttpConfigError
     configure_logging()
+    DaemonLock.held_until_exit = True  # this process ends with the daemon (`_exit`)
     try:
         if workspace is not None:
             code = run_workspace(workspace, force_polling, http, idle_minutes)
