@@ -123,7 +123,7 @@ def client(sock_path: str, seconds: float, seed: int) -> dict:
         try:
             conn.sendall(json.dumps(message).encode() + b"\n")
             line = reader.readline()
-            if not line:
+            if not line.endswith(b"\n"):  # nothing, or part of a reply: the daemon was killed while writing it
                 raise ConnectionError("closed")
         except OSError:
             conn.close()
