@@ -65,7 +65,7 @@ from ..indexing.rebuild import remove_index_files, salvage_cache
 from ..ingest.extract import release_idle_pool
 from ..paths import index_dir_for
 from ..search.searcher import Searcher
-from ..store.catalog import CatalogError
+from ..store.catalog import CatalogDamaged
 from ..store.space import OutOfSpace
 from .watcher import RepoWatcher
 
@@ -178,11 +178,13 @@ class Daemon:
 
     def _open_indexes(self) -> None:
         """The writer's, the embedder's and the readers' views of one index (one catalog
-        connection per thread; the model and the vector store shared). A catalog that cannot
-        even be opened is rebuilt at once."""
+        connection per thread; the model and the vector store shared). A catalog that SQLite
+        finds damaged is rebuilt at once; one that cannot be opened for a passing reason (locked
+        by another writer past the busy timeout, a full disk) is left alone: removing it would
+        pull the index from under that writer."""
         try:
             self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self.model)
-        except CatalogError as exc:
+        except CatalogDamaged as exc:
             log.warning("%s; rebuilding the index from scratch", exc)
             self._remove_catalog()
             self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self.model)

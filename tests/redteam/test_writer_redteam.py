@@ -415,3 +415,22 @@ def test_a_search_on_a_full_disk_says_so_and_keeps_the_store(indexed_sample, mon
     said = json.dumps(answer)
     assert "until space is freed" in said and "rebuil" not in said
     assert index.vector_problem is None and not (index.dir / DAMAGED_NOTE).exists()
+
+
+def test_a_daemon_that_cannot_open_a_locked_catalog_leaves_it_in_place(tmp_path, monkeypatch):
+    """Only damage rebuilds the catalog at start: a catalog locked by another writer past the busy
+    timeout (or on a full disk) was removed and built again from under that writer."""
+    from codesearch.config import load_settings
+    from codesearch.daemon import service
+    from codesearch.store.catalog import CatalogError
+    repo = Path(shutil.copytree(SAMPLE, tmp_path / "repo", ignore=shutil.ignore_patterns(".codesearch")))
+    assert cli("index", str(repo), "-q", "--no-vectors").returncode == 0
+    catalog = repo / ".codesearch" / "catalog.sqlite3"
+    before = catalog.stat().st_ino
+
+    def locked(*_args, **_kwargs):
+        raise CatalogError(f"the index database {catalog} cannot be opened (database is locked)")
+    monkeypatch.setattr(service, "Index", locked)
+    with pytest.raises(CatalogError, match="locked"):
+        service.Daemon(repo, load_settings(repo))
+    assert catalog.stat().st_ino == before
