@@ -40,7 +40,7 @@ def _address(daemon) -> tuple[str, int]:
 
 
 @pytest.fixture(scope="module")
-def served(request, seed_repo):  # noqa: F811 - the fixture imported above
+def served(request, seed_repo):
     """A daemon with HTTP on an ephemeral loopback port, idle."""
     daemon = seeded_daemon(request, seed_repo, extra=("--http", "0"), warm=False)
     wait_for(daemon.idle, timeout=60, what="the daemon to be idle")
@@ -48,14 +48,14 @@ def served(request, seed_repo):  # noqa: F811 - the fixture imported above
 
 
 @pytest.fixture(scope="module")
-def guarded(request, seed_repo):  # noqa: F811 - the fixture imported above
+def guarded(request, seed_repo):
     """A daemon with HTTP and a token that is not ASCII."""
     daemon = seeded_daemon(request, seed_repo, extra=("--http", "0", "--http-token", TOKEN), warm=False)
     return daemon, _address(daemon)
 
 
 @pytest.fixture
-def quick(request, seed_repo):  # noqa: F811 - the fixture imported above
+def quick(request, seed_repo):
     """An HTTP server in this process over a copy of the seed, whose request deadline is short."""
     root = seeded_copy(request, seed_repo)
     index = Index(root, load_settings(root))
