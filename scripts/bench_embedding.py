@@ -4,7 +4,7 @@
 Usage: scripts/bench_embedding.py [--chunks 300] [--runs 3] [--variants A,B,...] [--min-chars N] REPO_DIR...
 Chunks are sampled (fixed seed) from the repositories' chunks, every kind but files (a file chunk
 is one in ten or more of a repository's). Each variant but `default` embeds the same embedding
-texts (what the indexer gave the model before issue 17: kind, name, signature, docstring, 30 body
+texts (the code texts an earlier indexer gave the model: kind, name, signature, docstring, 30 body
 lines, as code), input cut at 128 tokens; the variants take turns in each of `--runs` rounds, and
 the figure is the median round.
 
@@ -15,8 +15,8 @@ Variants (all by default):
                   over every sampled chunk. Its cosine is taken with torch-fp32 reading the same
                   texts at the same limit (the backend's faithfulness); the cosine with the
                   128-token code vectors is printed beside (what the shorter input changes)
-  torch-q8        sentence-transformers, int8 dynamic quantization, batch 8: the default before
-                  issue 17, the reference for speed
+  torch-q8        sentence-transformers, int8 dynamic quantization, batch 8: the torch
+                  backend, the reference for speed
   torch-fp32      the same unquantized: the reference for the vectors (the model's own)
   ort-bN          ONNX Runtime on the int8-weight ONNX model, N texts a batch (8, 32, 64)
   ort-b32-1t      ... on one thread (the daemon's background embedding)

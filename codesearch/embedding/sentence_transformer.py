@@ -13,7 +13,7 @@ from .base import GPU_BATCH, QUERY_MAX_TOKENS, EmbeddingError, length_sorted_enc
 _PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 # vectors whose key carries no ":tN" were made with the model's input cut at this many tokens
 UNNAMED_TOKEN_LIMIT = 256
-CPU_BATCH = 8  # texts per forward pass on a CPU (scripts/bench_embedding.py, before issue 17)
+CPU_BATCH = 8  # texts per forward pass on a CPU (scripts/bench_embedding.py, variant torch-q8)
 
 
 def resolve_model_path(name: str) -> str:

@@ -575,7 +575,7 @@ def test_vector_key_names_what_changes_a_vector(tmp_path):
         names[label] = index.vector_key
         index.close()
     assert names["default"] == "all-MiniLM-L6-v2:onnx-q8:t64"
-    assert names["torch"] == "all-MiniLM-L6-v2:q8:t64"  # the default backend before issue 17
+    assert names["torch"] == "all-MiniLM-L6-v2:q8:t64"  # the sentence-transformers backend, int8
     assert names["torch, 256 tokens"] == "all-MiniLM-L6-v2:q8"  # the name that caches from before 128 use
     assert len(set(names.values())) == 5
 

@@ -1,7 +1,7 @@
 """Red team: what a client may read or search. A folder swapped for a link to a place outside the
 repository while `read`, `grep` and the indexer open files, private folders and ignored secrets
 reached through globs and explicit paths, a FIFO, a regex that backtracks, a glob that matches
-nothing. Each test reproduces a defect found by probing (issue 35); the real stack throughout.
+nothing. Each test reproduces a defect found by probing; the real stack throughout.
 
 The race runs RACE_SECONDS (3 s; CODESEARCH_RACE_SECONDS=600 for the ten-minute probe)."""
 

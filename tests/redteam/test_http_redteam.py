@@ -1,4 +1,4 @@
-"""The red team's findings against the daemon's HTTP front-end (issue 35), each reproduced over a
+"""The red team's findings against the daemon's HTTP front-end, each reproduced over a
 raw socket against a real server on loopback: a refused request's unread body taken for the next
 request, ambiguous framing, a bodiless POST that is not JSON, slow clients holding every thread,
 and the bearer token compared as the wrong bytes."""

@@ -2,8 +2,8 @@
 "unexpected error" after a build), `merge` input with NaN or deep nesting, workspace files, text
 that is not UTF-8 or holds a NUL (CLI arguments, JSON-RPC on the daemon's socket), file names
 that drive a terminal (C1 CSI, RIGHT-TO-LEFT OVERRIDE), a FIFO given to `chunks`, a workspace
-none of whose repositories can answer. Each test reproduces a defect found by probing (issue
-35, items 7 and 8); the real CLI and a real daemon throughout."""
+none of whose repositories can answer. Each test reproduces a defect found by probing;
+the real CLI and a real daemon throughout."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Red-team reproductions of the daemon's writer (issue 35, items 5 and 6), on real daemons, real
+"""Red-team reproductions of the daemon's writer (a failed write kept, one writer per index), on real daemons, real
 SQLite and real files:
 
 - a write batch that fails for a passing reason (the catalog's write lock held by another

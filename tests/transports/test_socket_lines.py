@@ -106,7 +106,7 @@ def test_a_result_for_a_passed_descriptor_is_written_when_the_reply_is_sent(tmp_
 
 
 def test_a_pipe_never_read_ends_the_write_and_keeps_the_clients_pipe_blocking(monkeypatch):
-    """Red team (issue 35): an `into_fd` pipe that nobody reads held the writing thread and the
+    """An `into_fd` pipe that nobody reads held the writing thread and the
     whole answer for ever. Now the write gives up after the idle timeout, and the client's own
     end of the pipe is left blocking (the daemon writes through a description of its own)."""
     import fcntl
