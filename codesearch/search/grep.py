@@ -418,7 +418,7 @@ def run_rg_steadily(root: Path, index_dir: Path, request: GrepRequest) -> tuple[
         hits, truncated = run_rg(root, index_dir, request)
         names = [name.removeprefix("./") for name in hits.files]
         shaky = unsteady(root, names, since)
-        if not any(shaky):
+        if not any(shaky) or attempt == STEADY_TRIES - 1:
             break
         time.sleep(CTIME_LAG_SECONDS * (attempt + 1))
     refused = [bad or access.refusal(name) is not None for bad, name in zip(shaky, names)]
