@@ -109,6 +109,17 @@ class Backoff:
         self.due = time.monotonic() + self.delay
         return self.delay
 
+    def failed_with(self, exc: Exception, what: str) -> float:
+        """Record `exc` as why `what` failed and log it (its traceback only at the first failure
+        since a success, and never for a full disk, which is no bug); the wait before the next try.
+        Called while `exc` is being handled."""
+        first = self.reason is None
+        delay = self.failed(failure_line(exc))
+        if first and not isinstance(exc, OutOfSpace):
+            log.exception("%s failed", what)
+        log.warning("%s failed (%s); trying again in %.0f s", what, self.reason, delay)
+        return delay
+
     def succeeded(self) -> None:
         self.delay, self.reason, self.due = 0.0, None, 0.0
 
@@ -360,13 +371,7 @@ class Daemon:
         """A batch that failed stays in the backlog, and is tried again after a backoff."""
         self._backlog.paths |= backlog.paths
         self._backlog.everything |= full
-        first = self.write_backoff.reason is None
-        reason = failure_line(exc)
-        delay = self.write_backoff.failed(reason)
-        if first and not isinstance(exc, OutOfSpace):
-            log.exception("reindexing failed; the previous index stays in use")
-        log.warning("reindexing %s failed (%s); trying again in %.0f s",
-                    "everything" if full else f"{len(backlog.paths)} paths", reason, delay)
+        self.write_backoff.failed_with(exc, "reindexing " + ("everything" if full else f"{len(backlog.paths)} paths"))
 
     def _apply(self, paths: set[str] | None, wait_for_lock: float = 60) -> IndexReport:
         checkpoint("daemon.applying")
@@ -428,14 +433,8 @@ class Daemon:
                 if self.embed_index.vector_problem:  # a search saw the store fail
                     self.embed_indexer.repair_vectors(report)
                 self.embed_indexer.sync_vectors(report, limit=EMBED_SLICE, should_stop=self._stop.is_set)
-        except Exception as exc:  # the slice is tried again, after a backoff; the daemon keeps serving
-            first = self.embed_backoff.reason is None
-            reason = failure_line(exc)
-            delay = self.embed_backoff.failed(reason)
-            if first and not isinstance(exc, OutOfSpace):
-                log.exception("embedding failed")
-            log.warning("embedding failed (%s); trying again in %.0f s", reason, delay)
-            self._stop.wait(delay)
+        except Exception as exc:  # noqa: BLE001 - tried again after a backoff (logged there); the daemon keeps serving
+            self._stop.wait(self.embed_backoff.failed_with(exc, "embedding"))
             return
         self.embed_backoff.succeeded()
         if report.stale_paths:  # files changed under the embedder: the writer indexes them again first
