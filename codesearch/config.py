@@ -42,14 +42,15 @@ class Settings:
     # embedding
     # a backend of embedding/registry.py: "onnx" (the model as int8-weight ONNX, no torch: about 2.5x
     # the throughput of "sentence-transformers" with int8 quantization, and the model's own vectors;
-    # scripts/bench_embedding.py, README), "sentence-transformers" (torch) or "static"
+    # scripts/bench_embedding.py, docs/benchmarks.md), "sentence-transformers" (torch) or "static"
     embedder: str = "onnx"
     # the onnx embedder's: auto (a CUDA GPU through torch or onnxruntime-gpu, else openvino), openvino,
     # onnxruntime, torch
     embed_runtime: str = "auto"
     model: str = "all-MiniLM-L6-v2"
     # the model's input is cut here: 64 tokens of words (embed_words) embed about 2x faster than
-    # 128 tokens of code, NDCG@10 within 0.005 (scripts/bench_embedding.py, scripts/bench_quality.py; README)
+    # 128 tokens of code, NDCG@10 within 0.005 (scripts/bench_embedding.py, scripts/bench_quality.py;
+    # docs/benchmarks.md)
     embed_max_tokens: int = 64
     embed_body_lines: int = 30
     # the model reads a chunk's words only (no punctuation), its body without the signature and
@@ -58,7 +59,7 @@ class Settings:
     embed_batch_size: int = 0  # texts per forward pass; 0: chosen for the backend and device
     # a chunk under this many non-whitespace characters, without a docstring (not a file), gets
     # no vector: keyword and graph search find it by name (analysis/embed_text.py). 60 leaves out
-    # 15% of the chunks (6% of the tokens) and NDCG@10 did not move on the benchmark (README)
+    # 15% of the chunks (6% of the tokens) and NDCG@10 did not move on the benchmark (docs/benchmarks.md)
     embed_min_chars: int = 60
     embed_quantize: bool = True  # int8 dynamic quantization on CPU: about 2x faster
     device: str = ""  # "" = cuda when available, else cpu
@@ -82,7 +83,7 @@ class Settings:
     # the model's threads for the daemon's background embedding (0: all cores). Its child process
     # runs at a lower priority (embedding/worker.py), so searches take the cores they need: with
     # all cores the monorepo embedded 1.6x faster than on one, keyword searches meanwhile p50 41
-    # and 45 ms against 40 (README: Monorepo). Queries embed on one thread (embedding/registry.py). With
+    # and 45 ms against 40 (docs/benchmarks.md: the monorepo). Queries embed on one thread (embedding/registry.py). With
     # daemon_embed_in_child false, one model in the daemon does both at its priority: 1 there
     # leaves the other cores to searches.
     daemon_embed_threads: int = 0

@@ -30,7 +30,7 @@ def embed_text(kind: str, qualified_name: str, signature: str, docstring: str, t
     model reads a bounded number of tokens, and code spends over a third of them on punctuation
     (each bracket, colon and underscore is a token of its own: 207 tokens a chunk as code, 128 as
     words, on 300 sampled chunks), so its input limit can halve for about the same words
-    (embed_max_tokens; README, Indexing)."""
+    (embed_max_tokens; docs/benchmarks.md, "Indexing")."""
     body = "\n".join(text.split("\n", body_lines)[:body_lines])
     head = f"{kind} {qualified_name}".strip()
     if kind == "file":  # a file chunk's text opens with its docstring already

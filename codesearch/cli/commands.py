@@ -265,7 +265,7 @@ def _first_index(args: argparse.Namespace, root: Path, settings: Any, auto: bool
 
     def start_daemon() -> None:
         """Once the files are parsed: its imports then overlap the last writes and this answer,
-        not the parsing, which keeps both cores busy (scripts/bench_first_query.py, README)."""
+        not the parsing, which keeps both cores busy (scripts/bench_first_query.py, docs/benchmarks.md)."""
         if not auto or started:
             return
         try:

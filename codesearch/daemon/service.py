@@ -73,7 +73,7 @@ log = logging.getLogger("codesearch.daemon")
 EMBED_SLICE = 64  # chunks embedded between looks at the clock and the stop flag
 # reads (searches, relations): one per core runs at once, the rest wait (each up to READ_WAIT_MS).
 # More at once only queue on the GIL: on 2 cores, 8 clients got 1.04x the throughput of one with
-# 8 slots and 1.63x with 2 (keyword; hybrid 1.01x and 1.47x; scripts/bench_concurrency.py, README)
+# 8 slots and 1.63x with 2 (keyword; hybrid 1.01x and 1.47x; scripts/bench_concurrency.py, docs/benchmarks.md)
 READ_SLOTS, READ_WAITING, READ_WAIT_MS = max(2, os.cpu_count() or 2), 256, 10_000
 # a first query starts its daemon beside its own keyword indexing: the daemon's first reconcile
 # waits for that run to finish (however long a big repository takes) rather than serve half an index

@@ -13,7 +13,7 @@ Both load in a fraction of a second where torch takes seconds, and both release 
 compute, so searches go on beside a batch. On a CUDA GPU the default is a third runtime, torch:
 the same model's unquantized weights (the folder the tokenizer comes from) in float16, which
 embedded about 15,600 texts/s on an H200 in the indexer's calls of 256 (20,400 in one call; the
-sentence-transformers backend on the same GPU: 2,700; scripts/bench_gpu_embedding.py, README),
+sentence-transformers backend on the same GPU: 2,700; scripts/bench_gpu_embedding.py, docs/benchmarks.md),
 while the int8 file on a GPU needs onnxruntime-gpu and was never measured. Their vectors agree
 to 0.9993 on average (cosine; torch's in float16 with the model's own float32 to 0.99999), so
 the runtime and the device are not part of the vectors' key: switching them never re-embeds an

@@ -1,6 +1,6 @@
 """What the embedding model sees for chunks the catalog lists, made again from their files.
 
-The catalog keeps no chunk text (README, "Index size"): a chunk's embedding text comes from
+The catalog keeps no chunk text (docs/benchmarks.md, "Index size"): a chunk's embedding text comes from
 extracting its file once more, a few milliseconds a file against about a hundred to embed its
 chunks. A file that changed since it was indexed no longer gives the chunk, or gives it another
 embed hash: such rows are left to the reindex that the change brings (`stale`), never embedded

@@ -2,7 +2,7 @@
 
 Scores coming in are fused RRF scores; each step multiplies or reorders them and records what
 it did, so `--explain` can show it. The strengths were tuned on one half of the benchmark
-repositories and checked on the other (scripts/bench_quality.py, README "Retrieval quality").
+repositories and checked on the other (scripts/bench_quality.py, docs/benchmarks.md, "Retrieval quality").
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The text of the chunks a search shows, read from their files: the catalog keeps no copy of
-the code (README, "Index size"), and the file on disk is what the user opens anyway."""
+the code (docs/benchmarks.md, "Index size"), and the file on disk is what the user opens anyway."""
 
 from __future__ import annotations
 

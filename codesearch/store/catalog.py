@@ -4,7 +4,7 @@ Files, chunks, call sites, imports, graph edges, the keyword index (FTS5) and th
 cache live here. Chroma only mirrors vectors; what Chroma still has to delete or add is itself
 recorded here, in the same transactions, so a crash never loses track of it.
 
-The layout keeps the catalog smaller than the code it indexes (README, "Index size"):
+The layout keeps the catalog smaller than the code it indexes (docs/benchmarks.md, "Index size"):
 - no text is stored twice, and none at all: a chunk's lines are read from its file when shown,
   the keyword index keeps no copy of the terms it indexes (FTS5 `content=''`), and what the
   embedding model needs is made again from the file when it is needed (indexing/vector_sync);
@@ -1163,7 +1163,7 @@ class Catalog:
         return found
 
     def table_bytes(self) -> dict[str, int]:
-        """Bytes on disk per table and index (SQLite's dbstat), largest first: README's size table."""
+        """Bytes on disk per table and index (SQLite's dbstat), largest first: the size table of docs/benchmarks.md."""
         try:
             rows = self.db.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC").fetchall()
         except sqlite3.DatabaseError:  # a library built without dbstat

@@ -24,7 +24,7 @@ MAX_NAMED_WORDS = 250  # a long query names at most this many (distinct) words f
 class GraphRetriever:
     name: ClassVar[str] = "graph"
     # the keyword list's best hits seed it (with the definitions the query names): seeded by the
-    # vector list as well, it waited on the slowest retriever (README, "Query latency")
+    # vector list as well, it waited on the slowest retriever (docs/benchmarks.md, "Query latency")
     seeds_from: ClassVar[tuple[str, ...]] = ("keyword",)
 
     def __init__(self, catalog: Catalog, graph: CallGraph):

@@ -21,7 +21,7 @@ MAX_QUERY_TERMS = 256  # a long question's first distinct terms are searched (a 
 # then those of its rarest terms within the budget (at least one), the common ones counting where
 # they name a chunk (its name or signature: a fraction of their postings) while all that is
 # scored stays within twice the budget. No repository of the benchmark comes near it; scaled
-# down to them, it still costs keyword search (README: Benchmarks).
+# down to them, it still costs keyword search (docs/benchmarks.md).
 POSTINGS_BUDGET = 90_000
 
 
