@@ -647,8 +647,23 @@ def test_cli_grep_files_and_counts_through_the_daemon_are_the_whole_answers(d):
         f"{f['path']}:{f['count']}" for f in whole["files"]]
 
 
-def _open_fds(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
+def _identity(fd: int) -> tuple[int, int]:
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
+
+
+def _holds_any(pid: int, passed: set[tuple[int, int]]) -> list[str]:
+    """The daemon's descriptors that are one of the files or pipes passed to it: counting its
+    descriptors instead would also count the ones its threads open for themselves."""
+    held = []
+    for name in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            st = os.stat(f"/proc/{pid}/fd/{name}")
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) in passed:
+            held.append(name)
+    return held
 
 
 def test_cli_grep_json_is_written_by_the_daemon_into_the_clis_stdout(d, tmp_path):
@@ -658,9 +673,10 @@ def test_cli_grep_json_is_written_by_the_daemon_into_the_clis_stdout(d, tmp_path
     argv = [sys.executable, "-m", "codesearch.cli", "grep", "def", "--json", "--repo", str(d.root)]
     piped = cli(*argv[3:])
     assert piped.returncode == 0, piped.stderr
-    fds = _open_fds(d.pid)
+    passed: set[tuple[int, int]] = set()
     into = tmp_path / "answer.json"
     with into.open("wb") as out:
+        passed.add(_identity(out.fileno()))
         out.write(b"kept: ")  # the daemon writes at the descriptor's offset, after this
         out.flush()
         done = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE, env=_env(), cwd=REPO_ROOT, timeout=120)
@@ -676,6 +692,7 @@ def test_cli_grep_json_is_written_by_the_daemon_into_the_clis_stdout(d, tmp_path
     # fast path): quiet, as grep, and not answered again in this process as if no daemon were there
     for extra in ((), ("--lang", "python")):
         read_end, write_end = os.pipe()
+        passed.add(_identity(write_end))
         os.close(read_end)
         try:
             gone = subprocess.run([*argv, *extra], stdout=write_end, stderr=subprocess.PIPE, env=_env(),
@@ -684,7 +701,7 @@ def test_cli_grep_json_is_written_by_the_daemon_into_the_clis_stdout(d, tmp_path
             os.close(write_end)
         assert (gone.returncode, gone.stderr) == (1, b""), (extra, gone.stderr)
     assert cli(*argv[3:]).stdout.count('"path"') == piped.stdout.count('"path"')
-    assert wait_for(lambda: _open_fds(d.pid) <= fds, timeout=10), (fds, os.listdir(f"/proc/{d.pid}/fd"))
+    assert wait_for(lambda: not _holds_any(d.pid, passed), timeout=10), _holds_any(d.pid, passed)
 
 
 def test_a_descriptor_is_written_into_only_when_asked_and_is_never_kept(d):
@@ -692,7 +709,7 @@ def test_a_descriptor_is_written_into_only_when_asked_and_is_never_kept(d):
     much; a descriptor without `into_fd`, or `into_fd` without one, gets the usual reply; the
     daemon closes every descriptor passed to it."""
     import socket as socket_module
-    fds = _open_fds(d.pid)
+    passed: set[tuple[int, int]] = set()  # the pipes; /dev/null is the daemon's own stdin too
 
     def ask(message: dict, fd: int | None) -> dict:
         with socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM) as sock:
@@ -712,6 +729,7 @@ def test_a_descriptor_is_written_into_only_when_asked_and_is_never_kept(d):
         return json.loads(data)
 
     read_end, write_end = os.pipe()
+    passed.add(_identity(write_end))
     try:
         reply = ask({"jsonrpc": "2.0", "id": 7, "method": "stats", "into_fd": 4}, write_end)
         os.close(write_end)
@@ -732,6 +750,7 @@ def test_a_descriptor_is_written_into_only_when_asked_and_is_never_kept(d):
     assert refused["error"]["code"] == -32602  # an error is a reply, written nowhere else
     # a descriptor made non-blocking by its owner, in a pipe of one page, read slowly: all of it comes
     read_end, write_end = os.pipe()
+    passed.add(_identity(write_end))
     os.set_blocking(write_end, False)
     fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)
     chunks: list[bytes] = []
@@ -751,7 +770,7 @@ def test_a_descriptor_is_written_into_only_when_asked_and_is_never_kept(d):
         os.close(read_end)
     assert "error" not in reply["result"] and reply["result"]["written"] == len(b"".join(chunks)) > 4096
     assert json.loads(b"".join(chunks))["total"] > 0
-    assert wait_for(lambda: _open_fds(d.pid) <= fds, timeout=10), (fds, os.listdir(f"/proc/{d.pid}/fd"))
+    assert wait_for(lambda: not _holds_any(d.pid, passed), timeout=10), _holds_any(d.pid, passed)
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 1000])
