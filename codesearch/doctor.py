@@ -127,7 +127,7 @@ def _model(settings: Settings, status: dict | None, load: bool) -> Iterator[Chec
     if not load:
         yield Check("model", "note", f"{label}: not loaded (--fast)")
         return
-    from .embedding.registry import create_embedder
+    from .embedding.backends import create_embedder
     started = time.monotonic()
     try:
         embedder = create_embedder(settings)

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 
 @dataclass
-class Definition:
+class ParsedDefinition:
     """A named definition found by tree-sitter (function, class, struct, ...)."""
 
     kind: str
@@ -53,7 +53,7 @@ class ParsedFile:
     path: str  # relative, '/'-separated
     language: str
     source: bytes
-    definitions: list[Definition] = field(default_factory=list)
+    definitions: list[ParsedDefinition] = field(default_factory=list)
     calls: list[CallSite] = field(default_factory=list)
     imports: list[ImportRef] = field(default_factory=list)
     docstring: str = ""  # module docstring or the file's opening comment

@@ -3,7 +3,7 @@ workspace file (`[[repo]]` tables of TOML) or from a list of paths.
 
 A problem with the file itself (bad TOML, a wrong type, an unknown key, a name given twice) is
 an error that names its line; a repository that is missing on disk is not: the workspace still
-answers from the others, with a note (api/workspace.py).
+answers from the others, with a note (api/workspace_service.py).
 """
 
 from __future__ import annotations

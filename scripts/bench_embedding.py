@@ -58,8 +58,8 @@ import numpy as np
 from codesearch.analysis.embed_text import embed_text_of, worth_embedding
 from codesearch.config import Settings
 from codesearch.embedding import onnx as onnx_backend
+from codesearch.embedding.backends import create_embedder
 from codesearch.embedding.onnx import OnnxEmbedder
-from codesearch.embedding.registry import create_embedder
 from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder
 from codesearch.ingest.extract import SkipFile, extract_file
 from codesearch.ingest.walker import RepoWalker, SourceFile

@@ -37,7 +37,7 @@ from benchlib import REPO_ROOT, percentile, running_daemon, wait_until_idle
 from codesearch.daemon.client import DaemonClient, call
 from codesearch.eval.bench import DEFAULT_CHECKOUTS
 from codesearch.search.grep import PIPE_BYTES, rg_command
-from codesearch.search.types import GrepRequest, SearchRequest
+from codesearch.search.requests import GrepRequest, SearchRequest
 
 PATTERNS: list[tuple[str, dict]] = [
     ("literal, common", {"pattern": "import", "fixed": True}),

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
+from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
-from codesearch.search.types import SearchRequest
 
 GENERIC = ["error handling", "parse configuration file", "retry with backoff", "read from a socket",
            "how are tests run", "logging setup", "convert to json", "cache invalidation", "main entry point",

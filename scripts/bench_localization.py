@@ -44,8 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from codesearch.config import load_settings
 from codesearch.indexing.index import CATALOG_NAME, Index
 from codesearch.indexing.indexer import Indexer
+from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
-from codesearch.search.types import SearchRequest
 from codesearch.store.catalog import Catalog
 
 DEFAULT_COMMITS = Path.home() / ".cache" / "codesearch-loc" / "commits.json"

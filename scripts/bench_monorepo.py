@@ -124,7 +124,7 @@ def in_process(tree: Path, index_dir: Path, rounds: int) -> None:
     costs without a socket or a daemon's background work beside it."""
     from codesearch.api.local import open_local
     from codesearch.config import load_settings
-    from codesearch.search.types import RelationsRequest, SearchRequest
+    from codesearch.search.requests import RelationsRequest, SearchRequest
     service = open_local(tree, load_settings(tree), str(index_dir))
     try:
         searches = {query: partial(service.search, SearchRequest.from_dict({"query": query, "limit": 10,

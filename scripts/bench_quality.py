@@ -36,9 +36,9 @@ from codesearch.eval.metrics import mean, score_query
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.search.ranking import RankingOptions
+from codesearch.search.requests import SearchRequest
 from codesearch.search.retrievers import keyword as keyword_module
 from codesearch.search.searcher import Searcher
-from codesearch.search.types import SearchRequest
 
 RETRIEVER_SETS = [("keyword",), ("vector",), ("graph",), ("keyword", "vector"), ("keyword", "graph"),
                   ("vector", "graph"), ("keyword", "vector", "graph")]

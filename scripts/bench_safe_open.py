@@ -31,7 +31,7 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.paths import on_disk, read_inside, unsteady
 from codesearch.search.grep import run_rg, run_rg_steadily
-from codesearch.search.types import GrepRequest
+from codesearch.search.requests import GrepRequest
 
 READ_BYTES = 1 << 16
 T = TypeVar("T")

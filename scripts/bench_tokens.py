@@ -29,13 +29,13 @@ from benchlib import REPO_ROOT  # noqa: F401 - puts the checkout on sys.path
 from codesearch.analysis.tokens import query_terms
 from codesearch.config import load_settings
 from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, benchmark_roots
-from codesearch.eval.metrics import Target, paths_match
+from codesearch.eval.metrics import RelevantSpan, paths_match
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.paths import on_disk
 from codesearch.search.budget import estimate_tokens
+from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
-from codesearch.search.types import SearchRequest
 
 
 def compact(data: dict) -> str:
@@ -96,7 +96,7 @@ def main() -> int:
                 continue
         searcher = Searcher(index)
         for q in queries:
-            targets = [Target.parse(t).path for t in [*q["relevant"], *q.get("secondary", [])]]
+            targets = [RelevantSpan.parse(t).path for t in [*q["relevant"], *q.get("secondary", [])]]
             first, whole = codesearch_cost(searcher, q["query"], targets, args.limit)
             read, _ = grep_cost(files, q["query"], targets)
             ours.append(first)

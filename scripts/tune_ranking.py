@@ -30,8 +30,8 @@ from codesearch.eval.bench import DEFAULT_CHECKOUTS, HALVES, SHARED_BENCH, bench
 from codesearch.eval.metrics import mean, score_query
 from codesearch.indexing.index import Index
 from codesearch.search.ranking import RankingOptions
+from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
-from codesearch.search.types import SearchRequest
 
 # knob -> values tried (ranking strengths by name, fusion weights as "set:NAME")
 GRID: dict[str, list[float]] = {

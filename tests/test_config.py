@@ -30,7 +30,7 @@ def test_every_numeric_setting_has_a_range_and_its_default_is_inside():
 
 
 def test_every_word_setting_names_its_choices_and_the_registry_matches():
-    from codesearch.embedding.registry import BACKENDS
+    from codesearch.embedding.backends import BACKENDS
     assert set(BACKENDS) == set(EMBEDDERS)
     for name, choices in SETTING_CHOICES.items():
         assert getattr(Settings(), name) in choices

@@ -12,8 +12,8 @@ from ..indexing.index import Index, IndexMissing
 from ..indexing.indexer import Indexer, IndexReport
 from ..paths import confine
 from ..search.searcher import Searcher
+from .protocol import Service, ServiceUnavailable
 from .reading import read_source
-from .service import Service, ServiceUnavailable
 from .stats import collect_stats
 from .types import (
     DefinitionAnswer,
@@ -39,7 +39,7 @@ from .types import (
     SymbolsAnswer,
     SymbolsRequest,
 )
-from .workspace import WorkspaceService, open_members
+from .workspace_service import WorkspaceService, open_members
 
 if TYPE_CHECKING:
     from ..workspace import RepoSpec, Workspace
@@ -156,7 +156,7 @@ def open_workspace(workspace: Workspace, settings_of: Callable[[Path], Settings]
     """A workspace answered in this process: each repository through its own daemon when one
     runs, else from its index here, all with one embedding model."""
     from ..daemon.client import connect
-    from ..embedding.registry import EmbedderPool
+    from ..embedding.backends import EmbedderPool
     pool = EmbedderPool()
 
     def open_one(spec: RepoSpec) -> Service:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..wire import Record
-from .service import Service
+from .protocol import Service
 from .types import (
     DefinitionAnswer,
     DefinitionRequest,

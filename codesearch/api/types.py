@@ -1,12 +1,12 @@
 """Requests and answers of the API methods other than search and relations (those live with the
-search in `search/types.py` and are re-exported here): one import for every front-end."""
+search in `search/requests.py` and are re-exported here): one import for every front-end."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from ..search.types import (
+from ..search.requests import (
     MAX_LIMIT,
     Definition,
     DefinitionAnswer,

@@ -32,7 +32,7 @@ from .parser import (
 from .quick import BUSY_ADVICE, NO_ANSWER, grep_exit_code, grep_json_head, grep_params, search_params, stdout_fd
 
 if TYPE_CHECKING:
-    from ..api.service import Service
+    from ..api.protocol import Service
     from ..api.types import Direction, GrepRequest, IndexAnswer, SearchAnswer, SearchRequest
     from ..daemon.client import DaemonClient
     from ..indexing.index import Index
@@ -172,7 +172,7 @@ def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
 
     A daemon that is busy, or too slow, is an error that says so; one that is gone (a socket
     nobody listens on) is answered here, with a note."""
-    from ..api.service import ServiceUnavailable
+    from ..api.protocol import ServiceUnavailable
     from ..daemon.client import DaemonBusy, DaemonError
     from ..wire import RequestError
     client = _daemon(args)
@@ -450,7 +450,7 @@ def _filters(args: argparse.Namespace) -> Filters:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from ..search.types import SearchRequest
+    from ..search.requests import SearchRequest
     from ..wire import RequestError
     from .render import print_human, print_vimgrep
     if args.batch:
@@ -499,7 +499,7 @@ def _search(service: Service, request: SearchRequest) -> SearchAnswer:
 
 
 def cmd_relations(args: argparse.Namespace) -> int:
-    from ..search.types import RelationsRequest
+    from ..search.requests import RelationsRequest
     from ..wire import RequestError
     direction: Direction = "callers" if args.command == "callers" else "callees"
     filters = _filters(args)
@@ -528,7 +528,7 @@ def cmd_relations(args: argparse.Namespace) -> int:
 
 def cmd_grep(args: argparse.Namespace) -> int:
     """Exit codes as grep's: 0 something matched, 1 nothing did, 2 an error."""
-    from ..search.types import GrepRequest
+    from ..search.requests import GrepRequest
     from ..wire import RequestError
     from .grep_text import grep_form, write_grep
     try:
@@ -580,7 +580,7 @@ def _answer_json(service: Service, method: str, request: Record, ask: Callable[[
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from ..eval.runner import METRICS, evaluate, load_queries
-    from ..search.types import SearchRequest
+    from ..search.requests import SearchRequest
     try:
         queries = load_queries(Path(args.queries))
     except (OSError, ValueError) as exc:
@@ -609,8 +609,8 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         return EXIT_OK
     workspace = _workspace(args)
     root = _root_of(args) if workspace is None else Path.cwd()
-    target = (lifecycle.Target.workspace(workspace) if workspace is not None
-              else lifecycle.Target.repository(root, args.index_dir))
+    target = (lifecycle.DaemonTarget.workspace(workspace) if workspace is not None
+              else lifecycle.DaemonTarget.repository(root, args.index_dir))
     served = target.label
     if args.action in ("start", "run"):
         _check_settings(args, workspace, root)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
     from ..api.types import Health, IndexAnswer, IndexRequest, Ok, ReadAnswer, ReadRequest, Stats, Status
-    from ..search.types import (
+    from ..search.requests import (
         DefinitionAnswer,
         DefinitionRequest,
         GrepAnswer,
@@ -292,19 +292,19 @@ class DaemonClient:
             time.sleep(wait)
 
     def search(self, request: SearchRequest) -> SearchAnswer:
-        from ..search.types import SearchAnswer
+        from ..search.requests import SearchAnswer
         return self._call("search", request, SearchAnswer)
 
     def relations(self, request: RelationsRequest) -> RelationsAnswer:
-        from ..search.types import RelationsAnswer
+        from ..search.requests import RelationsAnswer
         return self._call(request.direction, request, RelationsAnswer)
 
     def impact(self, request: ImpactRequest) -> ImpactAnswer:
-        from ..search.types import ImpactAnswer
+        from ..search.requests import ImpactAnswer
         return self._call("impact", request, ImpactAnswer)
 
     def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
-        from ..search.types import DefinitionAnswer
+        from ..search.requests import DefinitionAnswer
         return self._call("definition", request, DefinitionAnswer)
 
     def read(self, request: ReadRequest) -> ReadAnswer:
@@ -312,7 +312,7 @@ class DaemonClient:
         return self._call("read", request, ReadAnswer)
 
     def grep(self, request: GrepRequest) -> GrepAnswer:
-        from ..search.types import GrepAnswer
+        from ..search.requests import GrepAnswer
         return self._call("grep", request, GrepAnswer, timeout=REPLY_SECONDS["grep"])
 
     def grep_json(self, request: GrepRequest) -> Iterable[bytes]:
@@ -326,11 +326,11 @@ class DaemonClient:
                                                      out_fd))
 
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
-        from ..search.types import SymbolsAnswer
+        from ..search.requests import SymbolsAnswer
         return self._call("symbols", request, SymbolsAnswer)
 
     def references(self, request: ReferencesRequest) -> ReferencesAnswer:
-        from ..search.types import ReferencesAnswer
+        from ..search.requests import ReferencesAnswer
         return self._call("references", request, ReferencesAnswer)
 
     def index(self, request: IndexRequest) -> IndexAnswer:

@@ -35,14 +35,14 @@ from typing import TYPE_CHECKING
 from ..config import Settings, load_settings
 from ..indexing.index import ensure_index_dir
 from ..paths import index_dir_for
-from . import registry
+from . import roster
 from .client import SOCKET_NAME, DaemonClient, DaemonError, call
 
 if TYPE_CHECKING:
-    from ..api.service import Service
-    from ..embedding.registry import SharedEmbedder
+    from ..api.protocol import Service
+    from ..embedding.backends import SharedEmbedder
     from ..workspace import Workspace
-    from .service import Daemon
+    from .core import Daemon
 
 PID_NAME, LOG_NAME, LOCK_NAME, START_LOCK_NAME = "daemon.pid", "daemon.log", "daemon.lock", "start.lock"
 REPORT_BYTES = 1000  # the most of a failed start's reason that its starter reads
@@ -207,20 +207,20 @@ def daemon_settings(root: Path) -> Settings:
 
 def _root_daemon(root: Path, index_dir: str | None, force_polling: bool, stopping: threading.Event,
                  served: _Served, embedder: SharedEmbedder | None = None) -> Daemon:
-    from .service import Daemon
+    from .core import Daemon
     daemon = Daemon(root, daemon_settings(root), index_dir, force_polling=force_polling, stopping=stopping,
                     embedder=embedder)
     served.daemons.append(daemon)
     return daemon
 
 
-def list_daemons() -> list[registry.DaemonEntry]:
+def list_daemons() -> list[roster.DaemonEntry]:
     """The daemons that run now, by their registry entries; entries of dead daemons (their lock
     is free) and unreadable ones are removed on the way."""
     alive = []
-    for path, entry in registry.entries():
+    for path, entry in roster.entries():
         if entry is None or not lock_is_held(entry.lock):
-            registry.remove(path)
+            roster.remove(path)
         else:
             alive.append(entry)
     return alive
@@ -242,8 +242,8 @@ def run_workspace(workspace: Workspace, force_polling: bool = False, http: str |
     """Serve every repository of the workspace from this process: a daemon per repository (its
     watcher and writer), one embedding model for all, and the workspace's answers on its socket."""
     from ..api.types import Ok
-    from ..api.workspace import Member, WorkspaceService
-    from ..embedding.registry import EmbedderPool, daemon_embedder
+    from ..api.workspace_service import Member, WorkspaceService
+    from ..embedding.backends import EmbedderPool, daemon_embedder
     from ..transports.socket import RpcServer
 
     def build(stopping: threading.Event, served: _Served) -> Service:
@@ -316,7 +316,7 @@ def _run(files: DaemonFiles, label: str, http: str | None, build: Callable[[thre
             daemon.idle_stop_minutes = idle_minutes
             daemon.start()
         if registered is not None:
-            registry.register(registered, files.lock.parent, auto=idle_minutes is not None, idle_minutes=idle_minutes)
+            roster.register(registered, files.lock.parent, auto=idle_minutes is not None, idle_minutes=idle_minutes)
         log.info("serving %s on %s (pid %d)", label, files.sock, os.getpid())
         _StartHandoff.serving()
         while not stopping.wait(0.5):
@@ -329,7 +329,7 @@ def _run(files: DaemonFiles, label: str, http: str | None, build: Callable[[thre
         served.close()
         _remove(files.sock, files.pid)
         if registered is not None:
-            registry.unregister(files.lock.parent)
+            roster.unregister(files.lock.parent)
         lock.release()
     return 0
 
@@ -436,7 +436,7 @@ def wait_ready(files: DaemonFiles, deadline: float, process: subprocess.Popen | 
 
 
 @dataclass(frozen=True)
-class Target:
+class DaemonTarget:
     """What a daemon serves, one repository or a workspace: its files, the arguments of its
     `run` command, and the argument of that command line that identifies it (for `is_daemon_of`)."""
 
@@ -446,13 +446,13 @@ class Target:
     label: str
 
     @classmethod
-    def repository(cls, root: Path, index_dir: str | None) -> Target:
+    def repository(cls, root: Path, index_dir: str | None) -> DaemonTarget:
         root = root.resolve()
         extra = ("--index-dir", str(index_dir)) if index_dir else ()
         return cls(DaemonFiles.of(root, index_dir), (str(root), *extra), root, str(root))
 
     @classmethod
-    def workspace(cls, workspace: Workspace) -> Target:
+    def workspace(cls, workspace: Workspace) -> DaemonTarget:
         if workspace.file is not None:
             args: tuple[str, ...] = ("--workspace", str(workspace.file))
             anchor, label = workspace.file, f"the workspace {workspace.file}"
@@ -466,11 +466,11 @@ def start_detached(root: Path, index_dir: str | None, wait_seconds: float = 600,
                    http: str | None = None, http_token: str | None = None, idle_minutes: float | None = None,
                    wait: bool = True) -> dict:
     """Start a background daemon for one repository (see `start_target`)."""
-    return start_target(Target.repository(root, index_dir), wait_seconds, force_polling, http, http_token,
+    return start_target(DaemonTarget.repository(root, index_dir), wait_seconds, force_polling, http, http_token,
                         idle_minutes, wait)
 
 
-def start_target(target: Target, wait_seconds: float = 600, force_polling: bool = False,
+def start_target(target: DaemonTarget, wait_seconds: float = 600, force_polling: bool = False,
                  http: str | None = None, http_token: str | None = None, idle_minutes: float | None = None,
                  wait: bool = True) -> dict:
     """Start a background daemon and return its health once it is ready; a daemon already
@@ -531,10 +531,10 @@ def start_target(target: Target, wait_seconds: float = 600, force_polling: bool 
 
 def stop_daemon(root: Path, index_dir: str | None, wait_seconds: float = 30) -> bool:
     """Stop the daemon of one repository (see `stop_target`)."""
-    return stop_target(Target.repository(root, index_dir), wait_seconds)
+    return stop_target(DaemonTarget.repository(root, index_dir), wait_seconds)
 
 
-def stop_target(target: Target, wait_seconds: float = 30) -> bool:
+def stop_target(target: DaemonTarget, wait_seconds: float = 30) -> bool:
     """Ask the daemon to shut down and wait until its lock is free; False when none was running.
     Only a process that is this target's daemon is ever signalled."""
     files = target.files

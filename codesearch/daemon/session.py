@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from ..api.service import ServiceUnavailable
+from ..api.protocol import ServiceUnavailable
 from .client import DaemonClient
-from .lifecycle import DaemonLifecycleError, Target, running_at, start_target, wait_ready
+from .lifecycle import DaemonLifecycleError, DaemonTarget, running_at, start_target, wait_ready
 
 log = logging.getLogger("codesearch.session")
 T = TypeVar("T")
@@ -25,10 +25,10 @@ class DaemonSession:
     """The daemon of `root` (or of `target`, a workspace), started on demand unless `start` is False."""
 
     def __init__(self, root: Path, index_dir: str | None = None, start: bool = True,
-                 wait_seconds: float = START_WAIT_SECONDS, target: Target | None = None):
+                 wait_seconds: float = START_WAIT_SECONDS, target: DaemonTarget | None = None):
         self.root = root.resolve()
         self.index_dir = index_dir
-        self.target = target or Target.repository(self.root, index_dir)
+        self.target = target or DaemonTarget.repository(self.root, index_dir)
         self.start = start
         self.wait_seconds = wait_seconds
         self.client = DaemonClient(self.target.files.sock)

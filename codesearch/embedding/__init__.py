@@ -1,2 +1,2 @@
-"""Embedding models behind one protocol (`base.Embedder`); `registry.create_embedder` picks the
+"""Embedding models behind one protocol (`base.Embedder`); `backends.create_embedder` picks the
 backend that the settings name."""

@@ -35,7 +35,7 @@ NICENESS = 10
 def _serve(connection: Connection, settings: Settings) -> None:
     """The child: texts in, vectors (or an error's message) out, until told to stop or the
     parent is gone (its end of the pipe closes: recv raises EOFError)."""
-    from .registry import create_embedder
+    from .backends import create_embedder
     try:
         os.nice(NICENESS)
     except OSError:  # not allowed here: it embeds at the daemon's priority

@@ -13,13 +13,13 @@ from typing import Any
 
 
 @dataclass(frozen=True)
-class Target:
+class RelevantSpan:
     path: str
     start_line: int | None = None
     end_line: int | None = None
 
     @classmethod
-    def parse(cls, raw: Any) -> Target:
+    def parse(cls, raw: Any) -> RelevantSpan:
         if isinstance(raw, str):
             return cls(raw)
         return cls(raw["path"], raw.get("start_line"), raw.get("end_line"))
@@ -30,7 +30,7 @@ def paths_match(a: str, b: str) -> bool:
     return a == b or a.endswith("/" + b) or b.endswith("/" + a)
 
 
-def matches(result: dict, target: Target) -> bool:
+def matches(result: dict, target: RelevantSpan) -> bool:
     if not paths_match(result["path"], target.path):
         return False
     if target.start_line is None or result.get("kind") == "file":
@@ -51,7 +51,7 @@ def dedupe_by_path(results: list[dict]) -> list[dict]:
     return out
 
 
-def target_ranks(results: list[dict], targets: list[Target], k: int) -> list[int | None]:
+def target_ranks(results: list[dict], targets: list[RelevantSpan], k: int) -> list[int | None]:
     """1-based rank of the first top-k result matching each target; a position credited once."""
     top = dedupe_by_path(results)[:k]
     used: set[int] = set()
@@ -67,7 +67,7 @@ def target_ranks(results: list[dict], targets: list[Target], k: int) -> list[int
     return ranks
 
 
-def ndcg_at(results: list[dict], targets: list[Target], k: int = 10) -> float:
+def ndcg_at(results: list[dict], targets: list[RelevantSpan], k: int = 10) -> float:
     if not targets:
         return 0.0
     ranks = target_ranks(results, targets, k)
@@ -76,26 +76,26 @@ def ndcg_at(results: list[dict], targets: list[Target], k: int = 10) -> float:
     return dcg / ideal
 
 
-def mrr_at(results: list[dict], targets: list[Target], k: int = 10) -> float:
+def mrr_at(results: list[dict], targets: list[RelevantSpan], k: int = 10) -> float:
     ranks = [r for r in target_ranks(results, targets, k) if r]
     return 1.0 / min(ranks) if ranks else 0.0
 
 
-def precision_at(results: list[dict], targets: list[Target], k: int = 5) -> float:
+def precision_at(results: list[dict], targets: list[RelevantSpan], k: int = 5) -> float:
     top = dedupe_by_path(results)[:k]
     if not top:
         return 0.0
     return sum(1 for r in top if any(matches(r, t) for t in targets)) / k
 
 
-def recall_at(results: list[dict], targets: list[Target], k: int = 10) -> float:
+def recall_at(results: list[dict], targets: list[RelevantSpan], k: int = 10) -> float:
     if not targets:
         return 0.0
     return sum(1 for r in target_ranks(results, targets, k) if r) / len(targets)
 
 
 def score_query(results: list[dict], relevant: list[Any], secondary: list[Any]) -> dict[str, float]:
-    targets = [Target.parse(t) for t in [*relevant, *secondary]]
+    targets = [RelevantSpan.parse(t) for t in [*relevant, *secondary]]
     return {"ndcg@10": ndcg_at(results, targets, 10), "mrr@10": mrr_at(results, targets, 10),
             "p@5": precision_at(results, targets, 5), "recall@10": recall_at(results, targets, 10)}
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from ..api.service import Service
+from ..api.protocol import Service
 from ..api.types import SearchRequest
 from .metrics import mean, score_query
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ..config import INDEX_AFFECTING, Settings
+from ..embedding.backends import process_embedder
 from ..embedding.base import Embedder, model_slug
-from ..embedding.registry import process_embedder
 from ..paths import index_dir_for
 from ..store.catalog import LAYOUT_VERSION, SCHEMA_VERSION, Catalog
 from ..store.space import says_disk_full

@@ -29,7 +29,7 @@ from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..paths import OutsideRoot, confine, on_disk
 from ..search.vendored import FileEntry, vendored_folders
 from ..store.catalog import COLLIDING_ID, CatalogError, FileRecord, VectorRow
-from ..store.graph import rebuild_import_edges, resolve_call_edges
+from ..store.edges import rebuild_import_edges, resolve_call_edges
 from ..store.space import OutOfSpace, full_disk_line, says_disk_full, space_errors
 from ..store.sqlite import sqlite3
 from ..store.vectors import VectorStoreError

@@ -21,7 +21,7 @@ from functools import partial
 from itertools import accumulate
 from pathlib import PurePosixPath
 
-from ..model import Chunk, Definition, ParsedFile, non_whitespace_size, source_lines
+from ..model import Chunk, ParsedDefinition, ParsedFile, non_whitespace_size, source_lines
 
 Line = tuple[int, str]  # (1-based line number, text)
 OUTLINE_MAX_LINES = 200
@@ -135,7 +135,7 @@ def split_lines(lines: list[Line], seams: dict[int, int] | Callable[[], dict[int
     return pieces
 
 
-def _own_lines(definition: Definition, children: list[Definition], all_lines: list[str]) -> list[Line]:
+def _own_lines(definition: ParsedDefinition, children: list[ParsedDefinition], all_lines: list[str]) -> list[Line]:
     """The definition's lines with each child definition collapsed to one signature line."""
     result: list[Line] = []
     line = definition.start_line
@@ -179,7 +179,7 @@ def chunk_code(parsed: ParsedFile, budget: int) -> list[Chunk]:
     _finish_file_chunk(file_chunk, file_text, len(all_lines), parsed.language)
     file_chunk.docstring = parsed.docstring
 
-    children: dict[int | None, list[Definition]] = {}
+    children: dict[int | None, list[ParsedDefinition]] = {}
     for d in parsed.definitions:
         children.setdefault(d.parent, []).append(d)
     ids: dict[int, str] = {}

@@ -11,7 +11,7 @@ from operator import itemgetter
 import tree_sitter as ts
 import tree_sitter_language_pack as tslp
 
-from ..model import CallSite, Definition, ImportRef, ParsedFile
+from ..model import CallSite, ImportRef, ParsedDefinition, ParsedFile
 from .languages import LanguageSpec
 
 MAX_SIGNATURE_CHARS = 240
@@ -253,7 +253,7 @@ def _import_target(statement: str) -> str:
     return words[1].split("\n", 1)[0].strip().rstrip(";") if len(words) == 2 else ""
 
 
-def _restates(parent: Definition, node: ts.Node, name: str) -> bool:
+def _restates(parent: ParsedDefinition, node: ts.Node, name: str) -> bool:
     """A nested definition that adds nothing: its parent's name and span but for the edges
     (`typedef struct X {...} X;`), or exactly its parent's lines (`const f = function g() {}`)."""
     start, end = node.start_point[0] + 1, _last_line(node)
@@ -374,7 +374,7 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
         leading, first_line = builder.leading_doc(outer)
         doc = doc or leading
         name_line, name_column = _name_position(source, name_node, name)
-        parsed.definitions.append(Definition(
+        parsed.definitions.append(ParsedDefinition(
             kind=kind, name=name, qualified_name=qualified, name_line=name_line, name_column=name_column,
             signature=builder.signature(node, outer, body), docstring=doc,
             start_line=min(first_line, outer.start_point[0] + 1), end_line=_last_line(end_node),

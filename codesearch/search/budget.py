@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from .types import SearchAnswer, SearchResult
+from .requests import SearchAnswer, SearchResult
 
 CHARS_PER_TOKEN = 4
 

@@ -41,7 +41,7 @@ from ..paths import confine, escape_name, on_disk, unescape_name, unsteady
 from ..store.catalog import Catalog, ChunkSpan
 from ..wire import RequestError
 from .ranking import is_test_path
-from .types import MAX_GREP_MATCHES, ChunkRef, GrepAnswer, GrepFile, GrepMatch, GrepRequest
+from .requests import MAX_GREP_MATCHES, ChunkRef, GrepAnswer, GrepFile, GrepMatch, GrepRequest
 
 if TYPE_CHECKING:
     import numpy as np
@@ -114,7 +114,7 @@ def _searchable(root: Path, access: AccessRule, path: str) -> str:
 # --- reading ripgrep's output --------------------------------------------------------------
 
 @dataclass(slots=True)
-class Hits:
+class MatchedLines:
     """The matching lines in ripgrep's order (each file's together, by line), a list per field:
     the file (a position in `files`), line, column (1-based, in characters), text (as the inside
     of a JSON string: escaped, UTF-8), and the context lines around each when they were asked for."""
@@ -138,14 +138,14 @@ class Hits:
         """Each line's text (one JSON parse for all: only typed answers need them as strings)."""
         return json.loads(b"".join((b'["', b'", "'.join(self.quoted), b'"]'))) if self.quoted else []
 
-    def keep(self, wanted: Callable[[str], bool]) -> Hits:
+    def keep(self, wanted: Callable[[str], bool]) -> MatchedLines:
         """Only the lines of the files `wanted` accepts (the language filter)."""
         return self.keep_files(lambda f: wanted(self.files[f]))
 
-    def keep_files(self, wanted: Callable[[int], bool]) -> Hits:
+    def keep_files(self, wanted: Callable[[int], bool]) -> MatchedLines:
         """Only the lines of the files (positions in `files`) that `wanted` accepts."""
         chosen = [i for i, f in enumerate(self.file_of) if wanted(f)]
-        kept = Hits(files=self.files, file_of=[self.file_of[i] for i in chosen],
+        kept = MatchedLines(files=self.files, file_of=[self.file_of[i] for i in chosen],
                     lines=[self.lines[i] for i in chosen], columns=[self.columns[i] for i in chosen],
                     quoted=[self.quoted[i] for i in chosen], heads=[self.heads[i] for i in chosen])
         if self.before is not None and self.after is not None:
@@ -164,12 +164,12 @@ _JSON_ESCAPES = ((b"\\", b"\\\\"), (b'"', b'\\"'), (b"\t", b"\\t"))  # all a cle
 
 
 class _Reader:
-    """Turns ripgrep's output, fed as it comes, into Hits: at most `cap` matching lines. Without
+    """Turns ripgrep's output, fed as it comes, into MatchedLines: at most `cap` matching lines. Without
     context the output is ripgrep's --heading form (`heading`): half the bytes, and read in bulk."""
 
     def __init__(self, before: int, after: int, cap: int):
         self.heading = not (before or after)
-        self.hits = Hits(before=None if self.heading else [], after=None if self.heading else [])
+        self.hits = MatchedLines(before=None if self.heading else [], after=None if self.heading else [])
         self.before_n, self.after_n, self.cap = before, after, cap
         self.position: dict[bytes, int] = {}
         self.path_json: list[bytes] = []
@@ -367,7 +367,7 @@ def _name_start(gap: bytes) -> bytes:
     return b"".join(line + b"\n" for line in lines[start:])
 
 
-def run_rg(root: Path, index_dir: Path, request: GrepRequest) -> tuple[Hits, bool]:
+def run_rg(root: Path, index_dir: Path, request: GrepRequest) -> tuple[MatchedLines, bool]:
     """The matching lines, with their context; and whether the read stopped at MAX_GREP_MATCHES.
     Cut into fields READ_BYTES at a time while ripgrep goes on writing into a pipe as large as
     the system allows. Raises RequestError for a pattern ripgrep refuses, or a search that runs
@@ -406,7 +406,7 @@ def run_rg(root: Path, index_dir: Path, request: GrepRequest) -> tuple[Hits, boo
     return reader.hits, reader.full
 
 
-def run_rg_steadily(root: Path, index_dir: Path, request: GrepRequest) -> tuple[Hits, bool]:
+def run_rg_steadily(root: Path, index_dir: Path, request: GrepRequest) -> tuple[MatchedLines, bool]:
     """`run_rg`, keeping only lines of files that ripgrep surely read inside the root. ripgrep
     opens files by name, so a folder swapped for a link to /etc while it walks would have it
     read /etc's files under the folder's name: the files whose way changed during the search
@@ -609,7 +609,7 @@ class GrepResult:
     once: each line's head while ripgrep ran, each chunk's when it was first read)."""
 
     request: GrepRequest
-    hits: Hits
+    hits: MatchedLines
     shown: list[int]  # the hits in the answer, in its order (at most `limit`)
     group_of: list[int]  # each hit's group: the chunk that holds it, in its file
     chunks: list[ChunkFacts]  # each group's chunk
@@ -717,7 +717,7 @@ def grep(facts: GrepFacts, root: Path, index_dir: Path, request: GrepRequest) ->
         return result
 
 
-def _arrange(facts: GrepFacts, hits: Hits, request: GrepRequest, truncated: bool,
+def _arrange(facts: GrepFacts, hits: MatchedLines, request: GrepRequest, truncated: bool,
              timing: dict[str, float]) -> GrepResult:
     """Group the hits by the chunk that holds them and put the groups in answer order (see
     `_rank`); the hits of a group stay in line order. Arrays, not a loop over the lines."""

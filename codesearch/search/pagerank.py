@@ -2,7 +2,7 @@
 
 A query gathers its seeds' neighbourhood (two hops, each node's heaviest MAX_NEIGHBOURS edges
 either way, at most MAX_PPR_NODES nodes, first reached first kept) in three reads of the
-catalog's edge indexes (store/graph.py `CallGraph.adjacency`), then runs the power iteration on
+catalog's edge indexes (store/edges.py `CallGraph.adjacency`), then runs the power iteration on
 numpy arrays: nothing of the graph is loaded or kept between queries, whatever its size.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..store.graph import CALLS, CONTAINS, IMPORTS, CallGraph
+from ..store.edges import CALLS, CONTAINS, IMPORTS, CallGraph
 
 MAX_PPR_NODES = 600
 MAX_NEIGHBOURS = 25  # a hub (a file of 500 functions, a helper called everywhere) adds its heaviest

@@ -7,7 +7,7 @@ import re
 from ..model import Chunk
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVER_NAMES
 from .ranking import Ranked
-from .types import Definition, ImpactAnswer, ImpactFile, RelatedResult, RelationsAnswer, SearchResult
+from .requests import Definition, ImpactAnswer, ImpactFile, RelatedResult, RelationsAnswer, SearchResult
 
 SNIPPET_TERMS = 64  # query terms looked for to place a snippet
 

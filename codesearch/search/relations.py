@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 
 from ..store.catalog import Catalog
-from ..store.graph import CallGraph
-from .types import Direction
+from ..store.edges import CallGraph
+from .requests import Direction
 
 RELATION = re.compile(r"\b(?:who|what|which\s+\w+)?\s*(calls?|uses?|invokes?|callers\s+of|references?)\s+"
                       r"`?([A-Za-z_$][\w$.:]*)`?", re.IGNORECASE)

@@ -18,7 +18,7 @@ from ..analysis.query_shape import is_long_query
 from ..analysis.tokens import query_terms
 from ..indexing.index import Index
 from ..model import Chunk
-from ..store.graph import CallGraph
+from ..store.edges import CallGraph
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE, Filters
 from .budget import fit_budget
 from .fusion import weighted_rrf
@@ -26,9 +26,7 @@ from .grep import GrepFacts, grep
 from .present import definition_of, impact_of, related_result, search_result, term_pattern
 from .ranking import Ranked, RankingOptions, aggregate_files, rank
 from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
-from .retrievers import RETRIEVERS, Hits, Retriever, SearchContext
-from .source import fill_text
-from .types import (
+from .requests import (
     DefinitionAnswer,
     DefinitionRequest,
     GrepAnswer,
@@ -46,6 +44,8 @@ from .types import (
     SymbolsAnswer,
     SymbolsRequest,
 )
+from .retrievers import RETRIEVERS, Hits, Retriever, SearchContext
+from .source import fill_text
 
 SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search (shorter: names only)
 SYMBOL_SEARCH_RESULTS = 20  # at most this many symbols come from it (more costs time on every keystroke)

@@ -57,7 +57,7 @@ EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
 # each); resolving their calls alone 28.9 -> 26.1-27.4 s with the larger cache.
 BULK_CACHE_KIB = 65536
 # a write waits this long for another connection's write lock, then fails ("database is locked"):
-# the daemon keeps such a batch and tries it again (daemon/service.py)
+# the daemon keeps such a batch and tries it again (daemon/core.py)
 BUSY_TIMEOUT_SECONDS = 30.0
 BULK_WAL_PAGES = 10000
 
@@ -86,7 +86,7 @@ CREATE TABLE IF NOT EXISTS names(nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNI
 -- a call of a name from a chunk: clustered by caller (a chunk's calls; a file's come in rid
 -- order, so writing them appends), and by name in calls_name (who calls NAME). `guess`:
 -- resolution found no better candidates than every definition of the name, so no edge is stored
--- for it; relations answer it by name (store/graph.py)
+-- for it; relations answer it by name (store/edges.py)
 CREATE TABLE IF NOT EXISTS calls(nid INTEGER NOT NULL, caller INTEGER NOT NULL, line INTEGER NOT NULL,
                                  guess INTEGER NOT NULL DEFAULT 0,
                                  PRIMARY KEY (caller, nid, line)) WITHOUT ROWID;

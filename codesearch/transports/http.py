@@ -30,7 +30,7 @@ from typing import Any
 
 from ..api.admission import Busy
 from ..api.methods import call
-from ..api.service import Service, ServiceUnavailable
+from ..api.protocol import Service, ServiceUnavailable
 from ..gc_pause import paused_gc
 from ..wire import RequestError
 from .limits import (

@@ -24,7 +24,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..api.service import ServiceUnavailable
+from ..api.protocol import ServiceUnavailable
 from ..api.types import (
     DefinitionRequest,
     ReferencesRequest,
@@ -33,7 +33,7 @@ from ..api.types import (
     SymbolsRequest,
 )
 from ..daemon.client import DaemonBusy, DaemonError
-from ..daemon.lifecycle import Target
+from ..daemon.lifecycle import DaemonTarget
 from ..daemon.session import DaemonSession
 from ..paths import OutsideRoot, confine, on_disk
 from ..wire import RequestError
@@ -104,7 +104,7 @@ class CodeSearchServer(LanguageServer):
                 log.warning("%s; serving %s alone", exc, self.root)
             else:
                 self.roots = {r.name: r.root for r in workspace.repos}
-                target = Target.workspace(workspace)
+                target = DaemonTarget.workspace(workspace)
         self.session = DaemonSession(self.root, self.index_dir, start=self.start_daemon, target=target)
         self.session.begin()
 

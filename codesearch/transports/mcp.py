@@ -19,10 +19,10 @@ from typing import Any
 
 from .. import __version__
 from ..api.methods import METHODS
-from ..api.service import ServiceUnavailable
+from ..api.protocol import ServiceUnavailable
 from ..api.types import GrepRequest, SearchRequest
 from ..daemon.client import DaemonBusy, DaemonError
-from ..daemon.lifecycle import Target
+from ..daemon.lifecycle import DaemonTarget
 from ..daemon.session import DaemonSession
 from ..vocabulary import Filters
 from ..wire import Record, RequestError, json_schema
@@ -202,7 +202,7 @@ def serve_stdio(root: Path, index_dir: str | None = None, start: bool = True,
     from mcp.server.stdio import stdio_server
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="codesearch mcp: %(message)s")
-    target = Target.workspace(workspace) if workspace is not None else None
+    target = DaemonTarget.workspace(workspace) if workspace is not None else None
     session = DaemonSession(root, index_dir, start=start, target=target)
     session.begin()  # warm while the client initializes
     server = build_server(CodeSearchTools(session))

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..api.admission import Busy
 from ..api.methods import UnknownMethod, call_json
-from ..api.service import Service, ServiceUnavailable
+from ..api.protocol import Service, ServiceUnavailable
 from ..gc_pause import paused_gc
 from ..text import text_problem
 from ..wire import RequestError

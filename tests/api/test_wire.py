@@ -27,7 +27,7 @@ from codesearch.api.types import (
     Stats,
     Status,
 )
-from codesearch.search.types import MAX_QUERY_CHARS
+from codesearch.search.requests import MAX_QUERY_CHARS
 from codesearch.vocabulary import MODES, Filters
 from codesearch.wire import RequestError
 

@@ -1,4 +1,4 @@
-"""Workspace search (api/workspace.py, workspace.py) on real indexes of sample repositories:
+"""Workspace search (api/workspace_service.py, workspace.py) on real indexes of sample repositories:
 results from each, the boosted RRF order as `merge` defines it, names and paths, relations
 across repositories, and repositories that cannot answer (missing, not indexed, locked).
 
@@ -14,9 +14,9 @@ import pytest
 from conftest import SAMPLES, run_cli
 
 from codesearch.api.local import LocalService, open_workspace
-from codesearch.api.service import ServiceUnavailable
+from codesearch.api.protocol import ServiceUnavailable
 from codesearch.api.types import DefinitionRequest, IndexRequest, RelationsRequest, SearchRequest
-from codesearch.api.workspace import WorkspaceService
+from codesearch.api.workspace_service import WorkspaceService
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index, IndexLock
 from codesearch.indexing.indexer import Indexer

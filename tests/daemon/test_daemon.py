@@ -839,8 +839,8 @@ def test_cli_query_through_the_daemon_imports_no_heavy_modules(d, command):
     assert "codesearch.cli.quick" in modules, "no -X importtime output to check"
     heavy = {name.split(".")[0] for name in modules} & {"torch", "chromadb", "networkx"}
     assert not heavy, f"the daemon client imported {sorted(heavy)}"
-    slow = modules & {"codesearch.cli.commands", "codesearch.wire", "codesearch.search.types", "dataclasses", "typing",
-                      "pathlib"}
+    slow = modules & {"codesearch.cli.commands", "codesearch.wire", "codesearch.search.requests", "dataclasses",
+                      "typing", "pathlib"}
     assert not slow, f"the fast path imported {sorted(slow)}"
 
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from codesearch.config import Settings
+from codesearch.embedding.backends import create_embedder
 from codesearch.embedding.base import GPU_BATCH, EmbeddingError
 from codesearch.embedding.onnx import CPU_BATCH, CUDA_PROVIDER, OnnxEmbedder, choose_runtime
-from codesearch.embedding.registry import create_embedder
 from codesearch.embedding.sentence_transformer import SentenceTransformerEmbedder
 
 TEXTS = ["def compute_backoff(attempt):\n    return min(cap, base * 2 ** attempt)",

@@ -1,4 +1,4 @@
-"""The embedder a workspace's repositories share (embedding/registry.py): one per setting, and a
+"""The embedder a workspace's repositories share (embedding/backends.py): one per setting, and a
 query asked of each repository embedded once."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from codesearch.config import Settings
-from codesearch.embedding.registry import EmbedderPool, SharedEmbedder
+from codesearch.embedding.backends import EmbedderPool, SharedEmbedder
 
 
 class CountingEmbedder:

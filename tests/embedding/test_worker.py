@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from codesearch.config import Settings
+from codesearch.embedding.backends import QUERY_THREADS, create_embedder, daemon_embedder, process_embedder
 from codesearch.embedding.base import EmbeddingError
-from codesearch.embedding.registry import QUERY_THREADS, create_embedder, daemon_embedder, process_embedder
 from codesearch.embedding.worker import NICENESS, ChildProcessEmbedder
 
 TEXTS = ["def compute_backoff(attempt):\n    return min(cap, base * 2 ** attempt)",

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from codesearch.eval.metrics import (
-    Target,
+    RelevantSpan,
     dedupe_by_path,
     matches,
     mrr_at,
@@ -34,7 +34,7 @@ def test_paths_match_suffix_on_folder_boundary():
 
 
 def test_span_targets_need_overlap():
-    target = Target.parse({"path": "a.py", "start_line": 10, "end_line": 20})
+    target = RelevantSpan.parse({"path": "a.py", "start_line": 10, "end_line": 20})
     assert matches(res("a.py", 15, 30), target)
     assert matches(res("a.py", 1, 10), target)  # touches the first line
     assert matches(res("a.py", 20, 25), target)  # touches the last line
@@ -42,12 +42,12 @@ def test_span_targets_need_overlap():
     assert not matches(res("a.py", 1, 9), target)
     assert matches(res("a.py", 100, 200, kind="file"), target)  # a file result matches on the path
     assert not matches(res("b.py", 15, 16), target)
-    assert matches(res("pkg/a.py", 40, 50), Target.parse("a.py"))  # a file target matches any lines
+    assert matches(res("pkg/a.py", 40, 50), RelevantSpan.parse("a.py"))  # a file target matches any lines
 
 
 def test_ndcg_mrr_precision_recall_hand_computed():
     results = [res("x.py"), res("a.py"), res("y.py"), res("b.py")]
-    targets = [Target("a.py"), Target("b.py")]
+    targets = [RelevantSpan("a.py"), RelevantSpan("b.py")]
     assert target_ranks(results, targets, 10) == [2, 4]
     ideal = 1 + 1 / math.log2(3)
     assert ndcg_at(results, targets, 10) == pytest.approx((1 / math.log2(3) + 1 / math.log2(5)) / ideal)
@@ -59,7 +59,7 @@ def test_ndcg_mrr_precision_recall_hand_computed():
 
 
 def test_metrics_with_no_match_or_no_results():
-    targets = [Target("a.py")]
+    targets = [RelevantSpan("a.py")]
     assert ndcg_at([res("z.py")], targets) == 0.0
     assert mrr_at([res("z.py")], targets) == 0.0
     assert precision_at([], targets) == 0.0
@@ -71,16 +71,16 @@ def test_metrics_dedupe_by_path_first_occurrence():
     results = [res("a.py", 1, 5), res("a.py", 10, 20), res("b.py")]
     assert [r["start_line"] for r in dedupe_by_path(results)] == [1, 1]
     # b.py counts at rank 2, not 3
-    assert target_ranks(results, [Target("b.py")], 10) == [2]
-    assert mrr_at(results, [Target("b.py")]) == pytest.approx(0.5)
+    assert target_ranks(results, [RelevantSpan("b.py")], 10) == [2]
+    assert mrr_at(results, [RelevantSpan("b.py")]) == pytest.approx(0.5)
     # the second chunk of a.py is gone after deduping: the span target is not found
-    assert target_ranks(results, [Target("a.py", 10, 20)], 10) == [None]
-    assert precision_at(results, [Target("a.py"), Target("b.py")], 5) == pytest.approx(2 / 5)
+    assert target_ranks(results, [RelevantSpan("a.py", 10, 20)], 10) == [None]
+    assert precision_at(results, [RelevantSpan("a.py"), RelevantSpan("b.py")], 5) == pytest.approx(2 / 5)
 
 
 def test_a_position_is_credited_once():
     results = [res("a.py", 1, 50), res("z.py")]
-    targets = [Target("a.py", 1, 10), Target("a.py", 20, 30)]
+    targets = [RelevantSpan("a.py", 1, 10), RelevantSpan("a.py", 20, 30)]
     assert target_ranks(results, targets, 10) == [1, None]
     assert ndcg_at(results, targets, 10) == pytest.approx(1 / (1 + 1 / math.log2(3)))
     assert recall_at(results, targets, 10) == pytest.approx(0.5)

@@ -248,8 +248,8 @@ def run_indexer(root: Path, index_dir: Path | None = None, embed: bool = True):
 def shared_embedders():
     """Every Index opened in this process gets the same embedder for the same settings, so
     the real model loads once for all in-process runs, not once per Index."""
-    import codesearch.embedding.registry as registry
-    real = registry.create_embedder
+    import codesearch.embedding.backends as backends
+    real = backends.create_embedder
     loaded: dict = {}
 
     def embedder(settings):
@@ -257,7 +257,7 @@ def shared_embedders():
         return loaded.setdefault((made.key, settings.device, settings.embed_batch_size), made)
 
     patch = pytest.MonkeyPatch()
-    patch.setattr(registry, "create_embedder", embedder)
+    patch.setattr(backends, "create_embedder", embedder)
     for key in list(os.environ):
         if key.startswith("CODESEARCH_") and key not in SUITE_SETTINGS:
             patch.delenv(key)

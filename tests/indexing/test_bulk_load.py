@@ -15,7 +15,7 @@ from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer, IndexInterrupted
 from codesearch.ingest import chunking
 from codesearch.store.catalog import BULK_CACHE_KIB, BULK_WAL_PAGES, COLLIDING_ID, DEFERRED_INDEXES, Catalog
-from codesearch.store.graph import CallGraph
+from codesearch.store.edges import CallGraph
 from codesearch.store.sqlite import sqlite3
 
 DEFERRED = set(DEFERRED_INDEXES)

@@ -1,4 +1,4 @@
-"""An index's own embedder keeps the vectors of recent queries (registry.SharedEmbedder, as a
+"""An index's own embedder keeps the vectors of recent queries (backends.SharedEmbedder, as a
 workspace's shared model does): a query asked again (an editor as its user types, an agent that
 repeats itself) is not embedded again."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from codesearch.config import load_settings
-from codesearch.embedding import registry
+from codesearch.embedding import backends
 from codesearch.indexing.index import Index
 
 
@@ -25,8 +25,8 @@ class CountingEmbedder:
 
 def test_a_query_asked_again_takes_its_vector_from_the_recent_ones(tmp_path, monkeypatch):
     embedder = CountingEmbedder()
-    monkeypatch.setattr(registry, "create_embedder", lambda settings: embedder)
-    monkeypatch.setattr(registry.SharedEmbedder.__init__, "__defaults__", (2,))
+    monkeypatch.setattr(backends, "create_embedder", lambda settings: embedder)
+    monkeypatch.setattr(backends.SharedEmbedder.__init__, "__defaults__", (2,))
     index = Index(tmp_path, load_settings(tmp_path), tmp_path / "index", create=True)
     try:
         encode = index.embedder.encode_query

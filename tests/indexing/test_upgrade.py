@@ -17,7 +17,7 @@ from codesearch.api.local import LocalService
 from codesearch.config import load_settings
 from codesearch.indexing.index import CATALOG_NAME, Index, IndexMissing
 from codesearch.indexing.indexer import Indexer, IndexReport
-from codesearch.search.types import SearchRequest
+from codesearch.search.requests import SearchRequest
 from codesearch.store import vector_codec
 from codesearch.store.catalog import LAYOUT_VERSION, SCHEMA_VERSION
 from codesearch.store.sqlite import sqlite3
@@ -184,7 +184,7 @@ def test_a_daemon_embeds_nothing_while_a_rebuild_holds_vectors(tmp_path):
     """The chunks a rebuild writes lack vectors until the held ones come back at its end: a
     daemon's embedder that went on would store them again from the cache (most of a
     monorepo's million, over the minutes its rebuild takes), so it waits."""
-    from codesearch.daemon.service import Daemon
+    from codesearch.daemon.core import Daemon
     root, _ = indexed_sample(tmp_path)
     daemon = Daemon(root, replace(load_settings(root), daemon_embed_in_child=False))  # not started
     try:

@@ -421,7 +421,7 @@ def test_a_daemon_that_cannot_open_a_locked_catalog_leaves_it_in_place(tmp_path,
     """Only damage rebuilds the catalog at start: a catalog locked by another writer past the busy
     timeout (or on a full disk) was removed and built again from under that writer."""
     from codesearch.config import load_settings
-    from codesearch.daemon import service
+    from codesearch.daemon import core
     from codesearch.store.catalog import CatalogError
     repo = Path(shutil.copytree(SAMPLE, tmp_path / "repo", ignore=shutil.ignore_patterns(".codesearch")))
     assert cli("index", str(repo), "-q", "--no-vectors").returncode == 0
@@ -430,7 +430,7 @@ def test_a_daemon_that_cannot_open_a_locked_catalog_leaves_it_in_place(tmp_path,
 
     def locked(*_args, **_kwargs):
         raise CatalogError(f"the index database {catalog} cannot be opened (database is locked)")
-    monkeypatch.setattr(service, "Index", locked)
+    monkeypatch.setattr(core, "Index", locked)
     with pytest.raises(CatalogError, match="locked"):
-        service.Daemon(repo, load_settings(repo))
+        core.Daemon(repo, load_settings(repo))
     assert catalog.stat().st_ino == before

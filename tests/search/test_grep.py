@@ -18,7 +18,7 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.search import grep as grep_module
-from codesearch.search.types import GrepRequest
+from codesearch.search.requests import GrepRequest
 from codesearch.wire import RequestError
 
 

@@ -10,8 +10,8 @@ import pytest
 from conftest import keyword_indexed_sample
 
 from codesearch.search.ranking import RankingOptions
+from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
-from codesearch.search.types import SearchRequest
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.search.relations import definitions_named, neighbours
 from codesearch.store.catalog import GUESS_WEIGHT, MAX_CANDIDATES
-from codesearch.store.graph import CALLS, CONTAINS, CallGraph
+from codesearch.store.edges import CALLS, CONTAINS, CallGraph
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from ...vocabulary import Filters
 
 if TYPE_CHECKING:
     from ...indexing.index import Index
-    from ...store.graph import CallGraph
+    from ...store.edges import CallGraph
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import ClassVar
 from ...analysis.query_shape import is_long_query, shape_of, symbol_names
 from ...analysis.tokens import identifier_terms
 from ...store.catalog import Catalog
-from ...store.graph import CallGraph
+from ...store.edges import CallGraph
 from ...vocabulary import Filters
 from ..pagerank import personalized_pagerank
 from . import Hits

@@ -20,7 +20,7 @@ from ..search.merge import DEFAULT_K, FIRST_RANK
 from ..search.present import impact_of
 from ..wire import RequestError
 from ..workspace import RepoSpec, Workspace
-from .service import Service, ServiceUnavailable
+from .protocol import Service, ServiceUnavailable
 from .types import (
     DefinitionAnswer,
     DefinitionRequest,

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from ..api.admission import Admission
 from ..api.local import confined_paths, index_answer
+from ..api.protocol import ServiceUnavailable
 from ..api.reading import read_source
-from ..api.service import ServiceUnavailable
 from ..api.stats import collect_stats
 from ..api.types import (
     DefinitionAnswer,
@@ -56,7 +56,7 @@ from ..api.types import (
     embedded_share,
 )
 from ..config import Settings
-from ..embedding.registry import SharedEmbedder, daemon_embedder
+from ..embedding.backends import SharedEmbedder, daemon_embedder
 from ..faults import checkpoint
 from ..indexing.events import ProgressEvent
 from ..indexing.index import CATALOG_NAME, Index
