@@ -32,7 +32,6 @@ from ..api.stats import collect_stats
 from ..api.types import (
     DefinitionAnswer,
     DefinitionRequest,
-    EmbeddingProgress,
     GrepAnswer,
     GrepRequest,
     Health,
@@ -66,11 +65,11 @@ from ..ingest.extract import release_idle_pool
 from ..paths import index_dir_for
 from ..search.searcher import Searcher
 from ..store.catalog import CatalogDamaged
-from ..store.space import OutOfSpace
+from .backoff import Backoff
+from .embedder import BackgroundEmbedder
 from .watcher import RepoWatcher
 
 log = logging.getLogger("codesearch.daemon")
-EMBED_SLICE = 64  # chunks embedded between looks at the clock and the stop flag
 # reads (searches, relations): one per core runs at once, the rest wait (each up to READ_WAIT_MS).
 # More at once only queue on the GIL: on 2 cores, 8 clients got 1.04x the throughput of one with
 # 8 slots and 1.63x with 2 (keyword; hybrid 1.01x and 1.47x; scripts/bench_concurrency.py, docs/benchmarks.md)
@@ -79,10 +78,6 @@ READ_SLOTS, READ_WAITING, READ_WAIT_MS = max(2, os.cpu_count() or 2), 256, 10_00
 # waits for that run to finish (however long a big repository takes) rather than serve half an index
 FIRST_RECONCILE_LOCK_WAIT_SECONDS = 3600.0
 WORKERS_IDLE_SECONDS = 60.0  # the extraction workers stop after this long with nothing to index
-EMBEDDING_ACTIVE_SECONDS = 10.0  # the embedder counts as busy this long after its last slice
-# a write that failed (a full disk, the catalog locked by another process) is tried again after
-# this long, doubling at each failure up to the most
-RETRY_FIRST_SECONDS, RETRY_MOST_SECONDS = 1.0, 60.0
 
 
 @dataclass
@@ -91,40 +86,6 @@ class _Waiter:
 
     done: threading.Event
     report: IndexReport | None = None
-
-
-@dataclass
-class Backoff:
-    """How long to wait before trying a failed write again: RETRY_FIRST_SECONDS after the first
-    failure, doubling up to RETRY_MOST_SECONDS; a success starts it over. `reason`: the last
-    failure, in one line (None once it succeeded)."""
-
-    delay: float = 0.0
-    reason: str | None = None
-    due: float = 0.0  # time.monotonic() of the next try
-
-    def failed(self, reason: str) -> float:
-        self.delay = min(RETRY_MOST_SECONDS, 2 * self.delay) if self.delay else RETRY_FIRST_SECONDS
-        self.reason = reason
-        self.due = time.monotonic() + self.delay
-        return self.delay
-
-    def failed_with(self, exc: Exception, what: str) -> float:
-        """Record `exc` as why `what` failed and log it (its traceback only at the first failure
-        since a success, and never for a full disk, which is no bug); the wait before the next try.
-        Called while `exc` is being handled."""
-        first = self.reason is None
-        delay = self.failed(failure_line(exc))
-        if first and not isinstance(exc, OutOfSpace):
-            log.exception("%s failed", what)
-        log.warning("%s failed (%s); trying again in %.0f s", what, self.reason, delay)
-        return delay
-
-    def succeeded(self) -> None:
-        self.delay, self.reason, self.due = 0.0, None, 0.0
-
-    def wait_left(self) -> float:
-        return max(0.0, self.due - time.monotonic())
 
 
 @dataclass
@@ -143,12 +104,6 @@ class _Backlog:
         return len(self.paths) or int(self.everything)
 
 
-def failure_line(exc: BaseException) -> str:
-    """One line that says why a write failed (a full disk names its disk: store.space)."""
-    text = " ".join(str(exc).split())
-    return text if isinstance(exc, OutOfSpace) else f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 class Daemon:
     def __init__(self, root: Path, settings: Settings, index_dir: str | None = None, force_polling: bool = False,
                  stopping: threading.Event | None = None, embedder: SharedEmbedder | None = None):
@@ -159,33 +114,27 @@ class Daemon:
         self.settings = settings
         self.root = Path(root).resolve()
         self.dir = index_dir_for(self.root, index_dir)
+        self._stop = threading.Event()
+        self.embedder = BackgroundEmbedder(self._stop, self.enqueue, self.touch)
         self._open_indexes()
-        self._vectors_busy = threading.Lock()  # the embedder's slices and a verification take turns
         self.rebuilding = threading.Event()  # set while a damaged catalog is rebuilt
         self.admission = Admission(READ_SLOTS, READ_WAITING, READ_WAIT_MS)
         self.http_address: str | None = None  # set when an HTTP front-end serves this daemon
         self._queue: queue.Queue[tuple[set[str], _Waiter | None] | None] = queue.Queue()
         self.ready = threading.Event()
         self.stopping = stopping or threading.Event()  # set by the shutdown method or a signal
-        self.model_ready = threading.Event()
-        self.model_error: str | None = None
         self._full_rescan = threading.Event()
-        self._stop = threading.Event()
-        self._vectors_wanted = threading.Event()
         self._backlog = _Backlog()  # the writer's alone
         self.write_backoff = Backoff()  # the writer's batches that failed
-        self.embed_backoff = Backoff()  # the embedder's slices that failed
         self.in_progress: set[str] = set()
         self.last_reindex: dict | None = None
         self.reindex_count = 0  # batches applied since start (the initial reconcile included)
-        self.embedding = {"rate": 0.0, "done": 0, "at": 0.0}
         self.last_activity = time.monotonic()  # a request answered, a change applied, a slice embedded
         self.indexing: dict[str, ProgressEvent] = {}  # the writer's run now, by stage
         self.force_polling = force_polling
         self.idle_stop_minutes: float | None = None  # set by the lifecycle for an auto-started daemon
         self.watcher: RepoWatcher | None = None
         self._writer = threading.Thread(target=self._write_loop, name="writer", daemon=True)
-        self._embedder = threading.Thread(target=self._embed_loop, name="embedder", daemon=True)
 
     def _open_indexes(self) -> None:
         """The writer's, the embedder's and the readers' views of one index (one catalog
@@ -199,10 +148,9 @@ class Daemon:
             log.warning("%s; rebuilding the index from scratch", exc)
             self._remove_catalog()
             self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self.model)
-        self.embed_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
+        self.embedder.use(Index(self.root, self.settings, self.dir, share_with=self.writer_index))
         self.reader_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
         self.indexer = Indexer(self.writer_index, log=log.info, on_progress=self._note_progress)
-        self.embed_indexer = Indexer(self.embed_index, log=log.info)
         self.searcher = Searcher(self.reader_index)
 
     def _note_progress(self, event: ProgressEvent) -> None:
@@ -239,7 +187,7 @@ class Daemon:
         log.warning("the index database is damaged (%s); rebuilding it from scratch", problem)
         self.rebuilding.set()
         try:
-            for index in (self.writer_index, self.embed_index, self.reader_index):
+            for index in (self.writer_index, self.embedder.index, self.reader_index):
                 index.close()
             self._remove_catalog()
             self._open_indexes()
@@ -269,20 +217,19 @@ class Daemon:
             self._keep_failed(_Backlog(), True, exc)
         self.ready.set()
         if not self._stop.is_set():
-            self._embedder.start()
+            self.embedder.start()
         return True
 
     def stop(self) -> None:
         self._stop.set()
-        self._vectors_wanted.set()
+        self.embedder.want()
         self._queue.put(None)
         if self.watcher:
             self.watcher.stop()
         if self._writer.is_alive():
             self._writer.join(timeout=30)
-        if self._embedder.is_alive():
-            self._embedder.join(timeout=5)  # a model still loading is not waited for
-        for index in (self.writer_index, self.embed_index, self.reader_index):
+        self.embedder.join()
+        for index in (self.writer_index, self.embedder.index, self.reader_index):
             index.close()
         self.model.close()  # its embedding process, if any (a batch in flight is not waited for)
 
@@ -389,66 +336,9 @@ class Daemon:
         self.last_reindex = {"at": time.time(), "seconds": round(time.monotonic() - started, 4),
                              "paths": len(paths) if paths is not None else None,
                              "added": report.added, "modified": report.modified, "deleted": report.deleted}
-        self._vectors_wanted.set()
+        self.embedder.want()
         log.info("reindexed %s: %s", "everything" if paths is None else f"{len(paths)} paths", report.summary())
         return report
-
-    # --- vectors --------------------------------------------------------------------------
-    def _embed_loop(self) -> None:
-        """Check the vector store, load the model, then embed whatever lacks vectors, slice by
-        slice. A store found damaged now or later is rebuilt from the catalog here."""
-        try:
-            with self._vectors_busy:
-                self.embed_indexer.check_vectors(IndexReport())
-        except Exception:  # searches go on from keyword and graph; the slices try again
-            log.exception("checking the vector store failed")
-        try:
-            self.embed_index.embedder.encode_query("warm up")
-        except Exception as exc:  # queries will report the problem; keep serving keywords
-            log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
-            self.model_error = str(exc)
-            return
-        self.model_ready.set()
-        embedded_since_prune = False
-        while not self._stop.is_set():
-            if not self._needs_vectors():
-                if embedded_since_prune:  # caught up: a good moment to trim the embedding cache
-                    cat = self.embed_index.catalog
-                    cat.prune_cache(keep=max(50_000, 2 * cat.counts()["chunks"]))
-                    embedded_since_prune = False
-                self._vectors_wanted.wait(timeout=5)
-                self._vectors_wanted.clear()
-                continue
-            self._embed_slice()
-            embedded_since_prune = True
-
-    def _needs_vectors(self) -> bool:
-        return bool(self.embed_index.vector_problem) or self.embed_index.catalog.needs_vectors()
-
-    def _embed_slice(self) -> None:
-        report = IndexReport()
-        started = time.monotonic()
-        try:
-            with self._vectors_busy:
-                if self.embed_index.vector_problem:  # a search saw the store fail
-                    self.embed_indexer.repair_vectors(report)
-                self.embed_indexer.sync_vectors(report, limit=EMBED_SLICE, should_stop=self._stop.is_set)
-        except Exception as exc:  # noqa: BLE001 - tried again after a backoff (logged there); the daemon keeps serving
-            self._stop.wait(self.embed_backoff.failed_with(exc, "embedding"))
-            return
-        self.embed_backoff.succeeded()
-        if report.stale_paths:  # files changed under the embedder: the writer indexes them again first
-            self.enqueue(report.stale_paths)
-        done = report.vectors_embedded + report.vectors_from_cache
-        if not done:  # nothing could be embedded yet (what is left waits for the writer): no busy loop
-            self._stop.wait(1)
-        elapsed = time.monotonic() - started
-        self.touch()
-        self.embedding["done"] += done
-        self.embedding["at"] = time.monotonic()
-        if done and elapsed > 0:
-            rate = done / elapsed
-            self.embedding["rate"] = rate if not self.embedding["rate"] else 0.7 * self.embedding["rate"] + 0.3 * rate
 
     # --- the API's service ------------------------------------------------------------------
     def _serving(self) -> None:
@@ -458,7 +348,7 @@ class Daemon:
 
     def search(self, request: SearchRequest) -> SearchAnswer:
         self._serving()
-        waiting_for_model = not self.model_ready.is_set() and request.mode in ("hybrid", "vector")
+        waiting_for_model = not self.embedder.model_ready.is_set() and request.mode in ("hybrid", "vector")
         if waiting_for_model:  # answer now from what needs no model; vectors join once it loads
             request = replace(request, retrievers=("keyword", "graph") if request.mode == "hybrid" else ())
         with self.admission.slot() as alone:
@@ -468,7 +358,7 @@ class Daemon:
                              note="the embedding model is still loading: keyword and graph results only")
         pending = self.pending_paths()
         if answer.note and self.reader_index.vector_problem:
-            self._vectors_wanted.set()  # the embedder rebuilds the store
+            self.embedder.want()  # the embedder rebuilds the store
             answer = replace(answer, note=f"{self.reader_index.vector_problem}: the daemon is rebuilding it; "
                                           "meanwhile answers come from keyword and graph")
         if any(r.path in pending for r in answer.results):
@@ -507,7 +397,7 @@ class Daemon:
 
     def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
         self._serving()
-        ready = self.model_ready.is_set()  # until the model loads, the ranking after names has no vectors
+        ready = self.embedder.model_ready.is_set()  # until the model loads, the ranking after names has no vectors
         with self.admission.slot():
             return self.searcher.symbols(request, retrievers=None if ready else ("keyword", "graph"))
 
@@ -519,26 +409,15 @@ class Daemon:
     def index(self, request: IndexRequest) -> IndexAnswer:
         self._serving()
         finished, report = self.reindex_now(confined_paths(self.root, request), timeout=request.timeout)
-        if finished and report is not None and request.verify:
-            self._verify(report)
+        if finished and report is not None and request.verify:  # the catalog's integrity, then the vector store
+            damage = self.reader_index.catalog.integrity_problem()
+            if damage:
+                raise ServiceUnavailable(f"the index database is damaged ({damage}); restart the daemon to rebuild it")
+            self.embedder.verify(report)
         if report is None:
             failed = f"reindexing failed ({self.write_backoff.reason}); the daemon keeps the changes and tries again"
             return IndexAnswer(ok=False, note=failed if finished else "still reindexing; the answer timed out")
         return index_answer(report, ok=finished, note="vectors follow in the background")
-
-    def _verify(self, report: IndexReport) -> None:
-        """`index --verify` under the daemon: the catalog's integrity, then the vector store,
-        taking turns with the embedder (which alone writes it otherwise)."""
-        damage = self.reader_index.catalog.integrity_problem()
-        if damage:
-            raise ServiceUnavailable(f"the index database is damaged ({damage}); restart the daemon to rebuild it")
-        with self._vectors_busy:
-            self.embed_indexer.check_vectors(report)
-            if not report.vectors_repaired:
-                removed, missing = self.embed_indexer.verify_vectors()
-                report.vectors_reconciled += removed + missing
-        report.verified = True
-        self._vectors_wanted.set()
 
     def stats(self) -> Stats:
         return collect_stats(self.reader_index, count_vectors=False)
@@ -566,7 +445,7 @@ class Daemon:
 
     def write_error(self) -> str | None:
         """Why the last write failed, while its changes (or vectors) wait for the next try."""
-        backoff = self.write_backoff if self.write_backoff.reason else self.embed_backoff
+        backoff = self.write_backoff if self.write_backoff.reason else self.embedder.backoff
         if backoff.reason is None:
             return None
         return f"{backoff.reason} (trying again in {backoff.wait_left():.0f} s)"
@@ -575,20 +454,18 @@ class Daemon:
         stats = self.stats()
         pending = self.pending_count()
         left = stats.chunks_without_vectors
-        active = bool(left) and time.monotonic() - self.embedding["at"] < EMBEDDING_ACTIVE_SECONDS
-        rate = self.embedding["rate"] if active else 0.0  # a rate from a finished run says nothing now
-        eta = round(left / rate, 1) if active and rate else None  # honest: none without a current rate
         return Status(
             pid=os.getpid(), root=str(self.root), uptime_seconds=round(time.time() - self.started, 1),
-            ready=self.ready.is_set(), model_ready=self.model_ready.is_set(), files=stats.files, chunks=stats.chunks,
+            ready=self.ready.is_set(), model_ready=self.embedder.model_ready.is_set(), files=stats.files,
+            chunks=stats.chunks,
             vectors=stats.vectors, edges=stats.edges, skipped=stats.skipped,
             pending_changes=pending, last_reindex=self.last_reindex,
             reindex_count=self.reindex_count,
-            embedding=EmbeddingProgress(chunks_without_vectors=left, rate_per_second=round(rate, 1),
-                                        eta_seconds=eta, active=active),
+            embedding=self.embedder.progress(left),
             watcher=self.watcher.mode if self.watcher else None,
             watcher_note=self.watcher.fallback_reason if self.watcher else "",
             embedded_share=embedded_share(stats.vectors, left),
             stale=bool(pending),
             indexing=[event.to_dict() for event in list(self.indexing.values())] or None,
-            idle_stop_minutes=self.idle_stop_minutes, model_error=self.model_error, write_error=self.write_error())
+            idle_stop_minutes=self.idle_stop_minutes, model_error=self.embedder.model_error,
+            write_error=self.write_error())

@@ -188,15 +188,15 @@ def test_a_daemon_embeds_nothing_while_a_rebuild_holds_vectors(tmp_path):
     root, _ = indexed_sample(tmp_path)
     daemon = Daemon(root, replace(load_settings(root), daemon_embed_in_child=False))  # not started
     try:
-        catalog = daemon.embed_index.catalog
+        catalog = daemon.embedder.index.catalog
         with catalog.transaction() as db:  # a chunk written again, its vector still held; one that needs one
             (held, cid), (needing, _) = db.execute("SELECT rid, id FROM chunks WHERE vector_hash IS NOT NULL "
                                                    "LIMIT 2").fetchall()
             db.execute("INSERT INTO held_vectors SELECT c.id, c.vector_hash, f.language FROM chunks c "
                        "JOIN files f ON f.fid = c.fid WHERE c.rid = ?", (held,))
             db.execute("UPDATE chunks SET vector_hash = NULL WHERE rid IN (?, ?)", (held, needing))
-        assert catalog.count_needing_vectors() == 2 and not daemon._needs_vectors()
+        assert catalog.count_needing_vectors() == 2 and not daemon.embedder.needs_vectors()
         assert catalog.settle_held_vectors() == (1, 0) and cid in catalog.live_vector_ids()
-        assert daemon._needs_vectors()  # the other one, once the rebuild is over
+        assert daemon.embedder.needs_vectors()  # the other one, once the rebuild is over
     finally:
         daemon.stop()

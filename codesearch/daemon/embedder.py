@@ -1,0 +1,132 @@
+"""The daemon's embedder thread: gives vectors to what lacks them, most useful chunks first, in
+small slices. It alone writes to the vector store (a verification takes turns with it), and never
+holds up the writer: until its model is loaded, queries are answered without vectors."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from ..api.types import EmbeddingProgress
+from ..indexing.index import Index
+from ..indexing.indexer import Indexer, IndexReport
+from .backoff import Backoff
+
+log = logging.getLogger("codesearch.daemon")
+EMBED_SLICE = 64  # chunks embedded between looks at the clock and the stop flag
+EMBEDDING_ACTIVE_SECONDS = 10.0  # the embedder counts as busy this long after its last slice
+
+
+class BackgroundEmbedder:
+    """The embedder thread of one daemon and what it shows: whether the model is loaded (or why
+    it could not be), its failed slices' backoff, and its rate.
+
+    `stop`: the daemon's stop flag; `on_stale`: paths that changed under a slice, for the writer
+    to index again first; `touch`: a slice counts as activity."""
+
+    def __init__(self, stop: threading.Event, on_stale: Callable[[set[str]], None], touch: Callable[[], None]):
+        self._stop = stop
+        self._on_stale = on_stale
+        self._touch = touch
+        self._busy = threading.Lock()  # the slices and a verification take turns
+        self._wanted = threading.Event()
+        self.model_ready = threading.Event()
+        self.model_error: str | None = None
+        self.backoff = Backoff()  # the slices that failed
+        self._rate = 0.0
+        self._at = 0.0  # time.monotonic() of the last slice
+        self._thread = threading.Thread(target=self._loop, name="embedder", daemon=True)
+
+    def use(self, index: Index) -> None:
+        """The embedder's own view of the index (its catalog connection; the model and the vector
+        store shared with the daemon's other views)."""
+        self.index = index
+        self.indexer = Indexer(index, log=log.info)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def join(self) -> None:
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)  # a model still loading is not waited for
+
+    def want(self) -> None:
+        """Look again now for what lacks vectors (a batch was written, the store needs a rebuild,
+        or the daemon stops)."""
+        self._wanted.set()
+
+    def _loop(self) -> None:
+        """Check the vector store, load the model, then embed whatever lacks vectors, slice by
+        slice. A store found damaged now or later is rebuilt from the catalog here."""
+        try:
+            with self._busy:
+                self.indexer.check_vectors(IndexReport())
+        except Exception:  # searches go on from keyword and graph; the slices try again
+            log.exception("checking the vector store failed")
+        try:
+            self.index.embedder.encode_query("warm up")
+        except Exception as exc:  # queries will report the problem; keep serving keywords
+            log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
+            self.model_error = str(exc)
+            return
+        self.model_ready.set()
+        embedded_since_prune = False
+        while not self._stop.is_set():
+            if not self.needs_vectors():
+                if embedded_since_prune:  # caught up: a good moment to trim the embedding cache
+                    cat = self.index.catalog
+                    cat.prune_cache(keep=max(50_000, 2 * cat.counts()["chunks"]))
+                    embedded_since_prune = False
+                self._wanted.wait(timeout=5)
+                self._wanted.clear()
+                continue
+            self._slice()
+            embedded_since_prune = True
+
+    def needs_vectors(self) -> bool:
+        return bool(self.index.vector_problem) or self.index.catalog.needs_vectors()
+
+    def _slice(self) -> None:
+        report = IndexReport()
+        started = time.monotonic()
+        try:
+            with self._busy:
+                if self.index.vector_problem:  # a search saw the store fail
+                    self.indexer.repair_vectors(report)
+                self.indexer.sync_vectors(report, limit=EMBED_SLICE, should_stop=self._stop.is_set)
+        except Exception as exc:  # noqa: BLE001 - tried again after a backoff (logged there); the daemon keeps serving
+            self._stop.wait(self.backoff.failed_with(exc, "embedding"))
+            return
+        self.backoff.succeeded()
+        if report.stale_paths:  # files changed under the embedder: the writer indexes them again first
+            self._on_stale(report.stale_paths)
+        done = report.vectors_embedded + report.vectors_from_cache
+        if not done:  # nothing could be embedded yet (what is left waits for the writer): no busy loop
+            self._stop.wait(1)
+        elapsed = time.monotonic() - started
+        self._touch()
+        self._at = time.monotonic()
+        if done and elapsed > 0:
+            rate = done / elapsed
+            self._rate = rate if not self._rate else 0.7 * self._rate + 0.3 * rate
+
+    def verify(self, report: IndexReport) -> None:
+        """`index --verify` under the daemon, the vector store's part: taking turns with the
+        slices (which alone write it otherwise)."""
+        with self._busy:
+            self.indexer.check_vectors(report)
+            if not report.vectors_repaired:
+                removed, missing = self.indexer.verify_vectors()
+                report.vectors_reconciled += removed + missing
+        report.verified = True
+        self._wanted.set()
+
+    def progress(self, left: int) -> EmbeddingProgress:
+        """How embedding goes, `left` chunks still lacking vectors."""
+        active = bool(left) and time.monotonic() - self._at < EMBEDDING_ACTIVE_SECONDS
+        rate = self._rate if active else 0.0  # a rate from a finished run says nothing now
+        eta = round(left / rate, 1) if active and rate else None  # honest: none without a current rate
+        return EmbeddingProgress(chunks_without_vectors=left, rate_per_second=round(rate, 1),
+                                 eta_seconds=eta, active=active)
