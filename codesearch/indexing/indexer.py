@@ -27,7 +27,6 @@ from ..faults import checkpoint
 from ..ingest.extract import Extracted, SkipFile, extract_files, map_on_workers
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..paths import OutsideRoot, confine, on_disk
-from ..search.vendored import FileEntry, vendored_folders
 from ..store.catalog import COLLIDING_ID, CatalogError, FileRecord, VectorRow
 from ..store.edges import rebuild_import_edges, resolve_call_edges
 from ..store.space import OutOfSpace, full_disk_line, says_disk_full, space_errors
@@ -38,6 +37,7 @@ from ..vocabulary import NON_DEFINITION_KINDS
 from .embed_source import embed_texts
 from .events import ProgressSink, StageCounter, no_progress
 from .index import Index, IndexLock
+from .vendored import FileEntry, vendored_folders
 
 
 class IndexInterrupted(RuntimeError):

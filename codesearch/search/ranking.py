@@ -15,9 +15,9 @@ from functools import lru_cache
 from ..analysis.query_shape import code_words, is_long_query, mentions, shape_of
 from ..analysis.tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
 from ..config import FILE_AGGREGATIONS
+from ..indexing.vendored import in_folders
 from ..model import Chunk
 from ..vocabulary import DEFINITION_KINDS, TYPE_KINDS
-from .vendored import in_folders
 
 # folders and file names of tests, examples, benchmarks and vendored code; `example` alone is
 # left out on purpose (Java's com/example/... packages are real code)
@@ -82,7 +82,7 @@ def _stem(word: str) -> str:
 
 def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
          vendored: frozenset[str] = frozenset()) -> list[Ranked]:
-    """`vendored`: folders of code that is not the project's own (search/vendored.py), penalized
+    """`vendored`: folders of code that is not the project's own (indexing/vendored.py), penalized
     as tests are."""
     items = [Ranked(chunk, score) for chunk, score in fused]
     symbol = options.symbol_boost and looks_like_symbol(query)

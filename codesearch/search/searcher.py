@@ -173,7 +173,7 @@ class Searcher:
                     self.vendored_folders())
 
     def vendored_folders(self) -> frozenset[str]:
-        """Folders of code that is not the project's own (search/vendored.py), as the indexer
+        """Folders of code that is not the project's own (indexing/vendored.py), as the indexer
         last found them (it looks again when files come or go)."""
         stamp = self.catalog.get_meta("last_index_time")
         if stamp != self._vendored[0]:

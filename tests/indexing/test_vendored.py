@@ -10,10 +10,10 @@ from codesearch.api.types import SearchRequest
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
+from codesearch.indexing.vendored import FileEntry, copied_folders, in_folders, nested_projects, vendored_folders
 from codesearch.model import Chunk
 from codesearch.search.ranking import RankingOptions, rank
 from codesearch.search.searcher import Searcher
-from codesearch.search.vendored import FileEntry, copied_folders, in_folders, nested_projects, vendored_folders
 
 
 def chunk(cid: str, path: str) -> Chunk:
