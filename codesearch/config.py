@@ -83,7 +83,7 @@ class Settings:
     # the model's threads for the daemon's background embedding (0: all cores). Its child process
     # runs at a lower priority (embedding/worker.py), so searches take the cores they need: with
     # all cores the monorepo embedded 1.6x faster than on one, keyword searches meanwhile p50 41
-    # and 45 ms against 40 (docs/benchmarks.md: the monorepo). Queries embed on one thread (embedding/backends.py). With
+    # and 45 ms against 40 (docs/benchmarks.md: the monorepo). Queries embed on one thread (embedding/worker.py). With
     # daemon_embed_in_child false, one model in the daemon does both at its priority: 1 there
     # leaves the other cores to searches.
     daemon_embed_threads: int = 0

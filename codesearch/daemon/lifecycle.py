@@ -243,7 +243,8 @@ def run_workspace(workspace: Workspace, force_polling: bool = False, http: str |
     watcher and writer), one embedding model for all, and the workspace's answers on its socket."""
     from ..api.types import Ok
     from ..api.workspace_service import Member, WorkspaceService
-    from ..embedding.backends import EmbedderPool, daemon_embedder
+    from ..embedding.backends import EmbedderPool
+    from ..embedding.worker import daemon_embedder
     from ..transports.socket import RpcServer
 
     def build(stopping: threading.Event, served: _Served) -> Service:

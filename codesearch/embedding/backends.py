@@ -5,12 +5,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 import numpy as np
 
 from ..config import Settings
-from .base import Embedder
+from .base import Embedder, WrappedEmbedder
 
 QUERY_MEMO_SIZE = 64  # recent query vectors kept: an editor asks again as its user types
 
@@ -43,22 +42,7 @@ def create_embedder(settings: Settings) -> Embedder:
     return BACKENDS[settings.embedder](settings)
 
 
-QUERY_THREADS = 1  # a daemon's queries: 4.1 ms on one thread, 3.6 on two (idle); the other cores stay free for searches
-
-
-def daemon_embedder(settings: Settings) -> SharedEmbedder:
-    """A daemon's model (`settings` as daemon_settings gives them): queries embedded in the
-    daemon on QUERY_THREADS, background batches in a child process at a lower priority on
-    `embed_threads`, which exits when idle (`daemon_embed_in_child`; embedding/worker.py); or
-    both in the daemon on `embed_threads`."""
-    if not settings.daemon_embed_in_child:
-        return SharedEmbedder(create_embedder(settings))
-    from .worker import ChildProcessEmbedder
-    return SharedEmbedder(ChildProcessEmbedder(create_embedder(replace(settings, embed_threads=QUERY_THREADS)),
-                                               settings))
-
-
-class SharedEmbedder:
+class SharedEmbedder(WrappedEmbedder):
     """A model with its recent query vectors kept (an index's own, or one shared by the
     repositories of a workspace: memory does not grow by a model per repository, and a query
     asked of each repository is embedded once).
@@ -71,14 +55,6 @@ class SharedEmbedder:
         self._memo_size = memo_size
         self._lock = threading.Lock()
         self._documents = threading.Lock()
-
-    @property
-    def key(self) -> str:
-        return self.inner.key
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
         with self._documents:

@@ -43,6 +43,21 @@ class Embedder(Protocol):
     def encode_query(self, text: str) -> np.ndarray: ...
 
 
+class WrappedEmbedder:
+    """An embedder that serves through another one (`inner`), whose vectors it hands out: they
+    bear its key and dimension."""
+
+    inner: Embedder
+
+    @property
+    def key(self) -> str:
+        return self.inner.key
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+
 def model_slug(name: str) -> str:
     """A name usable in a Chroma collection name or a folder name."""
     base = Path(name).name if os.sep in name else name

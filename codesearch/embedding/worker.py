@@ -15,13 +15,15 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import Any
 
 import numpy as np
 
 from ..config import Settings
-from .base import Embedder, EmbeddingError
+from . import backends
+from .base import Embedder, EmbeddingError, WrappedEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -30,18 +32,18 @@ IDLE_SECONDS = 60.0  # the child exits after this long without a batch (the daem
 # saves (keyword searches through the socket on the monorepo while it embeds, p50 45.3 -> 41.8 ms);
 # with nothing else wanting the cores, the scheduler runs it as before
 NICENESS = 10
+QUERY_THREADS = 1  # a daemon's queries: 4.1 ms on one thread, 3.6 on two (idle); the other cores stay free for searches
 
 
 def _serve(connection: Connection, settings: Settings) -> None:
     """The child: texts in, vectors (or an error's message) out, until told to stop or the
     parent is gone (its end of the pipe closes: recv raises EOFError)."""
-    from .backends import create_embedder
     try:
         os.nice(NICENESS)
     except OSError:  # not allowed here: it embeds at the daemon's priority
         log.debug("the embedding process could not lower its priority")
     try:
-        embedder: Embedder | None = create_embedder(settings)
+        embedder: Embedder | None = backends.create_embedder(settings)
         problem = ""
     except Exception as exc:  # noqa: BLE001 - each batch is answered with it
         embedder, problem = None, f"{type(exc).__name__}: {exc}"
@@ -62,11 +64,22 @@ def _serve(connection: Connection, settings: Settings) -> None:
             return
 
 
-class ChildProcessEmbedder:
+def daemon_embedder(settings: Settings) -> backends.SharedEmbedder:
+    """A daemon's model (`settings` as daemon_settings gives them): queries embedded in the
+    daemon on QUERY_THREADS, background batches in a child process at a lower priority on
+    `embed_threads`, which exits when idle (`daemon_embed_in_child`); or both in the daemon on
+    `embed_threads`."""
+    if not settings.daemon_embed_in_child:
+        return backends.SharedEmbedder(backends.create_embedder(settings))
+    query_model = backends.create_embedder(replace(settings, embed_threads=QUERY_THREADS))
+    return backends.SharedEmbedder(ChildProcessEmbedder(query_model, settings))
+
+
+class ChildProcessEmbedder(WrappedEmbedder):
     """Embeds documents in a child process started on first use and stopped once idle."""
 
-    def __init__(self, local: Embedder, settings: Settings, idle_seconds: float = IDLE_SECONDS):
-        self.local = local  # queries, and what names the vectors
+    def __init__(self, inner: Embedder, settings: Settings, idle_seconds: float = IDLE_SECONDS):
+        self.inner = inner  # queries, and what names the vectors
         self.settings = settings
         self.idle_seconds = idle_seconds
         self._child: tuple[Any, Connection] | None = None
@@ -75,21 +88,13 @@ class ChildProcessEmbedder:
         self._batches = 0  # batches sent: an idle timer stops the child only if none came since
 
     @property
-    def key(self) -> str:
-        return self.local.key
-
-    @property
-    def dimension(self) -> int:
-        return self.local.dimension
-
-    @property
     def child_pid(self) -> int | None:
         """The child's process id while it runs (the tests look at it)."""
         child = self._child
         return child[0].pid if child else None
 
     def encode_query(self, text: str) -> np.ndarray:
-        return self.local.encode_query(text)
+        return self.inner.encode_query(text)
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
         with self._lock:

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from codesearch.config import Settings
-from codesearch.embedding.backends import QUERY_THREADS, create_embedder, daemon_embedder, process_embedder
+from codesearch.embedding.backends import create_embedder, process_embedder
 from codesearch.embedding.base import EmbeddingError
-from codesearch.embedding.worker import NICENESS, ChildProcessEmbedder
+from codesearch.embedding.worker import NICENESS, QUERY_THREADS, ChildProcessEmbedder, daemon_embedder
 
 TEXTS = ["def compute_backoff(attempt):\n    return min(cap, base * 2 ** attempt)",
          "class RetryPolicy:\n    \"\"\"How often and how long to wait between attempts.\"\"\"",
@@ -107,7 +107,7 @@ def test_a_daemon_embeds_queries_on_one_thread_and_its_batches_on_daemon_embed_t
     assert settings.embed_threads == Settings().daemon_embed_threads == 0  # all cores, at a lower priority
     model = daemon_embedder(replace(settings, embed_threads=2)).inner
     assert isinstance(model, ChildProcessEmbedder)
-    assert model.local.threads == QUERY_THREADS == 1  # the query model, in the daemon
+    assert model.inner.threads == QUERY_THREADS == 1  # the query model, in the daemon
     assert model.settings.embed_threads == 2  # what the child builds its model from
     in_daemon = daemon_embedder(replace(settings, embed_threads=2, daemon_embed_in_child=False)).inner
     assert in_daemon.threads == 2  # one model does both
