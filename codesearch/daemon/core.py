@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 from ..api.admission import Admission
@@ -57,52 +56,20 @@ from ..api.types import (
 from ..config import Settings
 from ..embedding.backends import SharedEmbedder
 from ..embedding.worker import daemon_embedder
-from ..faults import checkpoint
-from ..indexing.events import ProgressEvent
 from ..indexing.index import CATALOG_NAME, Index
-from ..indexing.indexer import Indexer, IndexInterrupted, IndexReport
 from ..indexing.rebuild import remove_index_files, salvage_cache
-from ..ingest.extract import release_idle_pool
 from ..paths import index_dir_for
 from ..search.searcher import Searcher
 from ..store.catalog import CatalogDamaged
-from .backoff import Backoff
 from .embedder import BackgroundEmbedder
 from .watcher import RepoWatcher
+from .writer import Writer
 
 log = logging.getLogger("codesearch.daemon")
 # reads (searches, relations): one per core runs at once, the rest wait (each up to READ_WAIT_MS).
 # More at once only queue on the GIL: on 2 cores, 8 clients got 1.04x the throughput of one with
 # 8 slots and 1.63x with 2 (keyword; hybrid 1.01x and 1.47x; scripts/bench_concurrency.py, docs/benchmarks.md)
 READ_SLOTS, READ_WAITING, READ_WAIT_MS = max(2, os.cpu_count() or 2), 256, 10_000
-# a first query starts its daemon beside its own keyword indexing: the daemon's first reconcile
-# waits for that run to finish (however long a big repository takes) rather than serve half an index
-FIRST_RECONCILE_LOCK_WAIT_SECONDS = 3600.0
-WORKERS_IDLE_SECONDS = 60.0  # the extraction workers stop after this long with nothing to index
-
-
-@dataclass
-class _Waiter:
-    """Someone waiting for a batch of paths to be applied, and what that batch changed."""
-
-    done: threading.Event
-    report: IndexReport | None = None
-
-
-@dataclass
-class _Backlog:
-    """The changes of write batches that failed: kept, merged with later changes, and written
-    with them at the next try."""
-
-    paths: set[str] = field(default_factory=set)
-    everything: bool = False  # a full rescan failed: the next try rescans the tree
-
-    def __bool__(self) -> bool:
-        return bool(self.paths) or self.everything
-
-    def size(self) -> int:
-        """What status counts as pending: the paths, or one for a rescan."""
-        return len(self.paths) or int(self.everything)
 
 
 class Daemon:
@@ -116,26 +83,18 @@ class Daemon:
         self.root = Path(root).resolve()
         self.dir = index_dir_for(self.root, index_dir)
         self._stop = threading.Event()
-        self.embedder = BackgroundEmbedder(self._stop, self.enqueue, self.touch)
+        self.writer = Writer(self._stop, self.touch, on_written=lambda: self.embedder.want())
+        self.embedder = BackgroundEmbedder(self._stop, self.writer.enqueue, self.touch)
         self._open_indexes()
         self.rebuilding = threading.Event()  # set while a damaged catalog is rebuilt
         self.admission = Admission(READ_SLOTS, READ_WAITING, READ_WAIT_MS)
         self.http_address: str | None = None  # set when an HTTP front-end serves this daemon
-        self._queue: queue.Queue[tuple[set[str], _Waiter | None] | None] = queue.Queue()
         self.ready = threading.Event()
         self.stopping = stopping or threading.Event()  # set by the shutdown method or a signal
-        self._full_rescan = threading.Event()
-        self._backlog = _Backlog()  # the writer's alone
-        self.write_backoff = Backoff()  # the writer's batches that failed
-        self.in_progress: set[str] = set()
-        self.last_reindex: dict | None = None
-        self.reindex_count = 0  # batches applied since start (the initial reconcile included)
         self.last_activity = time.monotonic()  # a request answered, a change applied, a slice embedded
-        self.indexing: dict[str, ProgressEvent] = {}  # the writer's run now, by stage
         self.force_polling = force_polling
         self.idle_stop_minutes: float | None = None  # set by the lifecycle for an auto-started daemon
         self.watcher: RepoWatcher | None = None
-        self._writer = threading.Thread(target=self._write_loop, name="writer", daemon=True)
 
     def _open_indexes(self) -> None:
         """The writer's, the embedder's and the readers' views of one index (one catalog
@@ -151,22 +110,15 @@ class Daemon:
             self.writer_index = Index(self.root, self.settings, self.dir, create=True, embedder=self.model)
         self.embedder.use(Index(self.root, self.settings, self.dir, share_with=self.writer_index))
         self.reader_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
-        self.indexer = Indexer(self.writer_index, log=log.info, on_progress=self._note_progress)
+        self.writer.use(self.writer_index)
         self.searcher = Searcher(self.reader_index)
-
-    def _note_progress(self, event: ProgressEvent) -> None:
-        """The writer's progress, for `status` (the LSP's `$/progress`); gone when the run ends."""
-        if event.phase == "end":
-            self.indexing.pop(event.stage, None)
-        else:
-            self.indexing[event.stage] = event
 
     def touch(self) -> None:
         self.last_activity = time.monotonic()
 
     def idle_seconds(self) -> float:
         """How long nothing was asked of the daemon or done by it (0 while work is queued)."""
-        if self.in_progress or not self._queue.empty() or self.pending_paths():
+        if self.writer.busy() or self.pending_paths():
             return 0.0
         return time.monotonic() - self.last_activity
 
@@ -175,14 +127,14 @@ class Daemon:
         remove_index_files(self.dir)
         fresh = Index(self.root, self.settings, self.dir, create=True)
         try:
-            fresh.catalog.restore_cache_rows(cache)
+            fresh.catalog.vectors.restore_cache_rows(cache)
         finally:
             fresh.close()
 
     def _rebuild_if_damaged(self) -> None:
         """At start, before anything reads it: a catalog SQLite finds damaged is built again
         (what can be read of its embedding cache is kept)."""
-        problem = self.writer_index.catalog.integrity_problem()
+        problem = self.writer_index.catalog.stats.integrity_problem()
         if not problem:
             return
         log.warning("the index database is damaged (%s); rebuilding it from scratch", problem)
@@ -201,145 +153,29 @@ class Daemon:
         the writer and embedder threads: the calling thread stays free to stop at any moment.
 
         Watching starts first so that nothing changed during the reconcile is missed."""
-        self.watcher = RepoWatcher(self.root, self.dir, self.enqueue, self.request_rescan,
+        self.watcher = RepoWatcher(self.root, self.dir, self.writer.enqueue, self.writer.request_rescan,
                                    self.settings.debounce_ms / 1000, self.force_polling)
         if self.watcher.fallback_reason:
             log.warning(self.watcher.fallback_reason)
-        self._writer.start()
+        self.writer.start(self._rebuild_if_damaged, self._serve)
 
-    def _reconcile(self) -> bool:
-        """Catch up with what changed while no daemon watched; then serve. False when stopped."""
-        try:
-            self._rebuild_if_damaged()
-            self._apply(None, wait_for_lock=FIRST_RECONCILE_LOCK_WAIT_SECONDS)
-        except IndexInterrupted:
-            return False
-        except Exception as exc:  # noqa: BLE001 - served as it is meanwhile, and tried again like any failed batch
-            self._keep_failed(_Backlog(), True, exc)
+    def _serve(self) -> None:
+        """The first reconcile is over (or failed, and will be tried again): serve, and embed."""
         self.ready.set()
         if not self._stop.is_set():
             self.embedder.start()
-        return True
 
     def stop(self) -> None:
         self._stop.set()
         self.embedder.want()
-        self._queue.put(None)
+        self.writer.stop()
         if self.watcher:
             self.watcher.stop()
-        if self._writer.is_alive():
-            self._writer.join(timeout=30)
+        self.writer.join()
         self.embedder.join()
         for index in (self.writer_index, self.embedder.index, self.reader_index):
             index.close()
         self.model.close()  # its embedding process, if any (a batch in flight is not waited for)
-
-    # --- changes --------------------------------------------------------------------------
-    def enqueue(self, paths: set[str], waiter: _Waiter | None = None) -> None:
-        self._queue.put((set(paths), waiter))
-
-    def request_rescan(self, waiter: _Waiter | None = None) -> None:
-        self._full_rescan.set()
-        self._queue.put((set(), waiter))
-
-    def reindex_now(self, paths: list[str] | None, timeout: float = 300) -> tuple[bool, IndexReport | None]:
-        """Queue paths (or a full rescan) for the writer and wait until it has applied them:
-        (finished in time, the report of the batch they went in)."""
-        waiter = _Waiter(threading.Event())
-        if paths:
-            self.enqueue(set(paths), waiter)
-        else:
-            self.request_rescan(waiter)
-        finished = waiter.done.wait(timeout)
-        return finished, waiter.report
-
-    def _write_loop(self) -> None:
-        if not self._reconcile():
-            return
-        while not self._stop.is_set():
-            waiters = self._next_batch()
-            if waiters is None:
-                return
-            backlog, self._backlog = self._backlog, _Backlog()
-            full = self._full_rescan.is_set() or backlog.everything
-            self._full_rescan.clear()
-            report = None
-            try:
-                if backlog or full:
-                    report = self._apply(None if full else backlog.paths)
-                self.write_backoff.succeeded()
-            except IndexInterrupted:
-                return
-            except Exception as exc:  # noqa: BLE001 - kept and tried again: the daemon survives any failure
-                self._keep_failed(backlog, full, exc)
-            finally:
-                for w in waiters:
-                    w.report = report
-                    w.done.set()
-
-    def _next_batch(self) -> list[_Waiter] | None:
-        """Wait for changes, and take everything queued into the backlog: the waiters of the
-        batch to write now (None: stop). After a failure, changes join the backlog until its
-        next try is due; someone waiting for a reindex (the `index` method) tries at once."""
-        waiters: list[_Waiter] = []
-        while True:
-            retrying = bool(self._backlog)
-            try:
-                item = self._queue.get(timeout=self.write_backoff.wait_left() if retrying else WORKERS_IDLE_SECONDS)
-            except queue.Empty:
-                if retrying:
-                    return waiters  # the try is due
-                release_idle_pool()  # nothing to index for a while: the extraction workers go
-                continue
-            if item is None:
-                return None
-            if self._take_queued(item, waiters):
-                self._stop.set()  # stop after this batch (its run ends between two write batches)
-                return waiters
-            if not retrying or waiters or not self.write_backoff.wait_left():
-                return waiters
-
-    def _take_queued(self, item: tuple[set[str], _Waiter | None], waiters: list[_Waiter]) -> bool:
-        """`item` and everything queued after it into the backlog, their waiters into `waiters`;
-        True when the stop came among them."""
-        while True:
-            paths, waiter = item
-            self._backlog.paths |= paths
-            if waiter is not None:
-                waiters.append(waiter)
-            try:
-                following = self._queue.get_nowait()
-            except queue.Empty:
-                return False
-            if following is None:
-                return True
-            item = following
-
-    def _keep_failed(self, backlog: _Backlog, full: bool, exc: Exception) -> None:
-        """A batch that failed stays in the backlog, and is tried again after a backoff."""
-        self._backlog.paths |= backlog.paths
-        self._backlog.everything |= full
-        self.write_backoff.failed_with(exc, "reindexing " + ("everything" if full else f"{len(backlog.paths)} paths"))
-
-    def _apply(self, paths: set[str] | None, wait_for_lock: float = 60) -> IndexReport:
-        checkpoint("daemon.applying")
-        self.in_progress = set(paths or ())
-        started = time.monotonic()
-        try:
-            report = self.indexer.run(None if paths is None else sorted(paths), embed=False,
-                                      wait_for_lock=wait_for_lock, should_stop=self._stop.is_set)
-        finally:
-            self.in_progress = set()
-            self.indexing = {}
-            self.touch()
-        self.reindex_count += 1
-        checkpoint("daemon.applied")  # written, its vectors not yet made
-        self.last_reindex = {"at": time.time(), "seconds": round(time.monotonic() - started, 4),
-                             "paths": len(paths) if paths is not None else None,
-                             "added": report.added, "modified": report.modified, "deleted": report.deleted}
-        self.embedder.want()
-        log.info("reindexed %s: %s", "everything" if paths is None else f"{len(paths)} paths", report.summary())
-        return report
 
     # --- the API's service ------------------------------------------------------------------
     def _serving(self) -> None:
@@ -358,9 +194,9 @@ class Daemon:
             answer = replace(answer, partial=True, embedded_share=answer.embedded_share or 0.0,
                              note="the embedding model is still loading: keyword and graph results only")
         pending = self.pending_paths()
-        if answer.note and self.reader_index.vector_problem:
+        if answer.note and self.reader_index.vectors.problem:
             self.embedder.want()  # the embedder rebuilds the store
-            answer = replace(answer, note=f"{self.reader_index.vector_problem}: the daemon is rebuilding it; "
+            answer = replace(answer, note=f"{self.reader_index.vectors.problem}: the daemon is rebuilding it; "
                                           "meanwhile answers come from keyword and graph")
         if any(r.path in pending for r in answer.results):
             answer = replace(answer, results=tuple(replace(r, stale=True) if r.path in pending else r
@@ -409,14 +245,14 @@ class Daemon:
 
     def index(self, request: IndexRequest) -> IndexAnswer:
         self._serving()
-        finished, report = self.reindex_now(confined_paths(self.root, request), timeout=request.timeout)
+        finished, report = self.writer.reindex_now(confined_paths(self.root, request), timeout=request.timeout)
         if finished and report is not None and request.verify:  # the catalog's integrity, then the vector store
-            damage = self.reader_index.catalog.integrity_problem()
+            damage = self.reader_index.catalog.stats.integrity_problem()
             if damage:
                 raise ServiceUnavailable(f"the index database is damaged ({damage}); restart the daemon to rebuild it")
             self.embedder.verify(report)
         if report is None:
-            failed = f"reindexing failed ({self.write_backoff.reason}); the daemon keeps the changes and tries again"
+            failed = f"reindexing failed ({self.writer.backoff.reason}); the daemon keeps the changes and tries again"
             return IndexAnswer(ok=False, note=failed if finished else "still reindexing; the answer timed out")
         return index_answer(report, ok=finished, note="vectors follow in the background")
 
@@ -435,18 +271,18 @@ class Daemon:
     def pending_paths(self) -> set[str]:
         """The paths whose changes are not in the index yet: being written, waiting in the
         watcher, or kept from a batch that failed."""
-        pending = self.in_progress | self._backlog.paths
+        pending = self.writer.pending_paths()
         if self.watcher:
             pending |= self.watcher.pending
         return pending
 
     def pending_count(self) -> int:
         """Changes not in the index yet (a failed rescan counts one)."""
-        return len(self.pending_paths()) + self._queue.qsize() + int(self._backlog.everything)
+        return len(self.pending_paths()) + self.writer.queued()
 
     def write_error(self) -> str | None:
         """Why the last write failed, while its changes (or vectors) wait for the next try."""
-        backoff = self.write_backoff if self.write_backoff.reason else self.embedder.backoff
+        backoff = self.writer.backoff if self.writer.backoff.reason else self.embedder.backoff
         if backoff.reason is None:
             return None
         return f"{backoff.reason} (trying again in {backoff.wait_left():.0f} s)"
@@ -460,13 +296,13 @@ class Daemon:
             ready=self.ready.is_set(), model_ready=self.embedder.model_ready.is_set(), files=stats.files,
             chunks=stats.chunks,
             vectors=stats.vectors, edges=stats.edges, skipped=stats.skipped,
-            pending_changes=pending, last_reindex=self.last_reindex,
-            reindex_count=self.reindex_count,
+            pending_changes=pending, last_reindex=self.writer.last_reindex,
+            reindex_count=self.writer.reindex_count,
             embedding=self.embedder.progress(left),
             watcher=self.watcher.mode if self.watcher else None,
             watcher_note=self.watcher.fallback_reason if self.watcher else "",
             embedded_share=embedded_share(stats.vectors, left),
             stale=bool(pending),
-            indexing=[event.to_dict() for event in list(self.indexing.values())] or None,
+            indexing=[event.to_dict() for event in list(self.writer.indexing.values())] or None,
             idle_stop_minutes=self.idle_stop_minutes, model_error=self.embedder.model_error,
             write_error=self.write_error())
