@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..locations import CATALOG_FILE
-from ..paths import index_dir_for, sqlite_uri
+from ..paths import index_dir_for
 from .client import NO_DAEMON_ENV
 
 if TYPE_CHECKING:
     from ..config import Settings
-
 
 
 def may_start(settings: Settings, refused: bool = False) -> bool:
@@ -24,15 +23,8 @@ def may_start(settings: Settings, refused: bool = False) -> bool:
 
 def has_index(root: Path, index_dir: str | None) -> bool:
     """Whether a catalog with at least one file is there (a first query builds one otherwise)."""
-    import sqlite3
-    path = index_dir_for(root, index_dir) / CATALOG_FILE
-    if not path.is_file():
-        return False
-    try:
-        with sqlite3.connect(sqlite_uri(path, readonly=True), uri=True, timeout=5) as db:
-            return db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None
-    except sqlite3.Error:
-        return True  # there, but unreadable: the usual path reports the damage and its fix
+    from ..store.catalog_probe import catalog_has_files
+    return catalog_has_files(index_dir_for(root, index_dir) / CATALOG_FILE)
 
 
 def start(root: Path, index_dir: str | None, settings: Settings, wait_seconds: float | None) -> dict | None:
