@@ -36,8 +36,8 @@ from benchlib import REPO_ROOT, percentile, running_daemon, wait_until_idle
 
 from codesearch.daemon.client import DaemonClient, call
 from codesearch.eval.bench import DEFAULT_CHECKOUTS
-from codesearch.search.grep import PIPE_BYTES, rg_command
 from codesearch.search.requests import GrepRequest, SearchRequest
+from codesearch.search.ripgrep import PIPE_BYTES, rg_command
 
 PATTERNS: list[tuple[str, dict]] = [
     ("literal, common", {"pattern": "import", "fixed": True}),

@@ -30,8 +30,8 @@ from codesearch.access import AccessRule
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.paths import on_disk, read_inside, unsteady
-from codesearch.search.grep import run_rg, run_rg_steadily
 from codesearch.search.requests import GrepRequest
+from codesearch.search.ripgrep import run_rg, run_rg_steadily
 
 READ_BYTES = 1 << 16
 T = TypeVar("T")
@@ -102,7 +102,7 @@ def main() -> int:
     index = Index(root, load_settings(root), index_dir=args.index_dir)
     try:
         index_dir = index.dir
-        rels = sorted(index.catalog.files())[:args.files]
+        rels = sorted(index.catalog.files.records())[:args.files]
     finally:
         index.close()
     bench_grep(root, index_dir, args.rounds)

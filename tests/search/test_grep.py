@@ -17,8 +17,11 @@ from codesearch.api.methods import call, call_json
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
-from codesearch.search import grep as grep_module
+from codesearch.search import grep_answer
+from codesearch.search.grep import grep as run_grep
+from codesearch.search.grep_chunks import place
 from codesearch.search.requests import GrepRequest
+from codesearch.search.rg_output import RgReader
 from codesearch.wire import RequestError
 
 
@@ -192,9 +195,9 @@ def test_odd_names_and_bytes(service):
     {"pattern": "zzz_nothing_zzz"},
 ])
 def test_the_json_written_without_records_is_the_records_json(service, params, monkeypatch):
-    monkeypatch.setattr(grep_module, "JSON_BLOCK_PIECES", 3)  # many blocks, cut inside lines' pieces
+    monkeypatch.setattr(grep_answer, "JSON_BLOCK_PIECES", 3)  # many blocks, cut inside lines' pieces
     request = GrepRequest.from_dict({"limit": 100000, **params})
-    result = grep_module.grep(service.searcher.grep_facts, service.repository.root, service.repository.dir, request)
+    result = run_grep(service.searcher.grep_facts, service.repository.root, service.repository.dir, request)
     assert result.json() == json.dumps(result.answer().to_dict(), ensure_ascii=False).encode()
     blocks = list(result.json_blocks())
     pieces = len(result.shown) * (3 if request.before or request.after else 2)  # head, chunk[, context]
@@ -209,18 +212,18 @@ RG_OUTPUT = (b"a.py\x001:3:x = 1\r\n" b"a.py\x002-context\n" b"--\n"
 
 
 def test_ripgrep_output_read_in_any_pieces():
-    whole = grep_module._Reader(0, 1, 100)
+    whole = RgReader(0, 1, 100)
     whole.feed(RG_OUTPUT, final=True)
     assert whole.hits.files == ["a.py", "new\\x0aline.py", "b.py"]
     assert (whole.hits.lines, whole.hits.columns) == ([1, 7, 9], [3, 1, 2])
     assert whole.hits.texts() == ["x = 1", "café x", "\ufffd x"]
     assert whole.hits.after == [["context"], [], []]
     for size in (1, 2, 5, 16):
-        reader = grep_module._Reader(0, 1, 100)
+        reader = RgReader(0, 1, 100)
         for start in range(0, len(RG_OUTPUT), size):
             reader.feed(RG_OUTPUT[start:start + size], final=start + size >= len(RG_OUTPUT))
         assert reader.hits == whole.hits, size
-    capped = grep_module._Reader(0, 1, 2)
+    capped = RgReader(0, 1, 2)
     capped.feed(RG_OUTPUT, final=True)
     assert capped.full and capped.hits.lines == [1, 7]
 
@@ -234,7 +237,7 @@ def test_headed_ripgrep_output_read_in_any_pieces():
     """ripgrep's --heading form (no context): CRLF, escapes, a binary file's notice, a name with a
     line break (its first line like a record), a column after a non-ASCII character, bytes that
     are not UTF-8, a control character."""
-    whole = grep_module._Reader(0, 0, 100)
+    whole = RgReader(0, 0, 100)
     whole.feed(HEADED_OUTPUT, final=True)
     hits = whole.hits
     assert hits.files == ["a.py", "1:2:\\x0aline.py", "b.py"]  # a name's first line like a record, too
@@ -244,11 +247,11 @@ def test_headed_ripgrep_output_read_in_any_pieces():
         {"path": hits.files[f], "line": n, "column": c, "text": t, "chunk": None}
         for f, n, c, t in zip(hits.file_of, hits.lines, hits.columns, hits.texts())]
     for size in (1, 2, 5, 16, 64):
-        reader = grep_module._Reader(0, 0, 100)
+        reader = RgReader(0, 0, 100)
         for start in range(0, len(HEADED_OUTPUT), size):
             reader.feed(HEADED_OUTPUT[start:start + size], final=start + size >= len(HEADED_OUTPUT))
         assert reader.hits == hits, size
-    capped = grep_module._Reader(0, 0, 2)
+    capped = RgReader(0, 0, 2)
     capped.feed(HEADED_OUTPUT, final=True)
     assert capped.full and capped.hits.lines == [1, 4]
 
@@ -266,7 +269,7 @@ def test_headed_output_in_bulk_or_by_line_gives_what_json_would(files, size):
     whether its part was read in bulk or a line at a time."""
     output = b"\n".join(name + b"\0" + b"".join(b"%d:1:%b\n" % (n, text) for n, text in lines)
                         for name, lines in files)
-    reader = grep_module._Reader(0, 0, 1000)
+    reader = RgReader(0, 0, 1000)
     for start in range(0, len(output), size):
         reader.feed(output[start:start + size], final=start + size >= len(output))
     texts = [text.removesuffix(b"\r").decode("utf-8", errors="replace") for _, lines in files for _, text in lines]
@@ -294,4 +297,4 @@ def test_placing_by_arrays_agrees_with_a_sweep(files, wanted):
     arrays = [np.array(b, dtype=np.int64).reshape(-1, 3) for b in bounds]
     expected = [sweep(bounds[f], [line])[0] for f, line in wanted]
     for steps in (0, 1, 2, 5):  # the short cut's steps back, then the exact search for what is left
-        assert grep_module.place(file_of, lines, arrays, steps).tolist() == expected, steps
+        assert place(file_of, lines, arrays, steps).tolist() == expected, steps
