@@ -160,12 +160,12 @@ def _index(root: Path, settings: Settings, index_dir: str | None, status: dict |
 
 def _index_checks(index: Index, status: dict | None) -> Iterator[Check]:
     catalog = index.catalog
-    damage = catalog.integrity_problem()
+    damage = catalog.stats.integrity_problem()
     if damage:
         yield Check("index", "fail", f"the catalog {catalog.path} is damaged ({damage})",
                     f"rebuild it: codesearch index --rebuild {index.root}")
         return
-    counts = catalog.counts()
+    counts = catalog.stats.counts()
     yield Check("index", "ok", f"catalog sound: {counts['files']} files, {counts['chunks']} chunks, "
                                f"{counts['edges']} edges ({index.dir})")
     changed = index.compatibility_problem()
@@ -173,9 +173,9 @@ def _index_checks(index: Index, status: dict | None) -> Iterator[Check]:
         yield Check("index", "note", f"{changed}: the index no longer matches the settings",
                     f"the next codesearch index {index.root} (or a daemon) builds it again")
         return
-    expected = catalog.expected_vector_count()
+    expected = catalog.vectors.expected_count()
     if expected or (index.dir / "chroma").exists():
-        probe = index.probe_vectors()
+        probe = index.vectors.probe()
         if not probe.ok:
             yield Check("vectors", "fail", f"the vector store is damaged ({probe.problem}); answers come from "
                                            "keyword and graph only", f"rebuild it from the catalog: codesearch index "
@@ -318,7 +318,7 @@ def _ignore_rules(root: Path, settings: Settings, index_dir: str | None) -> Iter
     from .indexing.index import Index
     index = Index(root, settings, index_dir)
     try:
-        files = index.catalog.files()
+        files = index.catalog.files.records()
     finally:
         index.close()
     sizes: Counter[str] = Counter()

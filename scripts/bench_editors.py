@@ -32,8 +32,8 @@ from codesearch.indexing.index import Index
 
 def symbol_queries(root: Path, index_dir: str | None, count: int = 30) -> list[str]:
     index = Index(root, load_settings(root), index_dir)
-    names = sorted({c.name for c in index.catalog.chunks_by_ids(
-        index.catalog.definitions_matching("", 100_000)).values() if len(c.name) >= 4})
+    names = sorted({c.name for c in index.catalog.files.chunks_by_ids(
+        index.catalog.graph.ids_defining_like("", 100_000)).values() if len(c.name) >= 4})
     index.close()
     rng = random.Random(7)
     return [name[:rng.randint(4, min(8, len(name)))] for name in rng.sample(names, min(count, len(names)))]

@@ -107,7 +107,7 @@ def reindex_work(work: Path, index_dir: Path, picks: list[Path]) -> None:
         indexer.run([rel], embed=False)
         kw.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        indexer.sync_vectors(IndexReport())
+        indexer.vectors.sync(IndexReport())
         full.append(kw[-1] + (time.perf_counter() - t) * 1000)
     index.close()
     for label, times in (("keyword+graph", kw), ("with vectors: ", full)):

@@ -112,14 +112,14 @@ def seed_cache(index: Index, seed: Path) -> int:
     """Copy the embedding cache of another index (one of the same model, e.g. the benchmark
     roots' at their pinned commits) into a new index: chunks whose text it holds are not embedded
     again. Only a head start: which vectors a search finds does not depend on it."""
-    if index.catalog.chunk_count() or not seed.is_file():
+    if index.catalog.files.chunk_count() or not seed.is_file():
         return 0
     source = Catalog(seed, readonly=True)
     try:
-        rows = list(source.cached_vector_rows())
+        rows = list(source.vectors.cache_rows())
     finally:
         source.close()
-    index.catalog.restore_cache_rows(rows)
+    index.catalog.vectors.restore_cache_rows(rows)
     return len(rows)
 
 
@@ -147,7 +147,7 @@ def run_repo(name: str, git_dir: str, commits: list[dict], work: Path, systems: 
             report = Indexer(index).run(embed=embed)
             timing["index"] += time.monotonic() - t
             print(f"[{name}] {commit['commit'][:10]}: {report.summary()}", file=sys.stderr)
-            files = {path: f.content_hash for path, f in index.catalog.files().items() if f.skip_reason is None}
+            files = {path: f.content_hash for path, f in index.catalog.files.records().items() if f.skip_reason is None}
             answer = [p for p in commit["files"] if p in files]
             if not answer:
                 rows.append({"repo": name, "commit": commit["commit"], "skipped": "answer files not indexed"})

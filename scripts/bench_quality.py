@@ -120,7 +120,7 @@ def main() -> int:
         print(f"[{name}] {report.summary()}", file=sys.stderr)
         searcher = Searcher(index)
         if args.budget_share is not None:
-            keyword_module.POSTINGS_BUDGET = max(1, int(args.budget_share * index.catalog.chunk_count()))
+            keyword_module.POSTINGS_BUDGET = max(1, int(args.budget_share * index.catalog.files.chunk_count()))
         for config_name, retrievers, options, files in configs:
             scores = []
             for q in queries:

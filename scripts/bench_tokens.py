@@ -87,7 +87,7 @@ def main() -> int:
         index = Index(root, load_settings(None), args.index_root / name, create=True)
         Indexer(index).run()
         files = {}
-        for path, record in index.catalog.files().items():
+        for path, record in index.catalog.files.records().items():
             if record.skip_reason:
                 continue
             try:

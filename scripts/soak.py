@@ -147,8 +147,8 @@ def snapshot(index_dir: Path) -> dict:
     """The index's content by ids and paths (catalog.contents), and the ids that have vectors."""
     catalog = Catalog(index_dir / "catalog.sqlite3", readonly=True)
     try:
-        contents = catalog.contents()
-        contents["vectors"] = Counter(catalog.live_vector_ids())
+        contents = catalog.stats.contents()
+        contents["vectors"] = Counter(catalog.vectors.live_ids())
         return contents
     finally:
         catalog.close()

@@ -88,8 +88,8 @@ class LocalService:
                                        f"index {root} (its vectors are kept)")
                 raise IndexMissing(f"the index of {root} is empty; run: codesearch index {root}")
             self._searcher = Searcher(self.repository)
-            if self.repository.catalog.expected_vector_count():
-                self.repository.probe_vectors_soon()  # beside the model's loading
+            if self.repository.catalog.vectors.expected_count():
+                self.repository.vectors.probe_soon()  # beside the model's loading
         return self._searcher
 
     def search(self, request: SearchRequest) -> SearchAnswer:

@@ -20,7 +20,7 @@ def read_source(index: Index, request: ReadRequest) -> ReadAnswer:
     """Raises RequestError (OutsideRoot among them) for anything that cannot be read as asked."""
     end: int | None
     if request.id is not None:
-        chunk = index.catalog.chunks_by_ids([request.id]).get(request.id)
+        chunk = index.catalog.files.chunks_by_ids([request.id]).get(request.id)
         if chunk is None:
             raise RequestError(f"no chunk with id {request.id!r} (the file may have changed: search again)")
         rel, start, end = chunk.path, chunk.start_line, chunk.end_line

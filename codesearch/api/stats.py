@@ -26,13 +26,13 @@ def collect_stats(index: Index, count_vectors: bool = True) -> Stats:
     """`count_vectors` also counts what the vector store holds, opening it in a child process
     (a second or two; a damaged store is reported, not crashed into)."""
     cat = index.catalog
-    counts = cat.counts()
+    counts = cat.stats.counts()
     in_store: int | None = None
-    store_error: str | None = index.vector_problem
+    store_error: str | None = index.vectors.problem
     if count_vectors and not cat.is_empty() and store_error is None:
-        result = index.probe_vectors()
+        result = index.vectors.probe()
         in_store = result.count or 0
-        store_error = index.vector_problem
+        store_error = index.vectors.problem
     last = cat.get_meta("last_index_time")
     seconds = cat.get_meta("last_index_seconds")
     return Stats(

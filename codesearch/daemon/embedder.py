@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from ..api.types import EmbeddingProgress
 from ..indexing.index import Index
-from ..indexing.indexer import Indexer, IndexReport
+from ..indexing.indexer import IndexReport
+from ..indexing.vectors import VectorSync
 from .backoff import Backoff
 
 log = logging.getLogger("codesearch.daemon")
@@ -43,7 +44,7 @@ class BackgroundEmbedder:
         """The embedder's own view of the index (its catalog connection; the model and the vector
         store shared with the daemon's other views)."""
         self.index = index
-        self.indexer = Indexer(index, log=log.info)
+        self.vectors = VectorSync(index, log=log.info)
 
     def start(self) -> None:
         self._thread.start()
@@ -62,7 +63,7 @@ class BackgroundEmbedder:
         slice. A store found damaged now or later is rebuilt from the catalog here."""
         try:
             with self._busy:
-                self.indexer.check_vectors(IndexReport())
+                self.vectors.check(IndexReport())
         except Exception:  # searches go on from keyword and graph; the slices try again
             log.exception("checking the vector store failed")
         try:
@@ -74,10 +75,9 @@ class BackgroundEmbedder:
         self.model_ready.set()
         embedded_since_prune = False
         while not self._stop.is_set():
-            if not self.needs_vectors():
+            if not self.vectors.needed():
                 if embedded_since_prune:  # caught up: a good moment to trim the embedding cache
-                    cat = self.index.catalog
-                    cat.prune_cache(keep=max(50_000, 2 * cat.counts()["chunks"]))
+                    self.vectors.prune_cache()
                     embedded_since_prune = False
                 self._wanted.wait(timeout=5)
                 self._wanted.clear()
@@ -85,17 +85,12 @@ class BackgroundEmbedder:
             self._slice()
             embedded_since_prune = True
 
-    def needs_vectors(self) -> bool:
-        return bool(self.index.vector_problem) or self.index.catalog.needs_vectors()
-
     def _slice(self) -> None:
         report = IndexReport()
         started = time.monotonic()
         try:
             with self._busy:
-                if self.index.vector_problem:  # a search saw the store fail
-                    self.indexer.repair_vectors(report)
-                self.indexer.sync_vectors(report, limit=EMBED_SLICE, should_stop=self._stop.is_set)
+                self.vectors.sync_slice(report, EMBED_SLICE, self._stop.is_set)
         except Exception as exc:  # noqa: BLE001 - tried again after a backoff (logged there); the daemon keeps serving
             self._stop.wait(self.backoff.failed_with(exc, "embedding"))
             return
@@ -116,10 +111,7 @@ class BackgroundEmbedder:
         """`index --verify` under the daemon, the vector store's part: taking turns with the
         slices (which alone write it otherwise)."""
         with self._busy:
-            self.indexer.check_vectors(report)
-            if not report.vectors_repaired:
-                removed, missing = self.indexer.verify_vectors()
-                report.vectors_reconciled += removed + missing
+            self.vectors.check_and_verify(report)
         report.verified = True
         self._wanted.set()
 

@@ -20,23 +20,21 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-import numpy as np
-
 from ..analysis.rows import prepare_rows
 from ..faults import checkpoint
 from ..ingest.extract import Extracted, SkipFile, extract_files, map_on_workers
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..paths import OutsideRoot, confine, on_disk
-from ..store.catalog import COLLIDING_ID, CatalogError, FileRecord, VectorRow
+from ..store.catalog import CatalogError
 from ..store.edges import rebuild_import_edges, resolve_call_edges
-from ..store.space import OutOfSpace, full_disk_line, says_disk_full, space_errors
+from ..store.files import COLLIDING_ID, FileRecord
+from ..store.space import space_errors
 from ..store.sqlite import sqlite3
-from ..store.vectors import VectorStoreError
 from ..text import for_terminal
 from ..vocabulary import NON_DEFINITION_KINDS
-from .embed_source import embed_texts
 from .events import ProgressSink, StageCounter, no_progress
 from .index import Index, IndexLock
+from .vectors import VectorSync
 from .vendored import FileEntry, vendored_folders
 
 
@@ -48,7 +46,6 @@ WRITE_BATCH_FILES = 50  # small enough that writing overlaps extraction on the w
 # what one file's data can raise while it is written: that file is skipped, the batch goes on
 FILE_DATA_ERRORS = (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.DataError, UnicodeError, ValueError,
                     TypeError, OverflowError, RecursionError)
-EMBED_BATCH = 256  # chunks per encode call (progress granularity); the model batches inside
 
 
 @dataclass
@@ -127,6 +124,7 @@ class Indexer:
         self.settings = index.settings
         self.on_progress = on_progress
         self.log = log or (lambda message: None)
+        self.vectors = VectorSync(index, self.log, on_progress)
 
     # --- public ---------------------------------------------------------------------------
     def run(self, paths: Iterable[str] | None = None, embed: bool = True, wait_for_lock: float = 0.0,
@@ -142,7 +140,7 @@ class Indexer:
                 f"waiting for another codesearch process (pid {pid}) to finish writing the index"))
             report = IndexReport()
             if verify:
-                damage = self.catalog.integrity_problem()
+                damage = self.catalog.stats.integrity_problem()
                 if damage:
                     raise CatalogError(f"the index database {self.catalog.path} is damaged ({damage}); "
                                        f"rebuild it with: codesearch index --rebuild {self.index.root}")
@@ -159,26 +157,24 @@ class Indexer:
                 kept = self.catalog.reset(keep_vectors=not rekeyed)
                 if rekeyed:
                     report.vectors_rekeyed = old_key or ""
-                    self.index.retire_vectors()
+                    self.index.vectors.retire()
                 elif not kept and not self.settings.chroma_url:
-                    self.index.drop_vectors()  # a layout that cannot say which: made again from the cache
+                    self.index.vectors.drop()  # a layout that cannot say which: made again from the cache
                 report.rebuilt = problem
                 paths = None
             if self.catalog.get_meta("schema_version") is None:
                 self.index.write_meta()  # before any data: a crash never leaves rows without it
             self.update_catalog(report, None if paths is None else list(paths), should_stop)
             if embed:
-                if verify or self.index.vectors_need_a_check():
-                    self.check_vectors(report)
-                if verify and not report.vectors_repaired:
-                    removed, missing = self.verify_vectors()
-                    report.vectors_reconciled += removed + missing
-                    self.log(f"verified vectors: {removed} stray removed, {missing} missing re-added")
-                self.sync_vectors(report)
+                if verify:
+                    self.vectors.check_and_verify(report)
+                elif self.index.vectors.need_a_check():
+                    self.vectors.check(report)
+                self.vectors.sync(report)
                 if report.stale_paths:  # changed while being embedded: index them again, then their vectors
                     stale, report.stale_paths = sorted(report.stale_paths), set()
                     self.update_catalog(report, stale, should_stop)
-                    self.sync_vectors(report)
+                    self.vectors.sync(report)
             report.verified = verify
             checkpoint("index.finishing")
             with self.catalog.transaction():
@@ -250,7 +246,7 @@ class Indexer:
         edges_stale = self.catalog.get_meta("edges_stale") == "1"  # a run died before resolving
         fresh = self.catalog.is_empty()
         found, skipped, scope = self._scan(paths)
-        known = self.catalog.files() if paths is None else self.catalog.files_within(scope)
+        known = self.catalog.files.records() if paths is None else self.catalog.files.records_within(scope)
         checkpoint("index.walked")
 
         def in_scope(rel: str) -> bool:
@@ -272,8 +268,8 @@ class Indexer:
                 if old is None or old.skip_reason != skip.reason:
                     if old is not None and old.skip_reason is None:
                         self._forget(rel, state)
-                    self.catalog.delete_chunks_of(db, rel)
-                    self.catalog.upsert_file(db, FileRecord(rel, 0, 0, "", "", skip.reason), skip.detail)
+                    self.catalog.files.delete_chunks(db, rel)
+                    self.catalog.files.upsert(db, FileRecord(rel, 0, 0, "", "", skip.reason), skip.detail)
                 report.skipped[skip.reason] += 1
 
         parsed = StageCounter(self.on_progress, "parse", len(candidates)) if candidates else None
@@ -305,7 +301,7 @@ class Indexer:
         with self.catalog.transaction() as db:
             for rel in gone:
                 self._forget(rel, state)
-                self.catalog.delete_file(db, rel)
+                self.catalog.files.delete(db, rel)
                 state.arrived_or_gone.add(rel)
                 report.deleted += 1
             report.renamed = sum(1 for rel in gone if known[rel].content_hash in state.added_hashes)
@@ -321,7 +317,7 @@ class Indexer:
                 # in batches that marked the edges stale, and the next run would resolve them all
                 self.catalog.set_meta("edges_stale", "0")
             if report.added or report.deleted or fresh:  # the tree's structure may have changed
-                folders = vendored_folders(FileEntry(path, digest) for path, digest in self.catalog.indexed_hashes())
+                folders = vendored_folders(FileEntry(path, digest) for path, digest in self.catalog.files.hashes())
                 self.catalog.set_meta("vendored_folders", json.dumps(sorted(folders)))
         if state.everything:
             # every call, its slices worked out on the extraction workers, which read the catalog
@@ -330,14 +326,15 @@ class Indexer:
                 resolve_call_edges(db, set(), set(), everything=True, fan_out=map_on_workers)
                 self.catalog.set_meta("edges_stale", "0")
         if paths is None:  # the whole tree is written: a rebuild's held vectors are settled
-            kept, given_up = self.catalog.settle_held_vectors()
+            kept, given_up = self.catalog.vectors.settle_held()
             report.vectors_kept += kept
             if kept or given_up:
                 self.log(f"kept {kept:,} vectors the store already held; {given_up:,} to delete from it")
 
     def _forget(self, rel: str, state: _RunState) -> None:
         """Note a file whose definitions are about to go: callers of them need re-resolving."""
-        state.note_change(rel, () if state.everything else self.catalog.names_defined_in(rel), arrived_or_gone=True)
+        names = () if state.everything else self.catalog.graph.chunk_names_in_file(rel)
+        state.note_change(rel, names, arrived_or_gone=True)
 
     def _write_batch(self, batch: list[tuple[SourceFile, Extracted | SkipFile]], report: IndexReport,
                      state: _RunState, written: StageCounter | None = None) -> None:
@@ -359,11 +356,11 @@ class Indexer:
                 except FILE_DATA_ERRORS as exc:  # one bad file must not fail the batch
                     detail = f"{type(exc).__name__}: {exc}"
                     self.log(f"skipped {entry.rel}: {detail}")
-                    self.catalog.delete_chunks_of(db, entry.rel)
-                    self.catalog.upsert_file(db, FileRecord(entry.rel, entry.size, entry.mtime_ns, "", entry.language,
+                    self.catalog.files.delete_chunks(db, entry.rel)
+                    self.catalog.files.upsert(db, FileRecord(entry.rel, entry.size, entry.mtime_ns, "", entry.language,
                                                             "failed"), detail)
                     report.skipped["failed"] += 1
-            self.catalog.insert_keywords(db, keywords)
+            self.catalog.keywords.insert(db, keywords)
         checkpoint("index.batch.written")
         if written:
             written.advance(report.chunks_written - written.done)
@@ -378,31 +375,31 @@ class Indexer:
         if isinstance(result, SkipFile):
             if old is not None and old.skip_reason is None:
                 self._forget(rel, state)
-            self.catalog.delete_chunks_of(db, rel)
-            self.catalog.upsert_file(db, FileRecord(rel, entry.size, entry.mtime_ns, "", entry.language,
+            self.catalog.files.delete_chunks(db, rel)
+            self.catalog.files.upsert(db, FileRecord(rel, entry.size, entry.mtime_ns, "", entry.language,
                                                     result.reason), str(result))
             report.skipped[result.reason] += 1
             return
         digest = result.digest
         record = FileRecord(rel, entry.size, entry.mtime_ns, digest, result.language, None)
         if old is not None and old.skip_reason is None and old.content_hash == digest:
-            self.catalog.upsert_file(db, record)  # touched, not changed
+            self.catalog.files.upsert(db, record)  # touched, not changed
             report.unchanged += 1
             return
         was_indexed = old is not None and old.skip_reason is None
         if was_indexed and not state.everything:
             # chunks that keep their ids keep their rows, and the calls into them (write_chunks):
             # only callers of names whose definitions came or went need resolving again
-            defined_before = self.catalog.definitions_of(rel)
+            defined_before = self.catalog.graph.definitions_in_file(rel)
             defined_now = {(c.name, c.id) for c in result.chunks if c.part == 1 and c.kind not in NON_DEFINITION_KINDS}
             state.note_change(rel, {name for name, _ in defined_before ^ defined_now})
         # prepared where the file was extracted (prepare_rows)
         embed_hashes, keywords = result.embed_hashes, result.keyword_columns
         assert embed_hashes is not None and keywords is not None, "extracted without prepare_rows"
-        rids = self.catalog.write_chunks(db, rel, result.chunks, embed_hashes, keywords, keywords_out)
-        self.catalog.insert_calls(db, result.calls, rids)
-        self.catalog.insert_imports(db, result.imports)
-        self.catalog.upsert_file(db, record)
+        rids = self.catalog.files.write_chunks(db, rel, result.chunks, embed_hashes, keywords, keywords_out)
+        self.catalog.files.insert_calls(db, result.calls, rids)
+        self.catalog.files.insert_imports(db, result.imports)
+        self.catalog.files.upsert(db, record)
         # counted once everything is written: a file that fails half way counts as skipped only
         if was_indexed:
             report.modified += 1
@@ -411,138 +408,6 @@ class Indexer:
             report.added += 1
             state.added_hashes.add(digest)
         report.chunks_written += len(result.chunks)
-
-    # --- vectors --------------------------------------------------------------------------
-    def check_vectors(self, report: IndexReport) -> None:
-        """Probe the vector store (in a child process): a damaged or unreadable store is
-        rebuilt from the catalog, one that lost vectors (or holds strays) is reconciled."""
-        result = self.index.probe_vectors()
-        if not result.ok and says_disk_full(result.problem):
-            raise OutOfSpace(f"{full_disk_line(self.index.dir)}: the vector store cannot be opened")
-        if not result.ok:
-            self.repair_vectors(report)
-            return
-        expected = self.catalog.expected_vector_count()
-        if (result.count or 0) != expected:
-            self.log(f"the vector store holds {result.count or 0} vectors where the catalog expects {expected}; "
-                     "reconciling")
-            removed, missing = self.verify_vectors()
-            report.vectors_reconciled += removed + missing
-        self.index.vectors_reconciled()
-
-    def repair_vectors(self, report: IndexReport) -> None:
-        problem = self.index.vector_problem or "the vector store failed"
-        self.log(f"{problem}; rebuilding it from the catalog (cached vectors are reused)")
-        report.vectors_repaired = problem
-        self.index.drop_vectors()
-
-    def sync_vectors(self, report: IndexReport, limit: int | None = None,
-                     should_stop: Callable[[], bool] = lambda: False) -> None:
-        """Make Chroma match the catalog: drop vectors of deleted chunks, add missing ones. A
-        store that fails on the way is rebuilt from the catalog, once; one on a full disk is
-        kept as it is (OutOfSpace)."""
-        try:
-            with space_errors(self.index.dir):
-                self._sync_vectors(report, limit, should_stop)
-        except VectorStoreError as exc:
-            if report.vectors_repaired:
-                raise
-            self.index.mark_vectors_damaged(str(exc))
-            self.repair_vectors(report)
-            self._sync_vectors(report, limit, should_stop)
-
-    def _sync_vectors(self, report: IndexReport, limit: int | None, should_stop: Callable[[], bool]) -> None:
-        """Vectors for chunks that lack them, then deletions: a store that cannot take the new
-        vectors (a full disk) keeps the old ones. `limit`: at most this many rows (the daemon's
-        slices)."""
-        catalog = self.catalog
-        pending = catalog.pending_vector_deletions()
-        # a slice of the daemon's needs no count (its progress is the daemon's own)
-        left = catalog.count_needing_vectors() if limit is None else int(catalog.needs_vectors())
-        if not pending and not left:
-            return  # nothing to do: do not even open Chroma
-        vectors = self.index.vectors
-        if left:
-            self._embed_missing(report, left, limit, should_stop)
-        if pending:
-            live = catalog.ids_with_vectors(pending)  # after the new vectors: an id that came back keeps its
-            doomed = [i for i in pending if i not in live]
-            vectors.delete(doomed)
-            checkpoint("vectors.deleted")  # gone from Chroma, still listed in the catalog
-            catalog.clear_vector_deletions(pending)
-            report.vectors_deleted += len(doomed)
-
-    def _embed_missing(self, report: IndexReport, left: int, limit: int | None,
-                       should_stop: Callable[[], bool]) -> None:
-        """Definitions before file and block chunks (the most useful vectors arrive first), each
-        in rid order, a batch at a time: nothing of the whole repository is held at once."""
-        catalog = self.catalog
-        bar = StageCounter(self.on_progress, "embed", left if limit is None else limit)
-        done = 0
-        try:
-            for definitions in (True, False):
-                after = 0
-                while (limit is None or done < limit) and not should_stop():
-                    size = EMBED_BATCH if limit is None else min(EMBED_BATCH, limit - done)
-                    rows = catalog.chunks_needing_vectors(size, after, definitions)
-                    if not rows:
-                        break
-                    after = rows[-1].rid
-                    self._embed_rows(rows, report)
-                    done += len(rows)
-                    bar.advance(len(rows))
-        finally:
-            bar.end()
-        if self.catalog.get_meta("dimension") is None and report.vectors_embedded + report.vectors_from_cache:
-            with catalog.transaction():
-                catalog.set_meta("dimension", str(self.index.vector_dimension()))
-        if limit is None:  # a complete sync; the daemon's small slices leave pruning to it
-            catalog.prune_cache(keep=max(50_000, 2 * done))
-
-    def _embed_rows(self, rows: list[VectorRow], report: IndexReport) -> None:
-        """Vectors for these rows into Chroma and the catalog: from the cache where it has them,
-        else embedded (each distinct text once) from their files as they are now."""
-        catalog = self.catalog
-        cached = catalog.cached_vectors(list({r.embed_hash for r in rows}))
-        missing = list({r.embed_hash: r for r in rows if r.embed_hash not in cached}.values())
-        todo: list[VectorRow] = []
-        if missing:
-            made = embed_texts(self.index.root, self.settings, self.index.vector_key, missing)
-            report.stale_paths |= made.stale
-            todo = [r for r in missing if r.id in made.texts]
-            if todo:
-                fresh = self.index.embedder.encode_documents([made.texts[r.id] for r in todo])
-                new_items = [(r.embed_hash, fresh[j].astype(np.float32)) for j, r in enumerate(todo)]
-                catalog.cache_vectors(new_items)
-                cached.update(catalog.cached_vectors([h for h, _ in new_items]))  # as stored: what a rebuild gives
-                report.embedded_ids.extend(r.id for r in todo)
-                report.vectors_embedded += len(todo)
-        ready = [r for r in rows if r.embed_hash in cached]
-        report.vectors_from_cache += len(ready) - len(todo) if missing else len(ready)
-        if not ready:
-            return
-        matrix = np.stack([cached[r.embed_hash] for r in ready])
-        checkpoint("vectors.upserting")  # with @MS: killed inside Chroma's write
-        self.index.vectors.upsert([r.id for r in ready], matrix,
-                                  [{"path": r.path, "language": r.language, "kind": r.kind} for r in ready])
-        checkpoint("vectors.upserted")  # in Chroma, not yet recorded in the catalog
-        gone = catalog.mark_vectors(ready)
-        checkpoint("vectors.marked")
-        if gone:  # deleted while being embedded (the daemon writes meanwhile)
-            self.index.vectors.delete(gone)
-
-    def verify_vectors(self) -> tuple[int, int]:
-        """Full reconciliation with Chroma: (vectors removed, chunks marked for re-embedding).
-        Every id the catalog names is looked up; the store's own list is read only when it holds
-        more than those (strays), being slow to list (VectorStore.ids)."""
-        vectors = self.index.vectors
-        live = self.catalog.live_vector_ids()
-        held = vectors.holding(sorted(live))
-        extra = sorted(vectors.ids() - live) if vectors.count() > len(held) else []
-        vectors.delete(extra)
-        missing = sorted(live - held)
-        self.catalog.forget_vectors(missing)
-        return len(extra), len(missing)
 
 
 def print_log(message: str) -> None:

@@ -10,9 +10,10 @@ from pathlib import Path
 from ..config import Settings
 from ..paths import index_dir_for
 from ..store.catalog import Catalog, CatalogError
-from ..store.vectors import OPEN_MARKER_PREFIX, remove_store
-from .index import CATALOG_NAME, DAMAGED_NOTE, Index, IndexLock, ensure_index_dir
+from ..store.chroma import OPEN_MARKER_PREFIX, remove_store
+from .index import CATALOG_NAME, Index, IndexLock, ensure_index_dir
 from .indexer import Indexer, IndexReport
+from .vectors import DAMAGED_NOTE
 
 CACHE_SALVAGE_LIMIT = 2_000_000  # rows read back at most (a cache is pruned far below this)
 
@@ -27,7 +28,7 @@ def salvage_cache(catalog_path: Path) -> list[tuple[str, bytes, float]]:
         return []
     try:
         rows = []
-        for row in old.cached_vector_rows():
+        for row in old.vectors.cache_rows():
             rows.append(row)
             if len(rows) >= CACHE_SALVAGE_LIMIT:
                 break
@@ -59,7 +60,7 @@ def rebuild_index(root: Path, settings: Settings, index_dir: str | None, embed: 
     say(f"rebuilding the index of {root} from scratch ({len(cache)} cached vectors kept)")
     index = Index(root, settings, index_dir, create=True)
     try:
-        index.catalog.restore_cache_rows(cache)
+        index.catalog.vectors.restore_cache_rows(cache)
         report = Indexer(index, log=log).run(embed=embed, wait_for_lock=wait_for_lock)
     finally:
         index.close()

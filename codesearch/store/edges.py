@@ -26,17 +26,17 @@ from typing import Any
 import numpy as np
 
 from ..paths import sqlite_uri
-from .catalog import (
-    EDGE_KINDS,
+from .catalog import Catalog
+from .graph import (
     GUESS_WEIGHT,
     MAX_CANDIDATES,
-    Catalog,
-    chunks_named_at_most,
-    definitions_at_most,
+    count_chunks_named,
+    count_definitions_named,
     definitions_in_files,
     definitions_in_order,
-    select_in,
 )
+from .schema import EDGE_KINDS
+from .sql import select_in
 from .sqlite import sqlite3
 
 GUESS = -1.0  # _choose's weight for a call it can only guess at
@@ -58,7 +58,7 @@ class Symbol:
 
 
 def _symbols(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Symbol]]:
-    """Definitions of these names, each name's in candidate order (catalog.definitions_in_order)."""
+    """Definitions of these names, each name's in candidate order (graph.definitions_in_order)."""
     table: dict[str, list[Symbol]] = defaultdict(list)
     for row in definitions_in_order(db, names):
         table[row.name].append(Symbol(row.rid, row.path, row.qualified_name))
@@ -78,13 +78,13 @@ class _NameFacts:
     def crowded(self, name: str) -> bool:
         found = self._crowded.get(name)
         if found is None:
-            found = self._crowded[name] = chunks_named_at_most(self.db, name, CROWDED + 1) > CROWDED
+            found = self._crowded[name] = count_chunks_named(self.db, name, CROWDED + 1) > CROWDED
         return found
 
     def defined(self, name: str) -> int:
         found = self._defined.get(name)
         if found is None:
-            found = self._defined[name] = definitions_at_most(self.db, name, 2)
+            found = self._defined[name] = count_definitions_named(self.db, name, 2)
         return found
 
 

@@ -197,7 +197,7 @@ def snapshot(catalog_path: Path) -> dict:
     from codesearch.store.catalog import Catalog
     catalog = Catalog(catalog_path, readonly=True)
     try:
-        return catalog.contents()
+        return catalog.stats.contents()
     finally:
         catalog.close()
 
@@ -215,7 +215,7 @@ def open_index(root: Path, index_dir: Path | None = None, create: bool = False):
 def chroma_ids(root: Path, index_dir: Path | None = None) -> set[str]:
     index = open_index(root, index_dir)
     try:
-        return index.vectors.ids()
+        return index.vectors.store.ids()
     finally:
         index.close()
 

@@ -25,7 +25,7 @@ def index(root: Path) -> None:
 def snapshot(root: Path) -> dict:
     catalog = Catalog(root / ".codesearch" / "catalog.sqlite3", readonly=True)
     try:
-        return catalog.contents()
+        return catalog.stats.contents()
     finally:
         catalog.close()
 

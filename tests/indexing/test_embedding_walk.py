@@ -46,24 +46,24 @@ def test_the_next_definitions_cost_the_same_however_many_file_chunks_wait_before
     run_indexer(work, embed=False)
     catalog = Catalog(work / ".codesearch" / "catalog.sqlite3")
     try:
-        definitions = catalog.chunks_needing_vectors(10_000, 0, definitions=True)
-        others = catalog.chunks_needing_vectors(10_000, 0, definitions=False)
+        definitions = catalog.vectors.needing(10_000, 0, definitions=True)
+        others = catalog.vectors.needing(10_000, 0, definitions=False)
         assert len(definitions) == FILES and {r.kind for r in definitions} == {"function"}
         assert len(others) >= FILES and "function" not in {r.kind for r in others}
 
         def next_slice() -> None:
-            assert len(catalog.chunks_needing_vectors(8, 0, definitions=True)) == 8
+            assert len(catalog.vectors.needing(8, 0, definitions=True)) == 8
 
-        catalog.mark_vectors(definitions[:8])
+        catalog.vectors.mark_stored(definitions[:8])
         early = vm_steps(catalog.db, next_slice)
-        catalog.mark_vectors(definitions[8:-8])  # now ~300 file chunks wait before
+        catalog.vectors.mark_stored(definitions[8:-8])  # now ~300 file chunks wait before
         late = vm_steps(catalog.db, next_slice)
         assert late < early * 1.5 + 100, (early, late)
-        assert [r.rid for r in catalog.chunks_needing_vectors(100, 0, definitions=True)] == \
+        assert [r.rid for r in catalog.vectors.needing(100, 0, definitions=True)] == \
             [r.rid for r in definitions[-8:]]
         # the other kind waits whole, in rid order, walked in slices
         walked, after = [], 0
-        while batch := catalog.chunks_needing_vectors(7, after, definitions=False):
+        while batch := catalog.vectors.needing(7, after, definitions=False):
             walked += batch
             after = batch[-1].rid
         assert [r.rid for r in walked] == [r.rid for r in others]
@@ -79,12 +79,12 @@ def test_recording_vectors_reads_only_their_rows_while_the_id_index_waits(tmp_pa
     run_indexer(work, embed=False)
     catalog = Catalog(work / ".codesearch" / "catalog.sqlite3")
     try:
-        rows = catalog.chunks_needing_vectors(10_000, 0, definitions=True)
+        rows = catalog.vectors.needing(10_000, 0, definitions=True)
         with catalog.transaction() as db:
             db.execute("DROP INDEX chunks_id")
-        steps = vm_steps(catalog.db, lambda: catalog.mark_vectors(rows[:8]))
+        steps = vm_steps(catalog.db, lambda: catalog.vectors.mark_stored(rows[:8]))
         assert steps < 2_000, steps  # a scan by id: 8 x every row (over 600 chunks)
-        assert len(catalog.chunks_needing_vectors(10_000, 0, definitions=True)) == FILES - 8
-        assert catalog.mark_vectors([rows[8]._replace(id="0" * 16), rows[9]]) == ["0" * 16]
+        assert len(catalog.vectors.needing(10_000, 0, definitions=True)) == FILES - 8
+        assert catalog.vectors.mark_stored([rows[8]._replace(id="0" * 16), rows[9]]) == ["0" * 16]
     finally:
         catalog.close()

@@ -47,7 +47,8 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import IndexLock
 from codesearch.ingest.extract import extract
 from codesearch.ingest.languages import language_for_path
-from codesearch.store.catalog import CHUNKS_DELETED_TRIGGER, SCHEMA_VERSION, Catalog
+from codesearch.store.catalog import Catalog
+from codesearch.store.schema import CHUNKS_DELETED_TRIGGER, SCHEMA_VERSION
 from codesearch.store.sqlite import sqlite3
 
 CATALOG = "catalog.sqlite3"
@@ -162,7 +163,8 @@ def test_edit_one_function_embeds_exactly_the_changed_chunks(python_repo):
     # and Chroma holds the vector of the new text, not the old one
     index = open_index(python_repo)
     try:
-        stored = np.asarray(index.vectors.collection.get(ids=[method_id], include=["embeddings"])["embeddings"][0])
+        got = index.vectors.store.collection.get(ids=[method_id], include=["embeddings"])
+        stored = np.asarray(got["embeddings"][0])
         fresh = index.embedder.encode_documents([new_texts[method_id]])[0]
         stale = index.embedder.encode_documents([old_texts[method_id]])[0]
     finally:
@@ -636,7 +638,7 @@ def test_chunks_with_nothing_to_say_get_no_vector(python_repo, monkeypatch):
     assert not set(skipped) & chroma_ids(python_repo)
     index = open_index(python_repo)
     try:
-        assert not index.catalog.needs_vectors() and index.catalog.counts()["without_vectors"] == 0
+        assert not index.catalog.vectors.needed() and index.catalog.stats.counts()["without_vectors"] == 0
     finally:
         index.close()
     proc = run_cli("query", "test_clamp", "--repo", python_repo, "--json", "--mode", "hybrid", "--no-daemon")
@@ -656,7 +658,7 @@ def test_a_rebuild_that_changes_the_vector_key_leaves_no_old_collection(python_r
     assert_vectors_mirror_catalog(python_repo)
     index = open_index(python_repo)
     try:
-        assert [c.name for c in index.vectors.client.list_collections()] == [index.collection_name]
+        assert [c.name for c in index.vectors.store.client.list_collections()] == [index.collection_name]
         assert index.collection_name.startswith("chunks-all-minilm-l6-v2-onnx-q8-t96")
     finally:
         index.close()

@@ -47,10 +47,10 @@ def test_varints_read_back_what_was_written():
 def test_re_indexing_every_file_keeps_the_totals_of_the_rows_held(indexed):
     catalog = catalog_of(indexed)
     before = keyword_totals.totals(catalog.db)
-    assert before == counted(catalog.db) and before[0] == catalog.chunk_count()
-    for path in catalog.files():  # each file's rows deleted and written again
+    assert before == counted(catalog.db) and before[0] == catalog.files.chunk_count()
+    for path in catalog.files.records():  # each file's rows deleted and written again
         with catalog.transaction() as db:
-            catalog.delete_file(db, path)
+            catalog.files.delete(db, path)
     assert keyword_totals.totals(catalog.db)[:1] == [0]
     catalog.close()
     run_indexer(indexed, embed=False)
@@ -82,7 +82,7 @@ def test_what_a_stopped_writer_owed_is_settled_at_the_next_open(indexed):
     catalog = Catalog(path)
     db = catalog.db
     db.execute("BEGIN IMMEDIATE")  # a writer that commits and stops before settling
-    catalog.delete_file(db, "config.py")
+    catalog.files.delete(db, "config.py")
     db.execute("COMMIT")
     assert keyword_totals.totals(db) != counted(db)
     assert keyword_totals.owing(db)
@@ -98,7 +98,7 @@ def test_a_write_rolled_back_owes_nothing(indexed):
     catalog = catalog_of(indexed)
     before = keyword_totals.totals(catalog.db)
     with pytest.raises(RuntimeError), catalog.transaction() as db:
-        catalog.delete_file(db, "config.py")
+        catalog.files.delete(db, "config.py")
         raise RuntimeError("the write fails half way")
     with catalog.transaction():  # the next write settles nothing
         pass

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from index_helpers import build_large_tree, run_cli
 
-from codesearch.store.catalog import LAYOUT_VERSION
+from codesearch.store.schema import LAYOUT_VERSION
 from codesearch.store.sqlite import sqlite3
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "daemon"))
@@ -137,8 +137,8 @@ def test_verify_finds_vectors_the_store_lost(repo):
     from codesearch.indexing.index import Index
     index_ = Index(repo, load_settings(repo))
     try:
-        lost = sorted(index_.vectors.ids())[:25]
-        index_.vectors.delete(lost)
+        lost = sorted(index_.vectors.store.ids())[:25]
+        index_.vectors.store.delete(lost)
     finally:
         index_.close()
     report = index(repo, "--verify")
@@ -170,7 +170,8 @@ def test_verify_removes_vectors_the_catalog_does_not_name(repo):
     index_ = Index(repo, load_settings(repo))
     try:
         stray = np.ones((1, index_.vector_dimension()), dtype=np.float32)
-        index_.vectors.upsert(["0123456789abcdef"], stray, [{"path": "gone.py", "language": "python", "kind": "file"}])
+        index_.vectors.store.upsert(["0123456789abcdef"], stray,
+                                    [{"path": "gone.py", "language": "python", "kind": "file"}])
     finally:
         index_.close()
     report = index(repo, "--verify")
@@ -184,12 +185,12 @@ def test_verify_reads_the_stores_whole_list_only_when_it_holds_strays(repo, monk
     from codesearch.config import load_settings
     from codesearch.indexing.index import Index
     from codesearch.indexing.indexer import Indexer
-    from codesearch.store.vectors import VectorStore
+    from codesearch.store.chroma import VectorStore
     listed = []
     monkeypatch.setattr(VectorStore, "ids", lambda store: listed.append(store) or set())
     index_ = Index(repo, load_settings(repo))
     try:
-        assert Indexer(index_).verify_vectors() == (0, 0)
+        assert Indexer(index_).vectors.verify() == (0, 0)
         assert not listed
     finally:
         index_.close()

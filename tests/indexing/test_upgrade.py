@@ -18,9 +18,9 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import CATALOG_NAME, Index, IndexMissing
 from codesearch.indexing.indexer import Indexer, IndexReport
 from codesearch.search.requests import SearchRequest
-from codesearch.store import vector_codec
-from codesearch.store.catalog import LAYOUT_VERSION, SCHEMA_VERSION
+from codesearch.store.schema import LAYOUT_VERSION, SCHEMA_VERSION
 from codesearch.store.sqlite import sqlite3
+from codesearch.store.vectors import unpack
 
 # the tables of format 1 that matter here, as it made them (the rest of it is dropped unread)
 FORMAT_1 = """
@@ -59,7 +59,7 @@ def write_format_1(db: sqlite3.Connection, model: str, cached: list[tuple[str, b
     db.execute("INSERT INTO files VALUES ('config.py', 1, 1, 'x', 'python', NULL, '', 0)")
     db.execute("INSERT INTO chunks VALUES (1, 'abc', NULL, 'config.py', 'file', 'config.py', 'text', 'h', 'h')")
     db.executemany("INSERT INTO embed_cache VALUES (?, ?, ?, ?)",
-                   [(model, h, vector_codec.unpack(v).astype(np.float32).tobytes(), used) for h, v, used in cached])
+                   [(model, h, unpack(v).astype(np.float32).tobytes(), used) for h, v, used in cached])
 
 
 def write_format_2(db: sqlite3.Connection, model: str, cached: list[tuple[str, bytes, float]]) -> None:
@@ -88,7 +88,7 @@ def test_a_catalog_of_an_older_layout_is_rebuilt_keeping_its_vectors(tmp_path, l
     assert first.vectors_embedded > 0
     index = Index(root, load_settings(root))
     model = index.vector_key
-    cached = list(index.catalog.cached_vector_rows())
+    cached = list(index.catalog.vectors.cache_rows())
     index.close()
     shutil.rmtree(root / ".codesearch")
     (root / ".codesearch").mkdir()
@@ -122,7 +122,7 @@ def test_an_upgrade_keeps_the_vectors_the_store_holds_for_chunks_that_come_back(
     file's language is not the one the vector was filed under."""
     root, first = indexed_sample(tmp_path)
     index = Index(root, load_settings(root))
-    held = index.vectors.ids()
+    held = index.vectors.store.ids()
     relabelled = {r[0] for r in index.catalog.db.execute(
         "SELECT c.id FROM chunks c JOIN files f ON f.fid = c.fid WHERE f.path = 'config.py' "
         "AND c.vector_hash IS NOT NULL")}
@@ -140,8 +140,8 @@ def test_an_upgrade_keeps_the_vectors_the_store_holds_for_chunks_that_come_back(
         assert report.vectors_embedded == 0 and report.vectors_deleted == 0
         assert report.vectors_kept == len(held) - len(relabelled)
         assert report.vectors_from_cache == len(relabelled)  # filed under another language: stored again
-        assert index.vectors.ids() == held == index.catalog.live_vector_ids()
-        assert not index.catalog.needs_vectors()
+        assert index.vectors.store.ids() == held == index.catalog.vectors.live_ids()
+        assert not index.catalog.vectors.needed()
         answer = LocalService(index).search(SearchRequest(query="compute backoff delay", mode="vector"))
         assert answer.results[0].name == "compute_backoff" and not answer.partial
     finally:
@@ -156,8 +156,8 @@ def test_pruning_the_cache_keeps_every_live_vector(tmp_path):
         catalog = index.catalog
         live = "SELECT COUNT(DISTINCT embed_hash) FROM chunks WHERE embed_hash IS NOT NULL"
         (wanted,), = catalog.db.execute(live).fetchall()
-        catalog.cache_vectors([(f"{n:02x}" * 16, np.ones(384, np.float32)) for n in range(5)])  # none live
-        assert catalog.prune_cache(keep=2) == 5
+        catalog.vectors.cache([(f"{n:02x}" * 16, np.ones(384, np.float32)) for n in range(5)])  # none live
+        assert catalog.vectors.prune_cache(keep=2) == 5
         assert catalog.db.execute("SELECT COUNT(*) FROM embed_cache").fetchone()[0] == wanted > 2
     finally:
         index.close()
@@ -170,12 +170,12 @@ def test_a_reset_that_keeps_no_vectors_queues_the_held_ones_for_deletion(tmp_pat
     index = Index(root, load_settings(root))
     try:
         catalog = index.catalog
-        held = catalog.live_vector_ids()
+        held = catalog.vectors.live_ids()
         catalog.reset()  # what a rebuild does first; it stops before writing anything
-        assert catalog.live_vector_ids() == held and catalog.expected_vector_count() == len(held)
-        assert not catalog.pending_vector_deletions()
+        assert catalog.vectors.live_ids() == held and catalog.vectors.expected_count() == len(held)
+        assert not catalog.vectors.pending_deletions()
         catalog.reset(keep_vectors=False)
-        assert not catalog.live_vector_ids() and set(catalog.pending_vector_deletions()) == held
+        assert not catalog.vectors.live_ids() and set(catalog.vectors.pending_deletions()) == held
     finally:
         index.close()
 
@@ -195,8 +195,8 @@ def test_a_daemon_embeds_nothing_while_a_rebuild_holds_vectors(tmp_path):
             db.execute("INSERT INTO held_vectors SELECT c.id, c.vector_hash, f.language FROM chunks c "
                        "JOIN files f ON f.fid = c.fid WHERE c.rid = ?", (held,))
             db.execute("UPDATE chunks SET vector_hash = NULL WHERE rid IN (?, ?)", (held, needing))
-        assert catalog.count_needing_vectors() == 2 and not daemon.embedder.needs_vectors()
-        assert catalog.settle_held_vectors() == (1, 0) and cid in catalog.live_vector_ids()
-        assert daemon.embedder.needs_vectors()  # the other one, once the rebuild is over
+        assert catalog.vectors.count_needing() == 2 and not daemon.embedder.vectors.needed()
+        assert catalog.vectors.settle_held() == (1, 0) and cid in catalog.vectors.live_ids()
+        assert daemon.embedder.vectors.needed()  # the other one, once the rebuild is over
     finally:
         daemon.stop()

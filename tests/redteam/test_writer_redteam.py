@@ -189,7 +189,7 @@ def seeded_on_tmpfs(request, seed: Path) -> Path:
 def catalog_contents(catalog: Path) -> dict:
     opened = Catalog(catalog, readonly=True)
     try:
-        return opened.contents()
+        return opened.stats.contents()
     finally:
         opened.close()
 
@@ -274,11 +274,11 @@ def test_a_batch_failing_on_a_full_disk_commits_none_of_its_files(indexed_sample
 
 def test_vectors_failing_on_a_full_disk_keep_the_store(indexed_sample, monkeypatch):
     from codesearch.indexing import indexer as indexing
-    from codesearch.indexing.index import DAMAGED_NOTE
+    from codesearch.indexing.vectors import DAMAGED_NOTE
+    from codesearch.store.chroma import VectorStore, VectorStoreError
     from codesearch.store.space import OutOfSpace
-    from codesearch.store.vectors import VectorStore, VectorStoreError
     root, index = indexed_sample.root, indexed_sample
-    held = index.vectors.count()
+    held = index.vectors.store.count()
     write(root / "inventory.py", (root / "inventory.py").read_text() + "\n\n" + new_function("zqvecfull"))
 
     def chroma_full(*_args, **_kwargs):
@@ -287,11 +287,11 @@ def test_vectors_failing_on_a_full_disk_keep_the_store(indexed_sample, monkeypat
     monkeypatch.setattr(VectorStore, "upsert", chroma_full)
     with pytest.raises(OutOfSpace, match="is full"):
         indexing.Indexer(index).run(["inventory.py"])
-    assert index.vector_problem is None and not (index.dir / DAMAGED_NOTE).exists()
-    assert index.vectors.count() == held  # nothing deleted before the new vectors are stored
+    assert index.vectors.problem is None and not (index.dir / DAMAGED_NOTE).exists()
+    assert index.vectors.store.count() == held  # nothing deleted before the new vectors are stored
     monkeypatch.undo()
     indexing.Indexer(index).run()
-    assert not index.catalog.needs_vectors()
+    assert not index.catalog.vectors.needed()
 
 
 def test_index_on_a_full_disk_is_one_line_naming_the_disk(tmp_path):
@@ -299,7 +299,7 @@ def test_index_on_a_full_disk_is_one_line_naming_the_disk(tmp_path):
     assert cli("index", str(repo), "-q").returncode == 0
     write(repo / "more.py", new_function("zqmore"))
     code = ("import sys, runpy\n"
-            "from codesearch.store import vectors\n"
+            "from codesearch.store import chroma as vectors\n"
             "def full(*a, **k):\n"
             "    raise vectors.VectorStoreError('the vector store failed to store vectors: database or disk is full')\n"
             "vectors.VectorStore.upsert = full\n"
@@ -350,7 +350,7 @@ def daemons_of(root: Path) -> set[int]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             line = cmdline(int(entry))
-            if "codesearch.daemon.lifecycle" in line and str(root) in line.split() and pid_alive(int(entry)):
+            if "codesearch.transports.daemon_process" in line and str(root) in line.split() and pid_alive(int(entry)):
                 found[int(entry)] = line
     return {pid for pid, line in found.items() if found.get(parent_of(pid) or 0) != line}
 
@@ -403,8 +403,8 @@ def test_a_search_on_a_full_disk_says_so_and_keeps_the_store(indexed_sample, mon
     keyword and graph, says the disk is full, and does not send the user to rebuild."""
     from codesearch.api.local import LocalService
     from codesearch.api.methods import call
-    from codesearch.indexing.index import DAMAGED_NOTE
-    from codesearch.store.vectors import VectorStore, VectorStoreError
+    from codesearch.indexing.vectors import DAMAGED_NOTE
+    from codesearch.store.chroma import VectorStore, VectorStoreError
     index = indexed_sample
 
     def chroma_full(*_args, **_kwargs):
@@ -414,7 +414,7 @@ def test_a_search_on_a_full_disk_says_so_and_keeps_the_store(indexed_sample, mon
     assert answer["results"]
     said = json.dumps(answer)
     assert "until space is freed" in said and "rebuil" not in said
-    assert index.vector_problem is None and not (index.dir / DAMAGED_NOTE).exists()
+    assert index.vectors.problem is None and not (index.dir / DAMAGED_NOTE).exists()
 
 
 def test_a_daemon_that_cannot_open_a_locked_catalog_leaves_it_in_place(tmp_path, monkeypatch):

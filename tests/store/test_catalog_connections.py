@@ -18,7 +18,7 @@ def test_each_thread_reads_through_its_own_connection(tmp_path):
     def read(name: str) -> None:
         barrier.wait()  # all four hold a connection at the same time
         seen[name] = id(catalog.db)
-        assert catalog.chunk_count() == 0
+        assert catalog.files.chunk_count() == 0
         barrier.wait()
 
     threads = [threading.Thread(target=read, args=(f"t{i}",)) for i in range(4)]

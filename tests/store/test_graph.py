@@ -10,8 +10,8 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.search.relations import definitions_named, neighbours
-from codesearch.store.catalog import GUESS_WEIGHT, MAX_CANDIDATES
 from codesearch.store.edges import CALLS, CONTAINS, CallGraph
+from codesearch.store.graph import GUESS_WEIGHT, MAX_CANDIDATES
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def ids_named(index: Index, name: str) -> list[str]:
 
 def test_a_guessed_call_stores_no_edge_but_answers_callers_and_callees(repo):
     graph = CallGraph(repo.catalog)
-    resumes = sorted(ids_named(repo, "resume"), key=lambda i: repo.catalog.chunks_by_ids([i])[i].path)
+    resumes = sorted(ids_named(repo, "resume"), key=lambda i: repo.catalog.files.chunks_by_ids([i])[i].path)
     run_all, helper = ids_named(repo, "run_all")[0], ids_named(repo, "helper")[0]
     stored = repo.catalog.db.execute(f"SELECT COUNT(*) FROM edges WHERE kind = {CALLS}").fetchone()[0]
     assert stored == 1  # run_all -> helper, resolved in its file; the guess is not stored
@@ -48,7 +48,7 @@ def test_a_guessed_call_stores_no_edge_but_answers_callers_and_callees(repo):
     first, last = resumes[0], resumes[-1]  # candidate order is by path: job_0 first, job_8 ninth
     assert [(r.id, r.weight) for r in neighbours(graph, [first], "callers")] == [(run_all, share)]
     assert neighbours(graph, [last], "callers") == []  # past the first MAX_CANDIDATES: not guessed at
-    weights = repo.catalog.caller_weights([first, last, helper])
+    weights = repo.catalog.graph.caller_weights([first, last, helper])
     assert weights == {first: share, helper: 1.0}
 
 
@@ -59,7 +59,7 @@ def test_a_new_definition_turns_a_guess_into_an_edge(repo):
     graph = CallGraph(repo.catalog)
     run_all = ids_named(repo, "run_all")[0]
     callees = neighbours(graph, [run_all], "callees")
-    job3 = [i for i in ids_named(repo, "resume") if repo.catalog.chunks_by_ids([i])[i].path == "jobs/job_3.py"]
+    job3 = [i for i in ids_named(repo, "resume") if repo.catalog.files.chunks_by_ids([i])[i].path == "jobs/job_3.py"]
     assert [(r.id, r.weight) for r in callees] == [(job3[0], 1.0)]  # the import says which: resolved
 
 
@@ -90,26 +90,27 @@ def test_crowded_names_resolve_as_if_every_definition_were_read(tmp_path, monkey
     import shutil
     from pathlib import Path
 
-    from codesearch.store import graph
+    from codesearch.store import edges
     sample = Path(__file__).resolve().parents[2] / "sample_repos" / language
     root = tmp_path / "tree"
     for copy in range(3):
         shutil.copytree(sample, root / f"copy{copy}")
     (root / "main.py").write_text("from copy0 import x\n\n\ndef main():\n    return helper() + run()\n")
     found = {}
-    for crowded in (graph.CROWDED, 0):
-        monkeypatch.setattr(graph, "CROWDED", crowded)
+    for crowded in (edges.CROWDED, 0):
+        monkeypatch.setattr(edges, "CROWDED", crowded)
         index = Index(root, load_settings(root), tmp_path / f"index{crowded}", create=True)
         Indexer(index).run(embed=False)
         found[crowded] = _edges(index)
         index.close()
-    assert found[0] == found[graph.CROWDED] and found[0][0]
+    assert found[0] == found[edges.CROWDED] and found[0][0]
 
 
 def test_a_definition_is_read_once_whatever_case_variants_are_asked_with_it(tmp_path):
     """`Map` and `map` in two slices of an IN list both match a row in any case: it was counted
     twice, and a call resolved to it in its file got half the weight."""
-    from codesearch.store.catalog import SQL_IN_SLICE, definitions_in_order
+    from codesearch.store.graph import definitions_in_order
+    from codesearch.store.sql import SQL_IN_SLICE
     root = tmp_path / "repo"
     root.mkdir()
     (root / "a.py").write_text("def map(x):\n    return x\n\n\ndef use():\n    return map(1)\n")
@@ -127,7 +128,7 @@ def test_a_crowded_name_resolves_through_imports_and_a_lone_name_uniquely(tmp_pa
     """The two choices that need more than a crowded name's definitions in the caller's file: the
     files the caller imports (its import statement does not mention the name), and a name with
     one definition anywhere."""
-    from codesearch.store import graph
+    from codesearch.store import edges
     root = tmp_path / "repo"
     (root / "lib").mkdir(parents=True)
     (root / "lib" / "tools.py").write_text("def helper():\n    return 1\n")
@@ -136,12 +137,12 @@ def test_a_crowded_name_resolves_through_imports_and_a_lone_name_uniquely(tmp_pa
         (root / f"copy{i}").mkdir()
         (root / f"copy{i}" / "other.py").write_text("def helper():\n    return 3\n")
     (root / "app.py").write_text("import lib.tools as t\n\n\ndef main():\n    return t.helper() + only_here()\n")
-    for crowded in (graph.CROWDED, 0):
-        monkeypatch.setattr(graph, "CROWDED", crowded)
+    for crowded in (edges.CROWDED, 0):
+        monkeypatch.setattr(edges, "CROWDED", crowded)
         index = Index(root, load_settings(root), tmp_path / f"index{crowded}", create=True)
         Indexer(index).run(embed=False)
         main = ids_named(index, "main")[0]
-        chunks = index.catalog.chunks_by_ids(ids_named(index, "helper") + ids_named(index, "only_here"))
+        chunks = index.catalog.files.chunks_by_ids(ids_named(index, "helper") + ids_named(index, "only_here"))
         callees = {(chunks[r.id].path, chunks[r.id].name): r.weight
                    for r in neighbours(CallGraph(index.catalog), [main], "callees") if r.id in chunks}
         assert callees == {("lib/tools.py", "helper"): 1.0, ("lib/single.py", "only_here"): 1.0}, crowded
@@ -155,19 +156,19 @@ def test_a_full_resolution_on_the_workers_gives_what_one_process_gives(tmp_path,
     from pathlib import Path
 
     from codesearch.ingest import extract
-    from codesearch.store import graph
+    from codesearch.store import edges
     sample = Path(__file__).resolve().parents[2] / "sample_repos" / "python"
     root = tmp_path / "tree"
     for copy in range(3):
         shutil.copytree(sample, root / f"copy{copy}")
     index = Index(root, load_settings(root), create=True)
     Indexer(index).run(embed=False)
-    monkeypatch.setattr(graph, "RESOLVE_SLICE", 7)  # many slices
+    monkeypatch.setattr(edges, "RESOLVE_SLICE", 7)  # many slices
     found = {}
     try:
         for fan_out in (None, extract.map_on_workers):
             with index.catalog.transaction() as db:
-                graph.resolve_call_edges(db, set(), set(), everything=True, fan_out=fan_out)
+                edges.resolve_call_edges(db, set(), set(), everything=True, fan_out=fan_out)
             found[fan_out is None] = _edges(index)
         assert extract._pool is not None  # the workers did it: they did not break
         index.close()

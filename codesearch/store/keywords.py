@@ -1,0 +1,52 @@
+"""The keyword index (FTS5, BM25 over name, path, signature+docstring and body): its rows
+written, and chunks found by their terms."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..vocabulary import Filters
+from .sql import CatalogCore, filter_clause
+from .sqlite import sqlite3
+
+
+class Keywords:
+    """The chunks' keyword-index rows (`chunks_fts`, keyed by chunk rowid)."""
+
+    def __init__(self, catalog: CatalogCore):
+        self._catalog = catalog
+
+    def insert(self, db: sqlite3.Connection, rows: list[tuple[int, str, str, str, str]]) -> None:
+        """Keyword-index rows (rid, name, path, signature, body) of chunks written."""
+        db.executemany("INSERT INTO chunks_fts(rowid, name, path, signature, body) VALUES (?, ?, ?, ?, ?)", rows)
+
+    def document_frequency(self, term: str, named: bool = False) -> int:
+        """Chunks whose keyword index holds `term` (matched, so stemmed exactly as indexed); `named`:
+        in their name or signature."""
+        return int(self._catalog.db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                                            (_phrases([], [term]) if named else _phrases([term]),)).fetchone()[0])
+
+    def search(self, terms: list[str], column_weights: tuple[float, ...], filters: Filters,
+               limit: int, every: bool = False, named: Sequence[str] = ()) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score, higher is better) of chunks holding any of `terms` (`every`: all
+        of them) or holding one of `named` in their name or signature, best first."""
+        match = _phrases(terms, named, " AND " if every else " OR ")
+        weights = ", ".join(str(w) for w in column_weights)
+        if not filters.active:
+            rows = self._catalog.db.execute(
+                f"SELECT c.id, s.score FROM (SELECT rowid, bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
+                f"WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) s JOIN chunks c ON c.rid = s.rowid "
+                f"ORDER BY s.score", (match, limit)).fetchall()
+        else:
+            where, params = filter_clause(filters)
+            rows = self._catalog.db.execute(
+                f"SELECT c.id, bm25(chunks_fts, {weights}) AS score FROM chunks_fts "
+                f"JOIN chunks c ON c.rid = chunks_fts.rowid JOIN files f ON f.fid = c.fid "
+                f"WHERE chunks_fts MATCH ?{where} ORDER BY score LIMIT ?", [match, *params, limit]).fetchall()
+        return [(r[0], -r[1]) for r in rows]
+
+
+def _phrases(terms: Sequence[str], named: Sequence[str] = (), between: str = " OR ") -> str:
+    """An FTS5 query: each term a phrase of its own; `named` ones matched in the name and
+    signature columns only."""
+    return between.join([f'"{t}"' for t in terms] + [f'{{name signature}}: "{t}"' for t in named])

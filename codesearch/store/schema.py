@@ -1,0 +1,123 @@
+"""The catalog's tables: their SQL, the versions that say when an index must be rebuilt, and the
+indexes a first index creates only at the end."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..vocabulary import NON_DEFINITION_KINDS
+from .sqlite import CONTENTLESS_DELETE, sqlite3
+
+SCHEMA_VERSION = 4  # what `meta.schema_version` says; an index of another version is rebuilt (3: file
+# chunks read as their outline before their imports; Ruby's `class << self` named `self`; 4: terms
+# of one character and stopwords not in the keyword index)
+LAYOUT_VERSION = 3  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies;
+# 2 kept chunk ids unique inside the chunks table and clustered calls by name)
+
+# FTS5 keeps the index alone: no copy of the analysed text (`content=''`), whose rows can still
+# be deleted from SQLite 3.43 on; an older library keeps a copy so that deletes work.
+FTS_OPTIONS = "content='', contentless_delete=1" if CONTENTLESS_DELETE else ""
+EDGE_KINDS = {"calls": 0, "imports": 1}  # `contains` is chunks.parent
+EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
+
+NOT_DEFINITIONS = ", ".join(f"'{kind}'" for kind in sorted(NON_DEFINITION_KINDS))
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(
+    fid INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER, mtime_ns INTEGER, content_hash TEXT,
+    language TEXT, skip_reason TEXT, skip_detail TEXT, indexed_at REAL);
+CREATE TABLE IF NOT EXISTS chunks(
+    rid INTEGER PRIMARY KEY, id TEXT NOT NULL, parent INTEGER, fid INTEGER NOT NULL,
+    kind TEXT NOT NULL, name TEXT NOT NULL,
+    qualified_name TEXT,  -- NULL: the same as name
+    signature TEXT, docstring TEXT, start_line INTEGER, end_line INTEGER, part INTEGER,
+    name_line INTEGER, name_column INTEGER,  -- where a definition's name stands (NULL: unknown)
+    embed_hash BLOB,   -- hash of the text the embedding model sees
+    vector_hash BLOB); -- embed_hash of the vector Chroma holds for this id (NULL: none yet)
+-- a file's chunks, and where each lies: deleting a file's chunks, and placing a grep match in
+-- its chunk, read this index alone (with the rowid it holds)
+CREATE INDEX IF NOT EXISTS chunks_span ON chunks(fid, start_line, end_line DESC);
+CREATE INDEX IF NOT EXISTS chunks_parent ON chunks(parent);  -- a chunk's children (containment)
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    name, path, signature, body, tokenize = 'porter unicode61'{', ' + FTS_OPTIONS if FTS_OPTIONS else ''});
+CREATE TABLE IF NOT EXISTS names(nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);  -- called names
+-- a call of a name from a chunk: clustered by caller (a chunk's calls; a file's come in rid
+-- order, so writing them appends), and by name in calls_name (who calls NAME). `guess`:
+-- resolution found no better candidates than every definition of the name, so no edge is stored
+-- for it; relations answer it by name (store/edges.py)
+CREATE TABLE IF NOT EXISTS calls(nid INTEGER NOT NULL, caller INTEGER NOT NULL, line INTEGER NOT NULL,
+                                 guess INTEGER NOT NULL DEFAULT 0,
+                                 PRIMARY KEY (caller, nid, line)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS imports(fid INTEGER NOT NULL, line INTEGER, module TEXT, text TEXT);
+CREATE INDEX IF NOT EXISTS imports_fid ON imports(fid);
+-- resolved calls and imports between chunks: out of a chunk by the key, into it by edges_into,
+-- which also carries what a centrality needs (kind and weight)
+CREATE TABLE IF NOT EXISTS edges(src INTEGER NOT NULL, kind INTEGER NOT NULL, dst INTEGER NOT NULL,
+                                 weight REAL NOT NULL, PRIMARY KEY (src, kind, dst)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS edges_into ON edges(dst, kind, weight);
+CREATE TABLE IF NOT EXISTS vector_deletions(id TEXT PRIMARY KEY);
+-- vectors Chroma holds for chunks that a rebuild (reset) dropped and has not written back yet:
+-- those that come back with the same id, text and language keep theirs (settle_held_vectors),
+-- the rest are deleted from Chroma, instead of emptying it and filling it again
+CREATE TABLE IF NOT EXISTS held_vectors(id TEXT PRIMARY KEY, vector_hash BLOB NOT NULL, language TEXT) WITHOUT ROWID;
+-- vectors by the hash of the text they were made from (which names the model too)
+CREATE TABLE IF NOT EXISTS embed_cache(text_hash BLOB PRIMARY KEY, vector BLOB NOT NULL, used_at REAL);
+"""
+
+# Indexes that the writing of a file into an empty catalog never reads: a first index creates them
+# at the end of its writing, sorting once, instead of inserting every row into them at a random
+# place. 85,440 files: writing 171 -> 147 s, creating them 3 s (chunks_name, chunks_to_embed and
+# the earlier calls_caller); chunks_name alone gave 167.5 and 170.6 s against 160.8 and 167.0 for
+# all of them. Chunk ids are hashes, and calls were clustered by name: a batch's new ids (about
+# 780) and call sites (about 2,000) landed at random places of their B-trees, and each commit
+# wrote every page it had changed to the WAL. The monorepo's first index (86,545 files, 1,743
+# batches) wrote 15.6 GB for a 1 GB catalog in 223 and 224 s; with chunks_id and calls_name
+# deferred and calls clustered by caller, 5.7 GB in 198 and 203 s.
+# Not chunks_parent: searches answered during a first index name it (the graph step's INDEXED
+# BY), and its rows come nearly in order. Searches that would use the others scan meanwhile. A
+# catalog left without them (a first index killed half way) gets them back at its next writable
+# open.
+DEFERRED_SCHEMA = f"""
+CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name COLLATE NOCASE);  -- names in any case
+-- the chunks whose vector Chroma lacks, alone, definitions apart from the rest: the daemon's
+-- embedding slices find the next ones, and count them, without scanning the rows already embedded
+-- (1.3 million in a monorepo) nor, while definitions go first, the file and block chunks still
+-- waiting before them (keyed by rid alone, a slice's search in the monorepo took 27 ms with 8%
+-- of its definitions embedded, 55 ms at 46%, 99 ms at 93%; keyed so, 0.02 ms throughout)
+CREATE INDEX IF NOT EXISTS chunks_to_embed ON chunks(kind IN ({NOT_DEFINITIONS}), rid)
+    WHERE embed_hash IS NOT NULL AND vector_hash IS NOT embed_hash;
+-- chunks by id (results, vectors), and ids kept unique: a chunk whose id another chunk has
+-- fails to be written, or, written while this index was deferred, has its file skipped
+CREATE UNIQUE INDEX IF NOT EXISTS chunks_id ON chunks(id);
+CREATE INDEX IF NOT EXISTS calls_name ON calls(nid, guess);  -- who calls NAME (and whose calls were guesses)
+"""
+DEFERRED_INDEXES = tuple(re.findall(r"INDEX IF NOT EXISTS (\w+) ", DEFERRED_SCHEMA))
+
+
+def statement_creating(table: str) -> str:
+    """SCHEMA's statement that creates `table`."""
+    return next(s for s in statements(SCHEMA) if f"CREATE TABLE IF NOT EXISTS {table}(" in s)
+
+
+# Everything that hangs off a chunk goes with it.
+CHUNKS_DELETED_TRIGGER = """CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks BEGIN
+    DELETE FROM chunks_fts WHERE rowid = old.rid;
+    DELETE FROM edges WHERE src = old.rid;
+    DELETE FROM edges WHERE dst = old.rid;
+    DELETE FROM calls WHERE caller = old.rid;
+    INSERT OR IGNORE INTO vector_deletions(id) SELECT old.id WHERE old.vector_hash IS NOT NULL;
+END"""
+
+
+
+def statements(script: str) -> Iterator[str]:
+    """The SQL statements of a script, whole (comments may hold semicolons)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+
