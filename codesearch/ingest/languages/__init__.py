@@ -5,7 +5,8 @@ captures the parser understands (all matching happens in C, not in Python loops)
 
 - ``@definition.KIND`` (KIND: function, method, class, struct, interface, trait, enum, module,
   namespace, impl, type, object, ...) around a definition, with ``@name`` for its name and
-  optionally ``@receiver`` (Go methods, Rust impls) for the type it belongs to;
+  optionally ``@receiver`` (Go methods, Rust impls) for the type it belongs to (`definitions`
+  writes the common form, a definition with a `name` field);
 - ``@call`` on the callee's name node of a call site;
 - ``@import`` on an import statement, optionally ``@import.module`` on the module it names.
 """
@@ -25,9 +26,9 @@ class LanguageSpec:
     """How to read one language with its tree-sitter grammar."""
 
     name: str
-    grammar: str
     extensions: tuple[str, ...]
     query: str
+    grammar: str = ""  # the tree-sitter grammar's name where it is not `name`
     filenames: tuple[str, ...] = ()
     comment_types: frozenset[str] = frozenset({"comment"})
     # previous siblings of these types whose text matches doc_prefixes count as documentation
@@ -50,6 +51,18 @@ class LanguageSpec:
     qualifier_separators: tuple[str, ...] = ("::", ".")
     ignored_calls: frozenset[str] = frozenset()  # keywords that parse as calls (Elixir's def, ...)
     call_parent_excluded: frozenset[str] = frozenset()  # call-like syntax that is not a call
+
+    def __post_init__(self) -> None:
+        if not self.grammar:
+            object.__setattr__(self, "grammar", self.name)
+
+
+def definitions(name: str, *node_kinds: str) -> str:
+    """Query patterns for definitions found by their `name` field, which holds `name` (a node
+    pattern: `(identifier)`, `[(constant) (scope_resolution)]`): one per "NODE KIND", in order
+    (where two patterns match one node, the first wins)."""
+    return "".join(f"({node} name: {name} @name) @definition.{kind}\n"
+                   for node, kind in (entry.split() for entry in node_kinds))
 
 
 # module name in this package -> its spec; keep alphabetical

@@ -4,7 +4,6 @@ from . import LanguageSpec
 
 SPEC = LanguageSpec(
     name="bash",
-    grammar="bash",
     extensions=(".sh", ".bash", ".bats", ".zsh"),
     block_types=frozenset({"compound_statement", "if_statement", "for_statement", "while_statement",
                            "case_statement"}),

@@ -8,7 +8,6 @@ DECLARATOR = r"""[(identifier) @name
 
 SPEC = LanguageSpec(
     name="c",
-    grammar="c",
     extensions=(".c", ".h"),
     wrapper_types=frozenset({"field_declaration"}),  # a struct declared inside a struct
     block_types=frozenset({"compound_statement", "if_statement", "for_statement", "while_statement",

@@ -6,7 +6,6 @@ NAME = "[(identifier) (field_identifier) (qualified_identifier) (destructor_name
 
 SPEC = LanguageSpec(
     name="cpp",
-    grammar="cpp",
     extensions=(".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp", ".inl"),
     wrapper_types=frozenset({"template_declaration", "field_declaration"}),
     block_types=frozenset({"compound_statement", "if_statement", "for_statement", "while_statement",

@@ -1,10 +1,9 @@
 """C#: namespaces, classes, interfaces, structs, records, enums, methods, constructors, using."""
 
-from . import LanguageSpec
+from . import LanguageSpec, definitions
 
 SPEC = LanguageSpec(
     name="csharp",
-    grammar="csharp",
     extensions=(".cs",),
     doc_rewrites=(  # XML documentation: keep the words, drop the tags
         (r'<(?:see|seealso|paramref|typeparamref)\s+\w+="([^"]*)"\s*/>', r"\1"),
@@ -14,17 +13,13 @@ SPEC = LanguageSpec(
     ),
     block_types=frozenset({"block", "declaration_list", "if_statement", "for_statement",
                            "foreach_statement", "while_statement", "try_statement", "switch_statement"}),
-    query=r"""
-(namespace_declaration name: [(identifier) (qualified_name)] @name) @definition.namespace
-(file_scoped_namespace_declaration name: [(identifier) (qualified_name)] @name) @definition.namespace
-(class_declaration name: (identifier) @name) @definition.class
-(interface_declaration name: (identifier) @name) @definition.interface
-(struct_declaration name: (identifier) @name) @definition.struct
-(record_declaration name: (identifier) @name) @definition.record
-(enum_declaration name: (identifier) @name) @definition.enum
-(method_declaration name: (identifier) @name) @definition.method
-(constructor_declaration name: (identifier) @name) @definition.method
-(local_function_statement name: (identifier) @name) @definition.function
+    query=definitions("[(identifier) (qualified_name)]", "namespace_declaration namespace",
+                      "file_scoped_namespace_declaration namespace")
+          + definitions("(identifier)", "class_declaration class", "interface_declaration interface",
+                        "struct_declaration struct", "record_declaration record", "enum_declaration enum",
+                        "method_declaration method", "constructor_declaration method",
+                        "local_function_statement function")
+          + r"""
 (invocation_expression function: [(identifier) @call
                                   (member_access_expression name: (identifier) @call)
                                   (generic_name (identifier) @call)

@@ -4,7 +4,6 @@ from . import LanguageSpec
 
 SPEC = LanguageSpec(
     name="elixir",
-    grammar="elixir",
     extensions=(".ex", ".exs"),
     doc_node_types=frozenset({"unary_operator"}),
     doc_prefixes=("@doc", "@moduledoc", "@typedoc"),

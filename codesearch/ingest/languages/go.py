@@ -4,7 +4,6 @@ from . import LanguageSpec
 
 SPEC = LanguageSpec(
     name="go",
-    grammar="go",
     extensions=(".go",),
     wrapper_types=frozenset({"type_declaration"}),
     body_types=frozenset({"func_literal"}),

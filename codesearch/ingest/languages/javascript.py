@@ -1,6 +1,6 @@
 """JavaScript (and JSX): functions, classes, methods, arrow functions bound to names, ES and CommonJS imports."""
 
-from . import LanguageSpec
+from . import LanguageSpec, definitions
 
 # shared with TypeScript and TSX, whose grammars extend this one
 CALLS = r"""
@@ -10,23 +10,21 @@ CALLS = r"""
 (call_expression function: (identifier) @_req (#eq? @_req "require")
   arguments: (arguments . (string) @import.module)) @import
 """
-FUNCTIONS = r"""
-(function_declaration name: (identifier) @name) @definition.function
-(generator_function_declaration name: (identifier) @name) @definition.function
-(function_expression name: (identifier) @name) @definition.function
+FUNCTIONS = (definitions("(identifier)", "function_declaration function", "generator_function_declaration function",
+                         "function_expression function")
+             + r"""
 (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
 (assignment_expression left: (member_expression property: (property_identifier) @name)
   right: [(arrow_function) (function_expression)]) @definition.function
 (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
-"""
+""")
 WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration", "expression_statement"})
 BLOCKS = frozenset({"statement_block", "class_body", "if_statement", "for_statement", "while_statement",
                     "try_statement", "switch_statement", "object"})
 
 SPEC = LanguageSpec(
     name="javascript",
-    grammar="javascript",
     extensions=(".js", ".jsx", ".mjs", ".cjs"),
     wrapper_types=WRAPPERS,
     block_types=BLOCKS,

@@ -4,7 +4,6 @@ from . import LanguageSpec
 
 SPEC = LanguageSpec(
     name="kotlin",
-    grammar="kotlin",
     extensions=(".kt", ".kts"),
     comment_types=frozenset({"comment", "multiline_comment", "line_comment"}),
     body_fields=(),

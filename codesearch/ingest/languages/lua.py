@@ -4,7 +4,6 @@ from . import LanguageSpec
 
 SPEC = LanguageSpec(
     name="lua",
-    grammar="lua",
     extensions=(".lua",),
     block_types=frozenset({"block", "if_statement", "for_statement", "while_statement", "do_statement"}),
     query=r"""

@@ -1,10 +1,9 @@
 """PHP: namespaces, classes, interfaces, traits, enums, functions, methods, use."""
 
-from . import LanguageSpec
+from . import LanguageSpec, definitions
 
 SPEC = LanguageSpec(
     name="php",
-    grammar="php",
     extensions=(".php", ".phtml"),
     qualifier_separators=("\\", "::", "."),
     wrapper_types=frozenset({"expression_statement"}),
@@ -12,12 +11,11 @@ SPEC = LanguageSpec(
                            "for_statement", "while_statement", "try_statement", "switch_statement"}),
     query=r"""
 (namespace_definition name: (namespace_name) @name body: (compound_statement)) @definition.namespace
-(class_declaration name: (name) @name) @definition.class
-(interface_declaration name: (name) @name) @definition.interface
-(trait_declaration name: (name) @name) @definition.trait
-(enum_declaration name: (name) @name) @definition.enum
-(function_definition name: (name) @name) @definition.function
-(method_declaration name: (name) @name) @definition.method
+"""
+          + definitions("(name)", "class_declaration class", "interface_declaration interface",
+                        "trait_declaration trait", "enum_declaration enum", "function_definition function",
+                        "method_declaration method")
+          + r"""
 (assignment_expression left: (variable_name (name) @name)
   right: [(anonymous_function) (arrow_function)]) @definition.function
 (function_call_expression function: [(name) (qualified_name)] @call)

@@ -1,20 +1,19 @@
 """Ruby: classes, modules, methods, singleton methods, require."""
 
-from . import LanguageSpec
+from . import LanguageSpec, definitions
 
 SPEC = LanguageSpec(
     name="ruby",
-    grammar="ruby",
     extensions=(".rb", ".rake", ".gemspec"),
     filenames=("Rakefile", "Gemfile"),
     block_types=frozenset({"body_statement", "if", "unless", "while", "case", "begin", "do_block", "block"}),
     body_types=frozenset({"body_statement"}),
-    query=r"""
-(class name: [(constant) (scope_resolution)] @name) @definition.class
-(module name: [(constant) (scope_resolution)] @name) @definition.module
+    query=definitions("[(constant) (scope_resolution)]", "class class", "module module")
+          + r"""
 (singleton_class value: (_) @name) @definition.class
-(method name: (_) @name) @definition.function
-(singleton_method name: (_) @name) @definition.method
+"""
+          + definitions("(_)", "method function", "singleton_method method")
+          + r"""
 (call method: (identifier) @call)
 (call method: (identifier) @_req (#match? @_req "^(require|require_relative|load|autoload)$")
   arguments: (argument_list [(string) (simple_symbol)] @import.module)) @import

@@ -1,23 +1,18 @@
 """Rust: functions, structs, enums, unions, traits, impl blocks, modules, macros, use declarations."""
 
-from . import LanguageSpec
+from . import LanguageSpec, definitions
 
 SPEC = LanguageSpec(
     name="rust",
-    grammar="rust",
     extensions=(".rs",),
     comment_types=frozenset({"line_comment", "block_comment"}),
     leading_skip_types=frozenset({"attribute_item"}),
     block_types=frozenset({"block", "declaration_list", "if_expression", "match_expression",
                            "for_expression", "while_expression", "loop_expression", "match_block"}),
-    query=r"""
-(function_item name: (identifier) @name) @definition.function
-(function_signature_item name: (identifier) @name) @definition.function
-(struct_item name: (type_identifier) @name) @definition.struct
-(enum_item name: (type_identifier) @name) @definition.enum
-(union_item name: (type_identifier) @name) @definition.union
-(trait_item name: (type_identifier) @name) @definition.trait
-(type_item name: (type_identifier) @name) @definition.type
+    query=definitions("(identifier)", "function_item function", "function_signature_item function")
+          + definitions("(type_identifier)", "struct_item struct", "enum_item enum", "union_item union",
+                        "trait_item trait", "type_item type")
+          + r"""
 (mod_item name: (identifier) @name body: (declaration_list)) @definition.module
 (macro_definition name: (identifier) @name) @definition.macro
 (impl_item type: [(type_identifier) @name

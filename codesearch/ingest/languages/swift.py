@@ -1,10 +1,9 @@
 """Swift: classes, structs, enums, extensions, actors, protocols, functions, initializers, imports."""
 
-from . import LanguageSpec
+from . import LanguageSpec, definitions
 
 SPEC = LanguageSpec(
     name="swift",
-    grammar="swift",
     extensions=(".swift",),
     comment_types=frozenset({"comment", "multiline_comment"}),
     block_types=frozenset({"class_body", "protocol_body", "enum_class_body", "function_body",
@@ -15,10 +14,11 @@ SPEC = LanguageSpec(
 (class_declaration "enum" name: (type_identifier) @name) @definition.enum
 (class_declaration "extension" name: (user_type (type_identifier) @name)) @definition.extension
 (class_declaration "actor" name: (type_identifier) @name) @definition.class
-(class_declaration name: (type_identifier) @name) @definition.class
-(protocol_declaration name: (type_identifier) @name) @definition.protocol
-(function_declaration name: (simple_identifier) @name) @definition.function
-(protocol_function_declaration name: (simple_identifier) @name) @definition.method
+"""
+          + definitions("(type_identifier)", "class_declaration class", "protocol_declaration protocol")
+          + definitions("(simple_identifier)", "function_declaration function",
+                        "protocol_function_declaration method")
+          + r"""
 (init_declaration "init" @name) @definition.method
 (typealias_declaration name: (type_identifier) @name) @definition.type
 (call_expression [(simple_identifier) @call

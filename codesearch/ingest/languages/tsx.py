@@ -5,7 +5,6 @@ from .typescript import SPEC as TS
 
 SPEC = LanguageSpec(
     name="tsx",
-    grammar="tsx",
     extensions=(".tsx",),
     wrapper_types=TS.wrapper_types,
     block_types=TS.block_types,

@@ -7,7 +7,6 @@ CONTAINER = r"""(VarDecl variable_type_function: (IDENTIFIER) @name
 
 SPEC = LanguageSpec(
     name="zig",
-    grammar="zig",
     extensions=(".zig",),
     comment_types=frozenset({"doc_comment", "line_comment", "container_doc_comment"}),
     body_fields=(),
