@@ -62,10 +62,10 @@ class ReplayingSearcher(Searcher):
         super().__init__(index)
         self.recorded: dict[tuple, tuple] = {}
 
-    def _retrieve(self, query, names, limit, filters, side_by_side=True):
-        key = (query, tuple(names), limit, filters)
+    def _retrieve(self, query, names, limit, side_by_side=True):
+        key = (query, tuple(names), limit)
         if key not in self.recorded:
-            self.recorded[key] = super()._retrieve(query, names, limit, filters, side_by_side=False)
+            self.recorded[key] = super()._retrieve(query, names, limit, side_by_side=False)
         lists, notes, timing, problems = self.recorded[key]
         return {k: list(v) for k, v in lists.items()}, dict(notes), dict(timing), list(problems)
 

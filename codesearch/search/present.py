@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..model import Chunk
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVER_NAMES
@@ -12,7 +13,7 @@ from .requests import Definition, ImpactAnswer, ImpactFile, RelatedResult, Relat
 SNIPPET_TERMS = 64  # query terms looked for to place a snippet
 
 
-def term_pattern(terms: list[str]) -> re.Pattern[str] | None:
+def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
     """What a snippet looks for: any of the query's terms of three letters or more."""
     words = [t for t in terms if len(t) > 2][:SNIPPET_TERMS]
     return re.compile("|".join(re.escape(t) for t in words), re.IGNORECASE) if words else None

@@ -12,12 +12,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
-from ..analysis.query_shape import code_words, is_long_query, mentions, shape_of
-from ..analysis.tokens import STOPWORDS, identifier_terms, looks_like_symbol, split_identifier
+from ..analysis.query_shape import code_words, mentions
+from ..analysis.tokens import STOPWORDS, identifier_terms, split_identifier
 from ..config import FILE_AGGREGATIONS
 from ..indexing.vendored import in_folders
 from ..model import Chunk
 from ..vocabulary import DEFINITION_KINDS, TYPE_KINDS
+from .query import Query
 
 # folders and file names of tests, examples, benchmarks and vendored code; `example` alone is
 # left out on purpose (Java's com/example/... packages are real code)
@@ -80,26 +81,24 @@ def _stem(word: str) -> str:
     return word
 
 
-def rank(query: str, fused: list[tuple[Chunk, float]], options: RankingOptions,
+def rank(query: Query, fused: list[tuple[Chunk, float]], options: RankingOptions,
          vendored: frozenset[str] = frozenset()) -> list[Ranked]:
     """`vendored`: folders of code that is not the project's own (indexing/vendored.py), penalized
     as tests are."""
     items = [Ranked(chunk, score) for chunk, score in fused]
-    symbol = options.symbol_boost and looks_like_symbol(query)
-    report = is_long_query(query)
     if options.name_path_boost:
         _boost_names(query, items, options)
-        if report:
-            _boost_named_files(query, items)
+        if query.shape:
+            _boost_named_files(query.shape.paths, items)
     if options.test_penalty:
         _penalize_tests(query, items, options.test_factor, vendored)
-    if options.query_names and not report and not looks_like_symbol(query):  # a report's: _query_words
-        _boost_identifiers(query, items, options.identifier_factor)
-        _boost_joined_names(query, items, options.joined_stem_factor, options.main_definition_factor)
+    if options.query_names and not query.long and not query.symbol:  # a report's: _query_words
+        _boost_identifiers(query.text, items, options.identifier_factor)
+        _boost_joined_names(query.text, items, options.joined_stem_factor, options.main_definition_factor)
     if options.file_coherence:
         _file_coherence(items, options.coherence_share)
-    if symbol:  # last: its tiers must not be reordered
-        _boost_symbol(query, items, options.symbol_test_demotion, options.symbol_stem_bonus)
+    if options.symbol_boost and query.symbol:  # last: its tiers must not be reordered
+        _boost_symbol(query.text, items, options.symbol_test_demotion, options.symbol_stem_bonus)
     items.sort(key=lambda r: -r.score)
     if options.parent_child_dedupe:
         items = _dedupe_parent_child(items)
@@ -236,15 +235,15 @@ def _boost_symbol(query: str, items: list[Ranked], test_demotion: float, stem_bo
         r.notes.append(note)
 
 
-def _query_words(query: str, decay: float) -> dict[str, float]:
+def _query_words(query: Query, decay: float) -> dict[str, float]:
     """The words to find in file, folder and definition names (identifiers split, stemmed), each
     with its weight: a question's words, the first counting 1 and each later one `decay` times
     the one before (the subject comes first); a report's identifiers and file names, each 1 (its
     prose would match names everywhere)."""
-    if is_long_query(query):
-        return {_stem(w): 1.0 for w in sorted(code_words(shape_of(query)))}
+    if query.shape:
+        return {_stem(w): 1.0 for w in sorted(code_words(query.shape))}
     out: dict[str, float] = {}
-    for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query):
+    for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", query.text):
         for t in identifier_terms(w):
             if t not in STOPWORDS and len(t) > 2:
                 out.setdefault(_stem(t), decay ** len(out))
@@ -263,7 +262,7 @@ def _matched(words: dict[str, float], heads: dict[str, list[str]], terms: frozen
     return sum(words[w] for w in found)
 
 
-def _boost_names(query: str, items: list[Ranked], options: RankingOptions) -> None:
+def _boost_names(query: Query, items: list[Ranked], options: RankingOptions) -> None:
     """Query words in the file's or folder's name, or in the chunk's own name."""
     words = _query_words(query, options.word_decay)
     if not words:
@@ -291,9 +290,8 @@ def _boost_names(query: str, items: list[Ranked], options: RankingOptions) -> No
             r.notes.append(f"name/path match x{factor:.2f}")
 
 
-def _boost_named_files(query: str, items: list[Ranked]) -> None:
+def _boost_named_files(named: tuple[str, ...], items: list[Ranked]) -> None:
     """A report's own pointers: the files its traceback or text names."""
-    named = shape_of(query).paths
     if not named:
         return
     for r in items:
@@ -312,12 +310,12 @@ def _name_terms(name: str) -> frozenset[str]:
     return frozenset(_stem(t) for t in split_identifier(name))
 
 
-def _penalize_tests(query: str, items: list[Ranked], factor: float, vendored: frozenset[str]) -> None:
+def _penalize_tests(query: Query, items: list[Ranked], factor: float, vendored: frozenset[str]) -> None:
     """Tests, examples and vendored code down, unless a question asks for them. A report is
     answered by code: a report that says "test" is not asking for tests (it tells how the bug was
     found), and its documentation and changelogs, which retell it in words, go down too."""
-    report = is_long_query(query)
-    words = {w.lower() for w in re.findall(r"[A-Za-z]+", query)}
+    report = query.long
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", query.text)}
     if words & TEST_WORDS and not report:
         return
     for r in items:

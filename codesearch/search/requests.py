@@ -66,10 +66,9 @@ class SearchRequest(Record):
 
 
 @dataclass(frozen=True)
-class SearchResult(Record):
-    """One chunk found: where it is, what it is, how it ranked, and a snippet."""
-
-    OMIT_WHEN_NONE = frozenset({"explain", "stale", "name_line", "name_column", "repo", "repo_rank", "fused_score"})
+class ChunkPlace(Record):
+    """Where a chunk is and what it is: the first fields of a search result, of a related
+    definition and of a definition."""
 
     path: str  # relative to the indexed root (to its repository's, in a workspace), '/'-separated
     start_line: int  # 1-based, inclusive
@@ -78,6 +77,14 @@ class SearchResult(Record):
     name: str
     qualified_name: str
     language: str
+
+
+@dataclass(frozen=True)
+class SearchResult(ChunkPlace):
+    """One chunk found: where it is, what it is, how it ranked, and a snippet."""
+
+    OMIT_WHEN_NONE = frozenset({"explain", "stale", "name_line", "name_column", "repo", "repo_rank", "fused_score"})
+
     score: float
     sources: dict[str, int | None]  # the rank each retriever of the mode gave it (1-based), or null
     snippet: str
@@ -150,16 +157,9 @@ class RelationTarget(Record):
 
 
 @dataclass(frozen=True)
-class RelatedResult(Record):
+class RelatedResult(ChunkPlace):
     OMIT_WHEN_NONE = frozenset({"name_line", "name_column", "sites", "repo"})
 
-    path: str
-    start_line: int
-    end_line: int
-    kind: str
-    name: str
-    qualified_name: str
-    language: str
     score: float
     depth: int  # hops from the target
     snippet: str
@@ -206,16 +206,9 @@ class DefinitionRequest(Record):
 
 
 @dataclass(frozen=True)
-class Definition(Record):
+class Definition(ChunkPlace):
     OMIT_WHEN_NONE = frozenset({"name_line", "name_column", "repo"})
 
-    path: str
-    start_line: int
-    end_line: int
-    kind: str
-    name: str
-    qualified_name: str
-    language: str
     signature: str
     docstring: str
     id: str

@@ -14,17 +14,17 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
-from ..analysis.query_shape import is_long_query
-from ..analysis.tokens import query_terms
 from ..indexing.index import Index
 from ..model import Chunk
 from ..store.edges import CallGraph
-from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE, Filters
+from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .budget import fit_budget
 from .fusion import weighted_rrf
 from .grep import GrepFacts, grep
 from .present import definition_of, impact_of, related_result, search_result, term_pattern
+from .query import Query
 from .ranking import Ranked, RankingOptions, aggregate_files, rank
+from .reindex_cache import ReindexCache
 from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
 from .requests import (
     DefinitionAnswer,
@@ -44,7 +44,8 @@ from .requests import (
     SymbolsAnswer,
     SymbolsRequest,
 )
-from .retrievers import RETRIEVERS, Hits, Retriever, SearchContext
+from .retrievers import RETRIEVERS
+from .retrievers.base import Hits, Retriever, SearchContext
 from .source import fill_text
 
 SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search (shorter: names only)
@@ -69,7 +70,7 @@ class Searcher:
         self.grep_facts = GrepFacts(index.catalog)
         self._context = SearchContext(index, self.graph)
         self._retrievers: dict[str, Retriever] = {}
-        self._vendored: tuple[str | None, frozenset[str]] = (None, frozenset())  # (index stamp, folders)
+        self._vendored = ReindexCache(self.catalog, self._read_vendored_folders, frozenset[str]())
 
     def retriever(self, name: str) -> Retriever:
         found = self._retrievers.get(name)
@@ -83,12 +84,12 @@ class Searcher:
         caller turns it off (other searches keep the cores busy already, and more threads only
         queue on the GIL)."""
         started = time.perf_counter()
-        query = request.query.strip()
+        query = Query.parse(request.query, request.mode, request.filters)
         names = RETRIEVERS_OF_MODE[request.mode] if request.retrievers is None else request.retrievers
         candidates = max(self.settings.candidates, request.limit * 3)
-        relation = self._related(query, request.filters, candidates) if "graph" in names else None
+        relation = self._related(query, candidates) if "graph" in names else None
         lists, notes, timing, problems = self._retrieve(
-            query, [n for n in names if not (relation and n == "graph")], candidates, request.filters, side_by_side)
+            query, [n for n in names if not (relation and n == "graph")], candidates, side_by_side)
         t = time.perf_counter()
         if relation is not None:
             direction, related = relation
@@ -99,7 +100,7 @@ class Searcher:
             ranked = self._rank(query, lists, request)
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
-        pattern = term_pattern(query_terms(query))
+        pattern = term_pattern(query.terms)
         entries: list[tuple[Ranked, float | None]]
         if request.files:
             entries = [(r, agg) for r, agg in aggregate_files(ranked, self.settings.file_aggregation)[:request.limit]]
@@ -119,7 +120,7 @@ class Searcher:
                               note="; ".join(problems) or None, truncated=True if request.truncated else None)
         return fit_budget(answer, request.max_tokens)
 
-    def _retrieve(self, query: str, names: list[str], limit: int, filters: Filters, side_by_side: bool = True
+    def _retrieve(self, query: Query, names: list[str], limit: int, side_by_side: bool = True
                   ) -> tuple[dict[str, list[str]], dict[str, str], dict[str, float], list[str]]:
         """Run the retrievers: the independent ones side by side on the pool (or one after another
         here), and each that starts from others' lists once those are in."""
@@ -130,7 +131,7 @@ class Searcher:
 
         def run(name: str) -> tuple[Hits, float]:
             t = time.perf_counter()
-            hits = self.retriever(name).search(query, limit, filters, lists)
+            hits = self.retriever(name).search(query, limit, lists)
             return hits, _ms(t)
 
         def record(name: str, result: tuple[Hits, float]) -> None:
@@ -159,31 +160,31 @@ class Searcher:
     def _options(self, request: SearchRequest) -> RankingOptions:
         return request.ranking or (RankingOptions() if self.settings.ranking else RankingOptions.off())
 
-    def _weights(self, lists: dict[str, list[str]], query: str = "") -> dict[str, float]:
+    def _weights(self, lists: dict[str, list[str]], report: bool = False) -> dict[str, float]:
         """Each list's fusion weight: the setting `weight_<retriever>`, else 1; for a report,
         times its factor in REPORT_WEIGHTS."""
-        factors = REPORT_WEIGHTS if query and is_long_query(query) else {}
+        factors = REPORT_WEIGHTS if report else {}
         return {name: float(getattr(self.settings, f"weight_{name}", 1.0)) * factors.get(name, 1.0)
                 for name in lists}
 
-    def _rank(self, query: str, lists: dict[str, list[str]], request: SearchRequest) -> list[Ranked]:
-        fused = weighted_rrf(lists, self._weights(lists, query), k=self.settings.rrf_k)
-        chunks = self.catalog.chunks_by_ids([i for i, _ in fused])
+    def _rank(self, query: Query, lists: dict[str, list[str]], request: SearchRequest) -> list[Ranked]:
+        fused = weighted_rrf(lists, self._weights(lists, query.long), k=self.settings.rrf_k)
+        chunks = self.catalog.files.chunks_by_ids([i for i, _ in fused])
         return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request),
                     self.vendored_folders())
 
     def vendored_folders(self) -> frozenset[str]:
         """Folders of code that is not the project's own (indexing/vendored.py), as the indexer
         last found them (it looks again when files come or go)."""
-        stamp = self.catalog.get_meta("last_index_time")
-        if stamp != self._vendored[0]:
-            self._vendored = (stamp, frozenset(json.loads(self.catalog.get_meta("vendored_folders") or "[]")))
-        return self._vendored[1]
+        return self._vendored.get()
+
+    def _read_vendored_folders(self) -> frozenset[str]:
+        return frozenset(json.loads(self.catalog.get_meta("vendored_folders") or "[]"))
 
     # --- relations ------------------------------------------------------------------------
-    def _related(self, query: str, filters: Filters, limit: int) -> tuple[str, list[Related]] | None:
+    def _related(self, query: Query, limit: int) -> tuple[str, list[Related]] | None:
         """(direction, callers or callees) when the query asks for a relation of a known name."""
-        parsed = parse_relation(query)
+        parsed = parse_relation(query.text)
         if parsed is None:
             return None
         direction, name = parsed
@@ -191,19 +192,19 @@ class Searcher:
         if not targets:
             return None
         related = neighbours(self.graph, targets, direction, QUERY_DEPTH)
-        if filters.active:
-            allowed = self.catalog.ids_matching([r.id for r in related], filters)
+        if query.filters.active:
+            allowed = self.catalog.files.ids_matching([r.id for r in related], query.filters)
             related = [r for r in related if r.id in allowed]
         return direction, related[:limit]
 
-    def _rank_relation(self, query: str, related: list[Related], lists: dict[str, list[str]],
+    def _rank_relation(self, query: Query, related: list[Related], lists: dict[str, list[str]],
                        request: SearchRequest) -> list[Ranked]:
         """The callers (or callees) first, nearest hops first, each hop ordered by the fused ranks
         of all lists; then the other retrievers' results, ranked as usual, as context."""
         context_lists = {name: ids for name, ids in lists.items() if name != "graph"}
         context = self._rank(query, context_lists, request) if context_lists else []
         fused = dict(weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k))
-        chunks = self.catalog.chunks_by_ids([r.id for r in related])
+        chunks = self.catalog.files.chunks_by_ids([r.id for r in related])
         options = RankingOptions.off()
         options.test_penalty = self._options(request).test_penalty
         answer = rank(query, [(chunks[r.id], fused[r.id]) for r in related if r.id in chunks], options,
@@ -220,7 +221,7 @@ class Searcher:
     def relations(self, request: RelationsRequest) -> RelationsAnswer:
         started = time.perf_counter()
         if request.id:
-            targets = [request.id] if self.catalog.chunks_by_ids([request.id]) else []
+            targets = [request.id] if self.catalog.files.chunks_by_ids([request.id]) else []
         else:
             targets = definitions_named(self.catalog, request.name)
         graph = self.graph
@@ -230,17 +231,17 @@ class Searcher:
         else:
             found = neighbours(graph, targets, request.direction, request.depth)
         if request.filters.active:
-            allowed = self.catalog.ids_matching([r.id for r in found], request.filters)
+            allowed = self.catalog.files.ids_matching([r.id for r in found], request.filters)
             found = [r for r in found if r.id in allowed]
         if request.limit is not None:
             found = found[:request.limit]
-        chunks = self.catalog.chunks_by_ids([r.id for r in found] + targets)
+        chunks = self.catalog.files.chunks_by_ids([r.id for r in found] + targets)
         fill_text(self.index.root, [chunks[r.id] for r in found if r.id in chunks])  # for the snippets
         label = request.name or (chunks[targets[0]].name if targets else request.id or "")
         direct = [r for r in found if r.depth == 1 and r.id in chunks]
         if external:
             short = re.split(r"\.|::", label)[-1]
-            lines = self.catalog.call_lines([r.id for r in direct], [short])
+            lines = self.catalog.graph.call_lines([r.id for r in direct], [short])
             sites = {r.id: tuple(lines.get((r.id, short), ())) for r in direct}
         else:
             sites = self._call_sites(targets, direct, chunks, request.direction)
@@ -250,8 +251,8 @@ class Searcher:
                               for t in targets if t in chunks)
         unresolved = None
         if request.across and targets and request.direction == "callees":
-            unresolved = tuple(n for n in self.catalog.called_names(targets)
-                               if not self.catalog.definitions_with_name(n))
+            unresolved = tuple(n for n in self.catalog.graph.called_names(targets)
+                               if not self.catalog.graph.ids_with_qualified_names(n))
         return RelationsAnswer(
             name=label, direction=request.direction, targets=found_targets,
             results=results, timing_ms={"total": round(_ms(started), 2)},
@@ -261,7 +262,7 @@ class Searcher:
         """Callers of a name this index does not define (a workspace's other repository does):
         the chunks whose calls name it, then their own callers here, `depth` hops in all."""
         short = re.split(r"\.|::", name)[-1]
-        direct = list(dict.fromkeys(caller for caller, _, _ in self.catalog.call_sites(short, MAX_CALL_SITES)))
+        direct = list(dict.fromkeys(caller for caller, _, _ in self.catalog.graph.call_sites(short, MAX_CALL_SITES)))
         found = [Related(caller, 1.0, 1) for caller in direct]
         if depth > 1:
             seen = set(direct)
@@ -277,10 +278,10 @@ class Searcher:
             return {}
         target_names = sorted({chunks[t].name for t in targets if t in chunks})
         if direction == "callers":
-            lines = self.catalog.call_lines([r.id for r in direct], target_names)
+            lines = self.catalog.graph.call_lines([r.id for r in direct], target_names)
             return {r.id: tuple(sorted({n for name in target_names for n in lines.get((r.id, name), ())}))
                     for r in direct}
-        lines = self.catalog.call_lines(targets, sorted({chunks[r.id].name for r in direct}))
+        lines = self.catalog.graph.call_lines(targets, sorted({chunks[r.id].name for r in direct}))
         return {r.id: tuple(sorted({n for t in targets for n in lines.get((t, chunks[r.id].name), ())}))
                 for r in direct}
 
@@ -288,7 +289,7 @@ class Searcher:
         """Names that contain the query first, then the definitions a hybrid search ranks among
         those its keywords match (`retrievers`: the search's, when not the mode's)."""
         started = time.perf_counter()
-        ids = self.catalog.definitions_matching(request.query.strip(), request.limit)
+        ids = self.catalog.graph.ids_defining_like(request.query.strip(), request.limit)
         if len(ids) < request.limit and len(request.query.strip()) >= SYMBOL_SEARCH_CHARS:
             seen = set(ids)
             fill = min(request.limit - len(ids), SYMBOL_SEARCH_RESULTS)
@@ -297,7 +298,7 @@ class Searcher:
             # only what the typed words match: vectors alone find "something" for any text at all
             ids += [r.id for r in answer.results
                     if r.kind not in NON_DEFINITION_KINDS and r.id not in seen and r.sources.get("keyword")]
-        chunks = self.catalog.chunks_by_ids(ids[:request.limit])
+        chunks = self.catalog.files.chunks_by_ids(ids[:request.limit])
         return SymbolsAnswer(query=request.query, symbols=tuple(definition_of(chunks[i]) for i in ids if i in chunks),
                              timing_ms={"total": round(_ms(started), 2)})
 
@@ -314,8 +315,8 @@ class Searcher:
         """The recorded call sites of the name (its last part), with the column where it stands."""
         started = time.perf_counter()
         name = re.split(r"\.|::", request.name.strip())[-1]
-        sites = self.catalog.call_sites(name, request.limit)
-        callers = self.catalog.chunks_by_ids(sorted({s[0] for s in sites}))
+        sites = self.catalog.graph.call_sites(name, request.limit)
+        callers = self.catalog.files.chunks_by_ids(sorted({s[0] for s in sites}))
         fill_text(self.index.root, list(callers.values()))
         word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
         out = []
@@ -338,7 +339,7 @@ class Searcher:
     def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
         started = time.perf_counter()
         ids = definitions_named(self.catalog, request.name)
-        chunks = self.catalog.chunks_by_ids(ids)
+        chunks = self.catalog.files.chunks_by_ids(ids)
         near_dir = request.near.rsplit("/", 1)[0] if request.near and "/" in request.near else ""
         found = sorted((chunks[i] for i in ids if i in chunks),
                        key=lambda c: (c.path != request.near, (c.path.rsplit("/", 1)[0] if "/" in c.path else "")
@@ -352,7 +353,7 @@ class Searcher:
         """Names like `name` (a typo, another case, a part of it): those sharing its longest
         word, closest spelling first."""
         words = sorted(re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name), key=len, reverse=True)
-        candidates = self.catalog.names_like(words[0] if words and len(words[0]) >= 3 else name, NEAR_CANDIDATES)
+        candidates = self.catalog.graph.names_like(words[0] if words and len(words[0]) >= 3 else name, NEAR_CANDIDATES)
         close = difflib.get_close_matches(name, candidates, n=NEAR_NAMES, cutoff=0.5)
         return close or candidates[:NEAR_NAMES]
 

@@ -12,6 +12,7 @@ from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.indexing.vendored import FileEntry, copied_folders, in_folders, nested_projects, vendored_folders
 from codesearch.model import Chunk
+from codesearch.search.query import Query
 from codesearch.search.ranking import RankingOptions, rank
 from codesearch.search.searcher import Searcher
 
@@ -58,7 +59,8 @@ def test_monorepo_packages_are_the_project_s_own():
 def test_ranking_penalizes_vendored_folders_like_tests():
     own = chunk("own", "app/views.py")
     copy = chunk("copy", "app/_vendored/lib/views.py")
-    ranked = rank("show the page", [(copy, 1.0), (own, 0.9)], RankingOptions(), frozenset({"app/_vendored/lib"}))
+    ranked = rank(Query.parse("show the page"), [(copy, 1.0), (own, 0.9)], RankingOptions(),
+                  frozenset({"app/_vendored/lib"}))
     assert [r.chunk.path for r in ranked] == ["app/views.py", "app/_vendored/lib/views.py"]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from codesearch.model import Chunk
+from codesearch.search.query import Query
 from codesearch.search.ranking import AGGREGATIONS, Ranked, RankingOptions, aggregate_files, rank
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -79,7 +80,7 @@ def test_aggregate_files_unknown_method_raises(per_file_items):
 
 def test_all_steps_off_keeps_fused_order_and_scores():
     fused = [(chunk("a"), 0.3), (chunk("b"), 0.2), (chunk("c", path="tests/test_x.py"), 0.1)]
-    out = rank("anything at all", fused, RankingOptions.off())
+    out = rank(Query.parse("anything at all"), fused, RankingOptions.off())
     assert ids(out) == ["a", "b", "c"]
     assert [r.score for r in out] == [0.3, 0.2, 0.1]
 
@@ -87,7 +88,7 @@ def test_all_steps_off_keeps_fused_order_and_scores():
 def test_symbol_boost_puts_named_definition_first():
     fused = [(chunk("other", name="load_settings"), 0.05), (chunk("usage", kind="block", name="parse_config"), 0.04),
              (chunk("def", name="parse_config"), 0.01)]
-    out = rank("parse_config", fused, only(symbol_boost=True))
+    out = rank(Query.parse("parse_config"), fused, only(symbol_boost=True))
     assert ids(out)[0] == "def"
     assert "defines the symbol" in out[0].notes
     # a block named like the symbol is no definition: not boosted
@@ -97,21 +98,21 @@ def test_symbol_boost_puts_named_definition_first():
 def test_symbol_boost_types_above_functions_and_exact_case_above_other_case():
     fused = [(chunk("fn_case", name="inventory"), 0.02), (chunk("fn", name="Inventory"), 0.02),
              (chunk("cls", kind="class", name="Inventory"), 0.02), (chunk("unrelated", name="total"), 0.02)]
-    out = rank("Inventory", fused, only(symbol_boost=True))
+    out = rank(Query.parse("Inventory"), fused, only(symbol_boost=True))
     assert ids(out) == ["cls", "fn", "fn_case", "unrelated"]
     assert out[2].notes == ["defines the symbol (case differs)"]
 
 
 def test_symbol_boost_only_for_bare_identifiers():
     fused = [(chunk("a", name="other"), 0.05), (chunk("b", name="retry"), 0.01)]
-    out = rank("retry with backoff", fused, only(symbol_boost=True))
+    out = rank(Query.parse("retry with backoff"), fused, only(symbol_boost=True))
     assert ids(out) == ["a", "b"] and all(not r.notes for r in out)
 
 
 def test_symbol_boost_skips_continuation_parts():
     fused = [(chunk("p1", name="parse_config"), 0.01), (chunk("p2", name="parse_config", part=2), 0.02),
              (chunk("x", name="x"), 0.05)]
-    out = rank("parse_config", fused, only(symbol_boost=True))
+    out = rank(Query.parse("parse_config"), fused, only(symbol_boost=True))
     assert ids(out)[0] == "p1"
     assert scores_of(out)["p2"] == 0.02
 
@@ -120,54 +121,55 @@ def test_symbol_boost_qualified_name_wins_over_same_short_name():
     fused = [(chunk("other", kind="method", name="add_item", qualified_name="Cart.add_item"), 0.03),
              (chunk("mine", kind="method", name="add_item", qualified_name="Inventory.add_item"), 0.02)]
     for query in ("Inventory.add_item", "Inventory::add_item", "Inventory.add_item()"):
-        out = rank(query, fused, only(symbol_boost=True))
+        out = rank(Query.parse(query), fused, only(symbol_boost=True))
         assert ids(out) == ["mine", "other"], query
 
 
 def test_symbol_boost_qualified_suffix_with_double_colon():
     fused = [(chunk("other", kind="method", name="method", qualified_name="Other.method"), 0.03),
              (chunk("mine", kind="method", name="method", qualified_name="outer.Inner.method"), 0.02)]
-    assert ids(rank("Inner.method", fused, only(symbol_boost=True))) == ["mine", "other"]  # control
-    assert ids(rank("Inner::method", fused, only(symbol_boost=True))) == ["mine", "other"]
+    assert ids(rank(Query.parse("Inner.method"), fused, only(symbol_boost=True))) == ["mine", "other"]  # control
+    assert ids(rank(Query.parse("Inner::method"), fused, only(symbol_boost=True))) == ["mine", "other"]
 
 
 def test_symbol_boost_exact_case_above_other_case_whatever_the_fused_scores():
     fused = [(chunk("case", name="ComputeBackoff"), 0.016), (chunk("exact", name="computeBackoff"), 0.005)]
-    assert ids(rank("computeBackoff", fused, only(symbol_boost=True))) == ["exact", "case"]
+    assert ids(rank(Query.parse("computeBackoff"), fused, only(symbol_boost=True))) == ["exact", "case"]
 
 
 @pytest.mark.parametrize("query, name", [("get_user", "getUser"), ("GetUser", "get_user"), ("ZodType", "$ZodType"),
                                          ("parseConfig", "parse_config")])
 def test_symbol_boost_finds_the_name_with_other_case_or_separators(query, name):
     fused = [(chunk("other", name="unrelated"), 0.05), (chunk("def", name=name), 0.01)]
-    out = rank(query, fused, only(symbol_boost=True))
+    out = rank(Query.parse(query), fused, only(symbol_boost=True))
     assert ids(out) == ["def", "other"] and out[0].notes == ["defines the symbol (case differs)"]
 
 
 def test_symbol_boost_ignores_template_arguments_in_a_name():
     fused = [(chunk("other", name="formatter_base"), 0.05),
              (chunk("spec", kind="struct", name="formatter<T, Char>"), 0.01)]
-    out = rank("formatter", fused, only(symbol_boost=True))
+    out = rank(Query.parse("formatter"), fused, only(symbol_boost=True))
     assert ids(out) == ["spec", "other"] and out[0].notes == ["defines the symbol"]
 
 
 def test_symbol_boost_puts_a_test_definition_below_the_real_one():
     fused = [(chunk("fake", kind="class", name="Conn", path="adapters/test/conn.ex"), 0.05),
              (chunk("real", kind="class", name="Conn", path="lib/plug/conn_impl.ex"), 0.01)]
-    assert ids(rank("Conn", fused, only(symbol_boost=True))) == ["real", "fake"]
-    assert ids(rank("Conn", fused, only(symbol_boost=True, symbol_test_demotion=0.0))) == ["fake", "real"]
+    assert ids(rank(Query.parse("Conn"), fused, only(symbol_boost=True))) == ["real", "fake"]
+    assert ids(rank(Query.parse("Conn"), fused, only(symbol_boost=True, symbol_test_demotion=0.0))) == ["fake", "real"]
 
 
 def test_symbol_boost_prefers_the_file_named_after_the_symbol():
     fused = [(chunk("part", kind="class", name="SqlMapper", path="SqlMapper.Async.cs"), 0.05),
              (chunk("main", kind="class", name="SqlMapper", path="SqlMapper.cs"), 0.01)]
-    assert ids(rank("SqlMapper", fused, only(symbol_boost=True))) == ["main", "part"]
-    assert ids(rank("SqlMapper", fused, only(symbol_boost=True, symbol_stem_bonus=0.0))) == ["part", "main"]
+    assert ids(rank(Query.parse("SqlMapper"), fused, only(symbol_boost=True))) == ["main", "part"]
+    unbonused = only(symbol_boost=True, symbol_stem_bonus=0.0)
+    assert ids(rank(Query.parse("SqlMapper"), fused, unbonused)) == ["part", "main"]
 
 
 def test_symbol_boost_type_above_same_named_function_whatever_the_fused_scores():
     fused = [(chunk("fn", name="Inventory"), 0.016), (chunk("cls", kind="class", name="Inventory"), 0.005)]
-    assert ids(rank("Inventory", fused, only(symbol_boost=True))) == ["cls", "fn"]
+    assert ids(rank(Query.parse("Inventory"), fused, only(symbol_boost=True))) == ["cls", "fn"]
 
 
 # --- ranking: name/path boost ----------------------------------------------------------------
@@ -177,7 +179,7 @@ def test_name_path_boost_factors():
              (chunk("in_path", path="src/config.py", name="helper2"), 0.10),
              (chunk("in_both", path="src/config.py", name="parse_config"), 0.10),
              (chunk("block", path="src/other.py", kind="block", name="parse_config"), 0.10)]
-    out = scores_of(rank("how do we parse the config", fused, only(name_path_boost=True, word_decay=1.0)))
+    out = scores_of(rank(Query.parse("how do we parse the config"), fused, only(name_path_boost=True, word_decay=1.0)))
     assert out["plain"] == pytest.approx(0.10)
     assert out["in_path"] == pytest.approx(0.10 * 1.3)  # 'config' in the file name
     assert out["in_both"] == pytest.approx(0.10 * (1 + 0.3 + 0.15 * 2))  # + 'parse', 'config' in the name
@@ -187,7 +189,7 @@ def test_name_path_boost_factors():
 def test_name_path_boost_weighs_later_query_words_less():
     fused = [(chunk("first", path="src/parse.py", name="a"), 0.10),
              (chunk("second", path="src/config.py", name="b"), 0.10)]
-    out = scores_of(rank("parse the config", fused, only(name_path_boost=True, word_decay=0.5)))
+    out = scores_of(rank(Query.parse("parse the config"), fused, only(name_path_boost=True, word_decay=0.5)))
     assert out["first"] == pytest.approx(0.10 * 1.3)
     assert out["second"] == pytest.approx(0.10 * (1 + 0.3 * 0.5))
 
@@ -198,8 +200,9 @@ def test_name_path_boost_weighs_later_query_words_less():
 ])
 def test_name_path_boost_matches_a_word_that_begins_the_other(query, path, matched):
     fused = [(chunk("c", path=path, name="x"), 0.1)]
-    assert (rank(query, fused, only(name_path_boost=True, prefix_chars=4))[0].score > 0.1) == matched
-    assert rank(query, fused, only(name_path_boost=True, prefix_chars=0))[0].score == 0.1  # whole words only
+    assert (rank(Query.parse(query), fused, only(name_path_boost=True, prefix_chars=4))[0].score > 0.1) == matched
+    whole_words = only(name_path_boost=True, prefix_chars=0)  # no prefix matches
+    assert rank(Query.parse(query), fused, whole_words)[0].score == 0.1
 
 
 # --- ranking: test / example / vendor penalty ------------------------------------------------
@@ -209,7 +212,7 @@ def test_name_path_boost_matches_a_word_that_begins_the_other(query, path, match
                                   "node_modules/pkg/index.js", "conftest.py", "pkg/testdata/a.txt"])
 def test_test_penalty_applies(path):
     fused = [(chunk("t", path=path), 0.2), (chunk("src", path="src/inventory.py"), 0.15)]
-    out = rank("inventory total value", fused, only(test_penalty=True))
+    out = rank(Query.parse("inventory total value"), fused, only(test_penalty=True))
     assert ids(out) == ["src", "t"]
     assert scores_of(out)["t"] == pytest.approx(0.2 * 0.5)
     assert scores_of(out)["src"] == 0.15
@@ -219,7 +222,7 @@ def test_test_penalty_applies(path):
                                    "vendor clamp"])
 def test_test_penalty_exempt_when_query_mentions_tests(query):
     fused = [(chunk("t", path="tests/test_inventory.py"), 0.2), (chunk("src", path="src/inventory.py"), 0.15)]
-    out = rank(query, fused, only(test_penalty=True))
+    out = rank(Query.parse(query), fused, only(test_penalty=True))
     assert ids(out) == ["t", "src"]
     assert scores_of(out)["t"] == 0.2
 
@@ -227,20 +230,20 @@ def test_test_penalty_exempt_when_query_mentions_tests(query):
 def test_test_penalty_factor_is_configurable():
     opts = only(test_penalty=True)
     opts.test_factor = 0.25
-    out = rank("inventory", [(chunk("t", path="tests/a.py"), 0.4)], opts)
+    out = rank(Query.parse("inventory"), [(chunk("t", path="tests/a.py"), 0.4)], opts)
     assert out[0].score == pytest.approx(0.1)
 
 
 @pytest.mark.parametrize("path", ["src/latest.py", "app/contest.py", "pkg/greatest.go"])
 def test_test_penalty_spares_words_ending_in_test(path):
     fused = [(chunk("t", path=path), 0.2)]
-    assert rank("inventory", fused, only(test_penalty=True))[0].score == 0.2
+    assert rank(Query.parse("inventory"), fused, only(test_penalty=True))[0].score == 0.2
 
 
 def test_test_penalty_spares_java_package_com_example():
     path = "src/main/java/com/example/inventory/Inventory.java"
     fused = [(chunk("t", path=path, language="java"), 0.2)]
-    assert rank("inventory", fused, only(test_penalty=True))[0].score == 0.2
+    assert rank(Query.parse("inventory"), fused, only(test_penalty=True))[0].score == 0.2
 
 
 # --- ranking: parent/child dedupe ------------------------------------------------------------
@@ -249,7 +252,7 @@ def test_dedupe_demotes_child_of_higher_parent():
     fused = [(chunk("cls", kind="class", name="Inventory"), 1.0),
              (chunk("m", kind="method", name="add_item", parent_id="cls"), 0.8),
              (chunk("x", path="src/other.py"), 0.5)]
-    out = rank("inventory", fused, only(parent_child_dedupe=True))
+    out = rank(Query.parse("inventory"), fused, only(parent_child_dedupe=True))
     assert ids(out) == ["cls", "x", "m"]  # demoted, not dropped
     assert scores_of(out)["m"] == pytest.approx(0.4)
     assert out[-1].notes == ["parent or child ranked higher"]
@@ -259,7 +262,7 @@ def test_dedupe_demotes_parent_of_higher_child():
     fused = [(chunk("m", kind="method", name="add_item", parent_id="cls"), 1.0),
              (chunk("cls", kind="class", name="Inventory"), 0.8),
              (chunk("x", path="src/other.py"), 0.5)]
-    out = rank("inventory", fused, only(parent_child_dedupe=True))
+    out = rank(Query.parse("inventory"), fused, only(parent_child_dedupe=True))
     assert ids(out) == ["m", "x", "cls"]
     assert scores_of(out)["cls"] == pytest.approx(0.4)
 
@@ -267,7 +270,7 @@ def test_dedupe_demotes_parent_of_higher_child():
 def test_dedupe_keeps_siblings():
     fused = [(chunk("m1", kind="method", parent_id="cls"), 1.0), (chunk("m2", kind="method", parent_id="cls"), 0.9),
              (chunk("cls", kind="class"), 0.8)]
-    out = rank("inventory", fused, only(parent_child_dedupe=True))
+    out = rank(Query.parse("inventory"), fused, only(parent_child_dedupe=True))
     assert ids(out) == ["m1", "m2", "cls"]
     assert scores_of(out) == {"m1": 1.0, "m2": 0.9, "cls": pytest.approx(0.4)}
 
@@ -277,7 +280,7 @@ def test_dedupe_keeps_siblings():
 def test_per_file_diminishing_returns():
     fused = [(chunk("a1", path="a.py"), 1.0), (chunk("a2", path="a.py"), 0.9), (chunk("a3", path="a.py"), 0.8),
              (chunk("b1", path="b.py"), 0.6)]
-    out = rank("inventory", fused, only(file_diminishing=True))
+    out = rank(Query.parse("inventory"), fused, only(file_diminishing=True))
     assert ids(out) == ["a1", "a2", "b1", "a3"]
     assert scores_of(out) == {"a1": 1.0, "a2": pytest.approx(0.63), "a3": pytest.approx(0.8 * 0.49), "b1": 0.6}
     assert out[1].notes == ["chunk 2 of its file x0.70"]
@@ -286,7 +289,7 @@ def test_per_file_diminishing_returns():
 def test_per_file_decay_is_configurable():
     opts = only(file_diminishing=True)
     opts.file_decay = 0.5
-    out = rank("q", [(chunk("a1", path="a.py"), 1.0), (chunk("a2", path="a.py"), 1.0)], opts)
+    out = rank(Query.parse("q"), [(chunk("a1", path="a.py"), 1.0), (chunk("a2", path="a.py"), 1.0)], opts)
     assert [r.score for r in out] == [1.0, 0.5]
 
 
@@ -299,7 +302,8 @@ def test_per_file_decay_is_configurable():
 def test_a_name_written_as_code_boosts_its_definition(query, named):
     fused = [(chunk("other", name="other"), 0.02), *((chunk(n, name=n), 0.01) for n in
                                                      ("bats_pipe", "send", "withDisplay", "Conn", "load"))]
-    out = scores_of(rank(query, fused, only(query_names=True, joined_stem_factor=1.0, main_definition_factor=1.0)))
+    options = only(query_names=True, joined_stem_factor=1.0, main_definition_factor=1.0)
+    out = scores_of(rank(Query.parse(query), fused, options))
     boosted = {cid for cid, score in out.items() if score > {"other": 0.02}.get(cid, 0.01)}
     assert boosted == ({named} if named else set())
     if named:
@@ -310,7 +314,7 @@ def test_words_that_spell_a_file_name_boost_that_file():
     fused = [(chunk("fn", name="lookup_price", path="src/pricing.py"), 0.02),
              (chunk("list", name="find", path="src/price_list.py"), 0.015),
              (chunk("stop", name="x", path="src/the_list.py"), 0.015)]
-    out = rank("the price list lookups", fused, only(query_names=True))
+    out = rank(Query.parse("the price list lookups"), fused, only(query_names=True))
     assert ids(out)[0] == "list" and scores_of(out)["list"] == pytest.approx(0.015 * 1.6)
     assert scores_of(out)["stop"] == 0.015  # a run may not start or end with a stopword
 
@@ -318,13 +322,13 @@ def test_words_that_spell_a_file_name_boost_that_file():
 def test_the_definition_a_file_is_named_after_when_the_query_names_it():
     fused = [(chunk("await", name="awaitAll", path="src/Await.kt"), 0.02),
              (chunk("deferred", kind="interface", name="Deferred", path="src/Deferred.kt"), 0.016)]
-    out = rank("Deferred and await for results", fused, only(query_names=True))
+    out = rank(Query.parse("Deferred and await for results"), fused, only(query_names=True))
     assert ids(out) == ["deferred", "await"] and scores_of(out)["deferred"] == pytest.approx(0.016 * 1.3)
 
 
 def test_names_in_the_query_are_left_to_the_symbol_step_for_a_bare_name():
     fused = [(chunk("a", name="other"), 0.02), (chunk("b", name="load_config"), 0.01)]
-    assert scores_of(rank("load_config", fused, only(query_names=True))) == {"a": 0.02, "b": 0.01}
+    assert scores_of(rank(Query.parse("load_config"), fused, only(query_names=True))) == {"a": 0.02, "b": 0.01}
 
 
 # --- ranking: file coherence --------------------------------------------------
@@ -332,7 +336,7 @@ def test_names_in_the_query_are_left_to_the_symbol_step_for_a_bare_name():
 def test_file_coherence_gives_each_file_best_chunk_a_share_by_its_summed_score():
     fused = [(chunk("b1", path="b.py"), 0.010), (chunk("a1", path="a.py"), 0.009), (chunk("a2", path="a.py"), 0.008),
              (chunk("a3", path="a.py"), 0.007)]
-    out = scores_of(rank("anything", fused, only(file_coherence=True, coherence_share=0.2)))
+    out = scores_of(rank(Query.parse("anything"), fused, only(file_coherence=True, coherence_share=0.2)))
     assert out["a1"] == pytest.approx(0.009 + 0.2 * 0.010 * 1.0)  # a.py holds the most: the whole share
     assert out["b1"] == pytest.approx(0.010 + 0.2 * 0.010 * 0.010 / 0.024)
     assert out["a2"] == 0.008 and out["a3"] == 0.007  # only a file's best chunk gains

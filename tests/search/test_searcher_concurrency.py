@@ -14,7 +14,7 @@ from codesearch.api.types import SearchRequest
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
-from codesearch.search.retrievers import Hits
+from codesearch.search.retrievers.base import Hits
 from codesearch.search.searcher import Searcher
 
 QUERIES = ["compute_backoff", "retry delay with exponential backoff", "who calls parse_config", "Inventory",
@@ -55,14 +55,14 @@ def test_the_graph_starts_from_the_keyword_list_without_waiting_for_the_vector_s
     vector, graph = searcher.retriever("vector"), searcher.retriever("graph")
     real_graph = graph.search
 
-    def slow_vector(query, limit, filters, earlier):
+    def slow_vector(query, limit, earlier):
         time.sleep(0.3)
         events.append("vector done")
         return Hits(ids=["no-such-chunk"], note="")
 
-    def watched_graph(query, limit, filters, earlier):
+    def watched_graph(query, limit, earlier):
         events.append("graph starts" + (" (vector list in)" if "vector" in earlier else ""))
-        return real_graph(query, limit, filters, earlier)
+        return real_graph(query, limit, earlier)
 
     monkeypatch.setattr(vector, "search", slow_vector)
     monkeypatch.setattr(graph, "search", watched_graph)

@@ -7,13 +7,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from ...analysis.query_shape import is_long_query, shape_of, symbol_names
+from ...analysis.query_shape import symbol_names
 from ...analysis.tokens import identifier_terms
 from ...store.catalog import Catalog
 from ...store.edges import CallGraph
-from ...vocabulary import Filters
 from ..pagerank import personalized_pagerank
-from . import Hits
+from ..query import Query
+from .base import Hits
 
 NAMED_SEED_WEIGHT = 2.0  # a definition the query names outweighs any retriever's top hit (1/rank)
 MAX_NAMED_SEEDS = 64  # a word that names thousands of definitions in a monorepo ("Error") seeds the first 64
@@ -34,17 +34,17 @@ class GraphRetriever:
     def coverage(self) -> float | None:
         return None
 
-    def named_definitions(self, query: str) -> list[str]:
+    def named_definitions(self, query: Query) -> list[str]:
         """Definitions whose name is a word of the query (or a joined identifier); for a report,
         an identifier it writes in code style (its prose would name `run`, `value`, `error`...)."""
-        if is_long_query(query):
-            words = set(symbol_names(shape_of(query))[:MAX_NAMED_WORDS])
+        if query.shape:
+            words = set(symbol_names(query.shape)[:MAX_NAMED_WORDS])
         else:
-            words = set(sorted(set(re.findall(r"[A-Za-z_$][\w$]*", query)))[:MAX_NAMED_WORDS])
+            words = set(sorted(set(re.findall(r"[A-Za-z_$][\w$]*", query.text)))[:MAX_NAMED_WORDS])
         joined = {identifier_terms(w)[0] for w in words if identifier_terms(w)}
-        return self.catalog.definitions_named(words, joined)
+        return self.catalog.graph.ids_defining(words, joined)
 
-    def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
+    def search(self, query: Query, limit: int, earlier: Mapping[str, Sequence[str]]) -> Hits:
         seeds = interleave([earlier[name][:SEEDS_PER_LIST] for name in self.seeds_from if name in earlier])
         named = self.named_definitions(query)[:MAX_NAMED_SEEDS]
         rids = self.graph.rids_of(list(dict.fromkeys(named + seeds)))
@@ -60,8 +60,8 @@ class GraphRetriever:
             return Hits(note="no seed in the graph")
         ids = self.graph.ids_of([rid for rid, _ in ranked_rids])
         ranked = [(ids[rid], score) for rid, score in ranked_rids if rid in ids]
-        if filters.active:
-            allowed = self.catalog.ids_matching([n for n, _ in ranked], filters)
+        if query.filters.active:
+            allowed = self.catalog.files.ids_matching([n for n, _ in ranked], query.filters)
             ranked = [(n, s) for n, s in ranked if n in allowed]
         ranked = ranked[:limit]
         return Hits([n for n, _ in ranked], [s for _, s in ranked])

@@ -6,11 +6,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from ...analysis.query_shape import is_long_query, keyword_terms, shape_of
-from ...analysis.tokens import indexed, query_terms
+from ...analysis.query_shape import keyword_terms
+from ...analysis.tokens import indexed
 from ...store.catalog import Catalog
-from ...vocabulary import Filters
-from . import Hits
+from ..query import Query
+from ..reindex_cache import ReindexCache
+from .base import Hits
 
 # bm25 column weights: name, path, signature+docstring, body
 COLUMN_WEIGHTS = (6.0, 3.0, 3.0, 1.0)
@@ -34,24 +35,22 @@ class KeywordRetriever:
     def __init__(self, catalog: Catalog, min_idf: float = 0.0):
         self.catalog = catalog
         self.min_idf = min_idf
-        # (index stamp, chunks, term -> chunks holding it): counted once per reindex
-        self._counts: tuple[str | None, int, dict[str, int]] = (None, 0, {})
+        # (chunks, term -> chunks holding it): counted once per reindex
+        self._counts: ReindexCache[tuple[int, dict[str, int]]] = ReindexCache(
+            catalog, lambda: (catalog.files.chunk_count(), {}), (0, {}))
 
     def coverage(self) -> float | None:
         return None
 
     def _current_counts(self) -> tuple[int, dict[str, int]]:
-        stamp = self.catalog.get_meta("last_index_time")
-        if self._counts[0] != stamp:
-            self._counts = (stamp, self.catalog.chunk_count(), {})
-        return self._counts[1], self._counts[2]
+        return self._counts.get()
 
     def document_frequencies(self, terms: Sequence[str]) -> dict[str, int]:
         """Chunks holding each (stemmed) term, kept until the next reindex (counting them reads
         the term's postings)."""
         known = self._current_counts()[1]
         for term in set(terms) - known.keys():
-            known[term] = self.catalog.document_frequency(term)
+            known[term] = self.catalog.keywords.document_frequency(term)
         return {t: known[t] for t in terms}
 
     def idf(self, terms: list[str]) -> dict[str, float]:
@@ -87,14 +86,14 @@ class KeywordRetriever:
         known = self._current_counts()[1]
         key = "\0named " + term  # (no analysed term has a NUL)
         if key not in known:
-            known[key] = self.catalog.document_frequency(term, named=True)
+            known[key] = self.catalog.keywords.document_frequency(term, named=True)
         return known[key]
 
-    def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
+    def search(self, query: Query, limit: int, earlier: Mapping[str, Sequence[str]]) -> Hits:
         """A report (long query) is searched by its weighted code terms (query_shape), a
         question by its words."""
-        long = is_long_query(query)
-        terms = [t for t in (keyword_terms(shape_of(query)) if long else query_terms(query)[:MAX_QUERY_TERMS])
+        long, filters = query.long, query.filters
+        terms = [t for t in (keyword_terms(query.shape) if query.shape else query.terms[:MAX_QUERY_TERMS])
                  if indexed(t)]
         if not terms:
             return Hits(note="no searchable words")
@@ -109,9 +108,9 @@ class KeywordRetriever:
             frequency = self.document_frequencies(distinct)
             held = [t for t in distinct if frequency[t]]  # (one that no chunk holds would leave none)
             if len(held) > 1:
-                found = self.catalog.keyword_search(held, COLUMN_WEIGHTS, filters, limit, every=True)
+                found = self.catalog.keywords.search(held, COLUMN_WEIGHTS, filters, limit, every=True)
         if len(found) < limit:
-            _add_below(found, self.catalog.keyword_search(searched, COLUMN_WEIGHTS, filters, limit, named=named),
+            _add_below(found, self.catalog.keywords.search(searched, COLUMN_WEIGHTS, filters, limit, named=named),
                        limit)
         return Hits([i for i, _ in found], [s for _, s in found])
 

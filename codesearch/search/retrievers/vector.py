@@ -7,12 +7,13 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from ...analysis.query_shape import embedding_text, is_long_query, shape_of
+from ...analysis.query_shape import embedding_text
 from ...indexing.index import Index
+from ...store.chroma import VectorStoreError
 from ...store.space import full_disk_line, is_out_of_space
-from ...store.vectors import VectorStoreError
 from ...vocabulary import Filters
-from . import Hits
+from ..query import Query
+from .base import Hits
 
 COVERAGE_TTL_SECONDS = 1.0  # counting embedded chunks is a table scan: reuse it for this long ...
 COVERAGE_SHARE = 0.02  # ... at least, and so long that counting takes at most this share of the time
@@ -40,7 +41,7 @@ class VectorRetriever:
         with self._lock:
             now = time.monotonic()
             if self._coverage is None or now > self._coverage[0]:
-                total, embedded = self.index.catalog.vector_coverage()
+                total, embedded = self.index.catalog.vectors.coverage()
                 stored = self.index.catalog.get_meta("model")
                 self._foreign_key = stored if stored and stored != self.index.vector_key else None
                 took = time.monotonic() - now
@@ -50,35 +51,36 @@ class VectorRetriever:
 
     def coverage(self) -> float | None:
         total, embedded = self.counts()
-        if self.index.vector_problem:
+        if self.index.vectors.problem:
             return 0.0 if total else None
-        return max(0, embedded - self.index.vector_shortfall) / total if total else None
+        return max(0, embedded - self.index.vectors.shortfall) / total if total else None
 
-    def search(self, query: str, limit: int, filters: Filters, earlier: Mapping[str, Sequence[str]]) -> Hits:
+    def search(self, query: Query, limit: int, earlier: Mapping[str, Sequence[str]]) -> Hits:
         if not self.counts()[1]:
             if self._foreign_key:
                 return Hits(note=f"the index's vectors are {self._foreign_key}'s", problem=(
                     f"the index was embedded by {self._foreign_key}, not {self.index.vector_key}: answering "
                     "from keyword and graph until codesearch index (or a running daemon) embeds it again"))
             return Hits(note="no vectors yet")
-        if self.index.vector_problem:
-            return self._unusable(self.index.vector_problem)
+        if self.index.vectors.problem:
+            return self._unusable(self.index.vectors.problem)
         # a report: the model reads its title and the code it names, not its first 128 tokens of prose
-        vector = self.index.embedder.encode_query(embedding_text(shape_of(query)) if is_long_query(query) else query)
+        vector = self.index.embedder.encode_query(embedding_text(query.shape) if query.shape else query.text)
+        filters = query.filters
         fetch = limit * 3 if filters.path_glob else limit
         try:
-            pairs = self.index.vectors.query(vector, fetch, filters)
+            pairs = self.index.vectors.store.query(vector, fetch, filters)
         except VectorStoreError as exc:
             if is_out_of_space(exc, self.index.dir):  # passing: nothing to rebuild, the same read works later
                 line = full_disk_line(self.index.dir)
                 return Hits(note=line, problem=f"{line}: answering from keyword and graph until space is freed")
-            self.index.mark_vectors_damaged(str(exc))
+            self.index.vectors.mark_damaged(str(exc))
             return self._unusable(str(exc))
         if filters.path_glob:
-            allowed = self.index.catalog.ids_matching([i for i, _ in pairs], Filters(path_glob=filters.path_glob))
+            allowed = self.index.catalog.files.ids_matching([i for i, _ in pairs], Filters(path_glob=filters.path_glob))
             pairs = [(i, s) for i, s in pairs if i in allowed]
         pairs = [(i, s) for i, s in pairs if s >= self.min_score][:limit]
-        lacking = self.index.vector_shortfall
+        lacking = self.index.vectors.shortfall
         problem = (f"the vector store lacks {lacking} vectors the catalog expects; codesearch index (or a running "
                    "daemon) restores them") if lacking else ""
         return Hits([i for i, _ in pairs], [s for _, s in pairs], problem=problem)

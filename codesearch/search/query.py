@@ -1,0 +1,34 @@
+"""The query as every stage of a search reads it: the text and what is derived from it, parsed
+once by the searcher and handed to the retrievers and the ranking, which never parse the text
+again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis.query_shape import QueryShape, is_long_query, shape_of
+from ..analysis.tokens import looks_like_symbol, query_terms
+from ..vocabulary import Filters
+
+
+@dataclass(frozen=True)
+class Query:
+    """`long`: a report (a bug report, a pasted trace) rather than a question; only a report has
+    a `shape` (its files, frames, identifiers and messages), which its retrievers and ranking
+    weigh instead of its words."""
+
+    text: str  # stripped
+    mode: str  # hybrid, vector, keyword or graph (vocabulary.MODES)
+    filters: Filters
+    long: bool
+    shape: QueryShape | None
+    terms: tuple[str, ...]  # the code-aware BM25 terms of its words (analysis/tokens.py)
+    symbol: bool  # a bare name (`parse_config`, `Inventory.add_item`)
+
+    @classmethod
+    def parse(cls, text: str, mode: str = "hybrid", filters: Filters | None = None) -> Query:
+        text = text.strip()
+        long = is_long_query(text)
+        return cls(text=text, mode=mode, filters=filters or Filters(), long=long,
+                   shape=shape_of(text) if long else None, terms=tuple(query_terms(text)),
+                   symbol=looks_like_symbol(text))
