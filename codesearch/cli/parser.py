@@ -86,6 +86,11 @@ def _add_index_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chroma-url", dest="chroma_url", help="use a Chroma server, e.g. http://localhost:8000")
 
 
+def _add_no_daemon_option(p: argparse.ArgumentParser,
+                          meaning: str = "answer in this process even if a daemon runs") -> None:
+    p.add_argument("--no-daemon", action="store_true", help=meaning)
+
+
 def _add_repo_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", action="append", default=None, metavar="PATH",
                    help="the indexed repository (default: the enclosing one); more than once: search them all as one")
@@ -127,8 +132,7 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
         p.add_argument("--progress-json", action="store_true",
                        help="progress as JSON lines on stderr, for editors: {\"event\": \"progress\", \"stage\", ...}")
-        p.add_argument("--no-daemon", action="store_true",
-                       help="index in this process (refused while a daemon serves the repository)")
+        _add_no_daemon_option(p, "index in this process (refused while a daemon serves the repository)")
 
     if wanted("query"):
         p = sub.add_parser("query", help="search the index")
@@ -148,7 +152,7 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--context", type=int, default=0, metavar="N", help="N more snippet lines")
         p.add_argument("--max-tokens", type=int, metavar="N",
                        help="fit the answer to about N tokens: shorter snippets, then fewer results")
-        p.add_argument("--no-daemon", action="store_true", help="answer in this process even if a daemon runs")
+        _add_no_daemon_option(p)
 
     for name, what in (("callers", "who calls NAME"), ("callees", "what NAME calls")):
         if not wanted(name):
@@ -163,7 +167,7 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--lang", help="only this language")
         p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
         p.add_argument("--kind", help="only this kind of chunk (function, method, ...)")
-        p.add_argument("--no-daemon", action="store_true", help="answer in this process even if a daemon runs")
+        _add_no_daemon_option(p)
 
     if wanted("grep"):
         p = sub.add_parser("grep", help="exact text or a regex, ranked by structure (exit 0 match, 1 none, 2 error)")
@@ -188,7 +192,7 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--json", action="store_true")
         p.add_argument("--vimgrep", action="store_true", help="path:line:column:text lines")
         p.add_argument("--explain", action="store_true", help="say why each group ranks where it does")
-        p.add_argument("--no-daemon", action="store_true", help="answer in this process even if a daemon runs")
+        _add_no_daemon_option(p)
 
     if wanted("eval"):
         p = sub.add_parser("eval", help="NDCG@10, MRR@10, P@5, Recall@10 of a query file")
