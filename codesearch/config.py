@@ -21,7 +21,7 @@ class ConfigError(ValueError):
     """A setting has a bad value; the message says which and why."""
 
 
-# the words the settings that name one thing accept: the registry, the ONNX embedder and the
+# the words the settings that name one thing accept: embedding/backends.py, the ONNX embedder and the
 # ranking read these, so a word is refused as the settings are read, not after a build
 EMBEDDERS = ("onnx", "sentence-transformers", "static")
 EMBED_RUNTIMES = ("auto", "openvino", "onnxruntime", "torch")

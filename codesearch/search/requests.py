@@ -47,7 +47,7 @@ class SearchRequest(Record):
     files: bool = False
     explain: bool = False
     context: int = 0  # extra lines around the snippet
-    max_tokens: int | None = None  # fit the answer to this budget (api/budget.py)
+    max_tokens: int | None = None  # fit the answer to this budget (search/budget.py)
     truncated: bool = False  # the query was cut at MAX_QUERY_CHARS (set when it is)
     # in process only: ablations choose retrievers and ranking steps
     retrievers: tuple[str, ...] | None = field(default=None, metadata={"wire": False})

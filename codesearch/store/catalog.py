@@ -234,7 +234,7 @@ class Catalog:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error: all or nothing. Inside a
         transaction of this thread already, a savepoint of it: its writes are committed with
-        that transaction or not at all (a daemon's batch is one transaction: `one_transaction`)."""
+        that transaction or not at all (a daemon's batch is one transaction: `Indexer._one_transaction`)."""
         if self.db.in_transaction:
             with self.savepoint(self.db, "nested"):
                 yield self.db

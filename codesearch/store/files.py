@@ -19,7 +19,7 @@ from .vectors import queue_deletions
 COLLIDING_ID = "a chunk's id is another chunk's (a collision of their hashes)"
 
 # A Chunk from a row: path and language from its file, the parent's id from its row. No text:
-# that is read from the file by whoever shows it (indexing/source.py).
+# that is read from the file by whoever shows it (search/source.py).
 _CHUNK_SELECT = ("c.id, p.id, f.path, f.language, c.kind, c.name, COALESCE(c.qualified_name, c.name), "
                  "COALESCE(c.signature, ''), COALESCE(c.docstring, ''), c.start_line, c.end_line, '', '', '', "
                  "c.part, COALESCE(c.name_line, 0), COALESCE(c.name_column, 0)")
@@ -164,7 +164,7 @@ class Files:
         return rids
 
     def chunks_by_ids(self, ids: list[str]) -> dict[str, Chunk]:
-        """Chunks by id, without their text (`header` and `text` empty: see indexing/source.py).
+        """Chunks by id, without their text (`header` and `text` empty: see search/source.py).
         Rows come back as plain tuples: a search builds a hundred of these."""
         cursor = self._catalog.db.cursor()
         cursor.row_factory = None

@@ -1,7 +1,7 @@
 """The retrievers: independent ways of turning a query into a ranked list of chunk ids.
 
 Each one is a module here and one row of `RETRIEVERS`; which of them a search runs comes from
-its mode (`model.RETRIEVERS_OF_MODE`). The searcher runs them, fuses their lists with weighted
+its mode (`vocabulary.RETRIEVERS_OF_MODE`). The searcher runs them, fuses their lists with weighted
 RRF and ranks the result; it knows nothing else about any of them.
 """
 
