@@ -270,7 +270,7 @@ class Daemon:
 
     def ours(self, pid: int) -> bool:
         line = cmdline(pid)
-        return "codesearch.daemon.lifecycle" in line and str(self.root) in line
+        return "codesearch.transports.daemon_process" in line and str(self.root) in line
 
     def cleanup(self, stop_timeout: float = 40) -> None:
         """Finalizer: `daemon stop`, then SIGKILL whatever we started that is still alive."""

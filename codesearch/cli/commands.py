@@ -601,7 +601,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_daemon(args: argparse.Namespace) -> int:
     from ..daemon import lifecycle
     from ..daemon.client import DaemonClient
-    from ..transports.http import TOKEN_ENV, HttpConfigError, check_exposure, parse_address
+    from ..daemon.http_address import TOKEN_ENV, HttpConfigError, check_exposure, parse_address
     from .render import format_daemons, format_status
     if args.action == "list":
         running = [asdict(entry) for entry in lifecycle.list_daemons()]
@@ -622,9 +622,10 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     try:
         if args.action == "run":
+            from ..transports.daemon_process import serve
             if token:
                 os.environ[TOKEN_ENV] = token
-            lifecycle.serve(root, args.index_dir, args.polling, args.http, workspace)  # ends the process
+            serve(root, args.index_dir, args.polling, args.http, workspace)  # ends the process
         if args.action == "start":
             health = lifecycle.start_target(target, args.timeout, args.polling, args.http, token)
             already = bool(health.get("already_running"))

@@ -17,20 +17,19 @@ from __future__ import annotations
 
 import hmac
 import io
-import ipaddress
 import json
 import logging
 import socket
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
 from ..api.admission import Busy
 from ..api.methods import call
 from ..api.protocol import Service, ServiceUnavailable
+from ..daemon.http_address import HttpAddress, check_exposure
 from ..gc_pause import paused_gc
 from ..wire import RequestError
 from .limits import (
@@ -45,56 +44,12 @@ from .limits import (
 from .openapi import OPENAPI_PATH, Route, openapi_document, routes
 
 log = logging.getLogger("codesearch.http")
-TOKEN_ENV = "CODESEARCH_HTTP_TOKEN"
-DEFAULT_HOST = "127.0.0.1"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 # a request's line, headers and body must all arrive within this many seconds of its first byte (a
 # connection's first request: of the accept); the wait between keep-alive requests is IDLE_TIMEOUT_SECONDS
 REQUEST_DEADLINE_SECONDS = 20.0
 MAX_CONNECTIONS_PER_CLIENT = 32  # open from one address (all of a host's local clients share one); past it: busy
 BUSY_SEND_SECONDS = 1.0  # how long the accepting thread waits to hand a refused client its 503
-
-
-class HttpConfigError(ValueError):
-    """An address or token the server refuses to start with."""
-
-
-@dataclass(frozen=True)
-class HttpAddress:
-    host: str
-    port: int
-
-    @property
-    def loopback(self) -> bool:
-        return is_loopback(self.host)
-
-    def __str__(self) -> str:
-        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
-
-
-def is_loopback(host: str) -> bool:
-    if host.strip("[]") == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def parse_address(text: str) -> HttpAddress:
-    """`PORT`, `HOST:PORT` or `[V6]:PORT`; the host defaults to 127.0.0.1."""
-    host, _, port = text.rpartition(":")
-    host = host.strip("[]") or DEFAULT_HOST
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise HttpConfigError(f"--http wants [HOST:]PORT with a port from 0 to 65535, not {text!r}")
-    return HttpAddress(host, int(port))
-
-
-def check_exposure(address: HttpAddress, token: str | None) -> None:
-    """Refuse to serve beyond loopback without a token: the index reveals the source code."""
-    if not address.loopback and not token:
-        raise HttpConfigError(f"refusing to serve HTTP on {address.host}, which is not loopback, without a token; "
-                              f"set {TOKEN_ENV} or pass --http-token")
 
 
 _CODES = {400: "bad_request", 405: "method_not_allowed", 408: "timeout", 414: "too_large", 431: "too_large"}

@@ -45,7 +45,8 @@ def daemon_processes(root: Path) -> list[int]:
                 args = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if b"codesearch.daemon.lifecycle" in args and os.fsencode(str(root)) in args and pid_alive(int(entry.name)):
+            if b"codesearch.transports.daemon_process" in args and os.fsencode(str(root)) in args \
+                    and pid_alive(int(entry.name)):
                 found.append(int(entry.name))
     return found
 

@@ -1,4 +1,4 @@
-"""One daemon serving a workspace (daemon/lifecycle.py `run_workspace`): every repository from one
+"""One daemon serving a workspace (transports/daemon_process.py `run_workspace`): every repository from one
 process, a file edited in each found through the workspace's socket and HTTP, a missing
 repository noted, each repository's own socket answering for it, and a clean stop."""
 

@@ -17,8 +17,9 @@ from daemon_helpers import seed_repo, seeded_copy, seeded_daemon, wait_for  # no
 
 from codesearch.api.local import LocalService
 from codesearch.config import load_settings
+from codesearch.daemon.http_address import HttpAddress
 from codesearch.indexing.index import Index
-from codesearch.transports.http import MAX_CONNECTIONS_PER_CLIENT, HttpAddress, HttpServer
+from codesearch.transports.http import MAX_CONNECTIONS_PER_CLIENT, HttpServer
 from codesearch.transports.limits import MAX_CONNECTIONS
 
 # a complete request of its own, sent as the body of one the server refuses: a DNS-rebinding page
