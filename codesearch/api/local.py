@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import Settings
 from ..indexing.index import Index, IndexMissing
 from ..indexing.indexer import Indexer, IndexReport
 from ..paths import confine
 from ..search.searcher import Searcher
-from .protocol import Service, ServiceUnavailable
+from .protocol import ServiceUnavailable
 from .reading import read_source
 from .stats import collect_stats
 from .types import (
@@ -39,10 +38,9 @@ from .types import (
     SymbolsAnswer,
     SymbolsRequest,
 )
-from .workspace_service import WorkspaceService, open_members
 
 if TYPE_CHECKING:
-    from ..workspace import RepoSpec, Workspace
+    pass
 
 
 def confined_paths(root: Path, request: IndexRequest) -> list[str] | None:
@@ -149,21 +147,3 @@ class LocalService:
 
 def open_local(root: Path, settings, index_dir: str | None) -> LocalService:
     return LocalService(Index(root, settings, index_dir))
-
-
-def open_workspace(workspace: Workspace, settings_of: Callable[[Path], Settings], use_daemons: bool = True
-                   ) -> WorkspaceService:
-    """A workspace answered in this process: each repository through its own daemon when one
-    runs, else from its index here, all with one embedding model."""
-    from ..daemon.client import connect
-    from ..embedding.backends import EmbedderPool
-    pool = EmbedderPool()
-
-    def open_one(spec: RepoSpec) -> Service:
-        client = connect(spec.root, None) if use_daemons else None
-        if client is not None:
-            return client
-        settings = settings_of(spec.root)
-        return LocalService(Index(spec.root, settings, None, embedder=pool.get(settings)))
-
-    return WorkspaceService(workspace, open_members(workspace, open_one))

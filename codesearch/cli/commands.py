@@ -15,7 +15,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..locations import command_root
 from ..text import for_terminal, text_problem
 from .parser import (
     EXIT_ERROR,
@@ -29,33 +28,26 @@ from .parser import (
     print_json_error,
     report_error,
 )
-from .quick import BUSY_ADVICE, NO_ANSWER, grep_exit_code, grep_json_head, grep_params, search_params, stdout_fd
+from .quick import grep_exit_code, grep_json_head, grep_params, search_params, stdout_fd
+from .services import (
+    answer_with,
+    check_settings,
+    close_local_services,
+    daemon_of,
+    local_service,
+    open_index,
+    root_of,
+    settings_for,
+    workspace_of,
+)
 
 if TYPE_CHECKING:
     from ..api.protocol import Service
     from ..api.types import Direction, GrepRequest, IndexAnswer, SearchAnswer, SearchRequest
     from ..daemon.client import DaemonClient
-    from ..indexing.index import Index
     from ..vocabulary import Filters
     from ..wire import Record
-    from ..workspace import Workspace
 
-AUTO_START_WAIT_SECONDS = 30.0  # a query waits this long for the daemon it starts over an existing index
-
-
-def _settings_for(root: Path, args: argparse.Namespace):
-    from ..config import ConfigError, load_settings
-    try:
-        return load_settings(root, overrides=getattr(args, "overrides", None))
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _check_settings(args: argparse.Namespace, workspace: Workspace | None, root: Path) -> None:
-    """The settings of the repositories a daemon will serve (the workspace's, else root's), read
-    now: a bad one is told here in a line (exit 2), not in the daemon's log after it failed."""
-    for served in [r.root for r in workspace.repos] if workspace is not None else [root]:
-        _settings_for(served, args)
 
 
 def cmd_chunks(args: argparse.Namespace) -> int:
@@ -63,7 +55,7 @@ def cmd_chunks(args: argparse.Namespace) -> int:
     from ..ingest.languages import language_for_path
     from ..paths import escape_name
 
-    settings = _settings_for(Path.cwd(), args)
+    settings = settings_for(Path.cwd(), args)
     out: list[dict] = []
     failures = 0
     for name in args.files:
@@ -108,219 +100,6 @@ def _not_a_file(path: Path) -> str | None:
     return None if stat.S_ISREG(mode) else "not a regular file"
 
 
-def _root_of(args: argparse.Namespace) -> Path:
-    """The repository a command works on: `index PATH` and `daemon ... PATH`, else --repo."""
-    attr = "path" if args.command in ("index", "daemon", "mcp", "doctor") else "repo"
-    given = getattr(args, attr, None)
-    if isinstance(given, list):  # --repo may be given more than once (a workspace), daemon PATH too
-        given = given[0] if given else None
-    root = Path(command_root(given, getattr(args, "index_dir", None)))
-    if not root.is_dir():
-        raise UsageError(f"{root} is not a folder")
-    return root
-
-
-def _workspace(args: argparse.Namespace) -> Workspace | None:
-    """The workspace the command covers (--workspace FILE, or --repo given more than once), or
-    None for one repository. Parsed once per command."""
-    if not hasattr(args, "_workspace"):
-        args._workspace = None
-        from ..workspace import WorkspaceError, load_workspace, workspace_of_paths
-        file = getattr(args, "workspace", None)
-        repos = getattr(args, "path" if args.command in ("daemon", "mcp") else "repo", None)
-        try:
-            if file and isinstance(repos, list) and repos:
-                raise UsageError("give --workspace FILE or the repositories' paths, not both")
-            if file:
-                args._workspace = load_workspace(file)
-            elif isinstance(repos, list) and len(repos) > 1:
-                args._workspace = workspace_of_paths(repos)
-        except WorkspaceError as exc:
-            raise UsageError(str(exc)) from None
-        if args._workspace is not None and getattr(args, "index_dir", None):
-            raise UsageError("--index-dir names one index; in a workspace each repository keeps its own")
-    return args._workspace
-
-
-def _open_index(args: argparse.Namespace, create: bool = False) -> Index:
-    from ..indexing.index import Index, IndexMissing
-    root = _root_of(args)
-    try:
-        return Index(root, _settings_for(root, args), args.index_dir, create=create)
-    except IndexMissing as exc:
-        raise CommandError(str(exc)) from None
-
-
-def _daemon(args: argparse.Namespace) -> DaemonClient | None:
-    """The daemon serving the repository (or the workspace), unless --no-daemon."""
-    from ..daemon.client import connect, connect_workspace
-    if getattr(args, "no_daemon", False):
-        return None
-    workspace = _workspace(args)
-    if workspace is not None:
-        return connect_workspace(workspace)
-    return connect(_root_of(args), args.index_dir)
-
-
-def _served(args: argparse.Namespace) -> str:
-    workspace = _workspace(args)
-    return f"the workspace of {', '.join(r.name for r in workspace.repos)}" if workspace else str(_root_of(args))
-
-
-def _ask(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
-    """`ask` the daemon when one serves the repository, else this process (the same API).
-
-    A daemon that is busy, or too slow, is an error that says so; one that is gone (a socket
-    nobody listens on) is answered here, with a note."""
-    from ..api.protocol import ServiceUnavailable
-    from ..daemon.client import DaemonBusy, DaemonError
-    from ..wire import RequestError
-    client = _daemon(args)
-    if client is None and _workspace(args) is None and _root_of(args) not in _LOCAL:
-        client = _on_demand(args)  # one repository: index it or start its daemon (a workspace's members are not)
-    try:
-        if client is not None:
-            try:
-                return ask(client)
-            except DaemonBusy as exc:
-                raise CommandError(f"{exc}; {BUSY_ADVICE}") from None
-            except TimeoutError:
-                raise CommandError(NO_ANSWER) from None
-            except BrokenPipeError:
-                raise  # our reader went away (the daemon wrote into our stdout): not the daemon's doing
-            except OSError as exc:
-                print(f"codesearch: no daemon answered for {_served(args)} ({exc.strerror or exc}); "
-                      "answering in this process", file=sys.stderr)
-        return ask(_local_service(args))
-    except RequestError as exc:
-        raise UsageError(str(exc)) from None
-    except ServiceUnavailable as exc:  # its message says what is missing (a workspace: each member's reason)
-        raise CommandError(str(exc)) from None
-    except DaemonError as exc:
-        raise (UsageError if exc.bad_request else CommandError)(str(exc)) from None
-
-
-_LOCAL: dict[Path, Service] = {}
-
-
-def _close_local_services() -> None:
-    """Close the services this command opened in process. An index's background probe of the
-    vector store may be loading the model in native code: closing waits for it, where the end of
-    the process tore the thread down inside that code and aborted after the answer was printed
-    ("FATAL: exception not rethrown", exit -6)."""
-    while _LOCAL:
-        _, service = _LOCAL.popitem()
-        close = getattr(service, "close", None)
-        if close is not None:
-            with contextlib.suppress(Exception):  # the answer is out: nothing left to report
-                close()
-
-
-def _on_demand(args: argparse.Namespace) -> DaemonClient | None:
-    """No daemon serves the repository. With `auto_daemon` (the default), one is started: over
-    an existing index this command waits for it and asks it; a repository without an index gets
-    its keyword index and graph here first (the daemon then embeds), and this first answer comes
-    from this process. Without (--no-daemon, `auto_daemon = false`), a missing index is built
-    here whole, vectors included, and nothing is left running."""
-    from ..daemon import autostart
-    root = _root_of(args)
-    settings = _settings_for(root, args)
-    auto = autostart.may_start(settings, refused=getattr(args, "no_daemon", False))
-    if not autostart.has_index(root, args.index_dir):
-        _first_index(args, root, settings, auto)
-        return None
-    if not auto:
-        return None
-    from ..daemon.client import DaemonClient, socket_path
-    from ..daemon.lifecycle import DaemonLifecycleError
-    try:
-        health = autostart.start(root, args.index_dir, settings, AUTO_START_WAIT_SECONDS)
-    except (DaemonLifecycleError, OSError) as exc:
-        print(f"codesearch: no daemon could start for {root} ({exc}); answering in this process", file=sys.stderr)
-        return None
-    if health is None:
-        print(f"codesearch: the daemon for {root} is still catching up with the files; answering in this process",
-              file=sys.stderr)
-        return None
-    return DaemonClient(socket_path(root, args.index_dir))
-
-
-def _first_index(args: argparse.Namespace, root: Path, settings: Any, auto: bool) -> None:
-    """Index a repository that has none, progress on stderr, and keep its service for the answer."""
-    from ..api.local import LocalService
-    from ..daemon import autostart
-    from ..daemon.lifecycle import DaemonLifecycleError
-    from ..indexing.events import ProgressEvent
-    from ..indexing.index import Index, IndexBusy
-    from ..indexing.indexer import Indexer, print_log
-    from .progress import progress_sink
-    if root in (Path.home().resolve(), Path(root.anchor)):
-        raise CommandError(f"{root} has no index, and a whole home or root folder is not indexed unasked; "
-                           "run this in a repository, or: codesearch index PATH")
-    what = "its keyword index and graph now; vectors follow in the background" if auto else \
-        "it now, vectors included"
-    print(f"codesearch: {root} has no index yet; building {what}", file=sys.stderr)
-    index = Index(root, settings, args.index_dir, create=True)
-    started: dict[str, str] = {}
-
-    def start_daemon() -> None:
-        """Once the files are parsed: its imports then overlap the last writes and this answer,
-        not the parsing, which keeps both cores busy (scripts/bench_first_query.py, docs/benchmarks.md)."""
-        if not auto or started:
-            return
-        try:
-            health = autostart.start(root, args.index_dir, settings, wait_seconds=None) or {}
-            started["note"] = (f"first answer from keyword and graph only: a daemon (pid {health.get('pid')}) now "
-                               "embeds in the background, and later queries go through it")
-        except (DaemonLifecycleError, OSError) as exc:
-            started["note"] = (f"keyword and graph only: no daemon could start to embed ({exc}); "
-                               f"run: codesearch index {root}")
-
-    show = progress_sink()
-
-    def on_progress(event: ProgressEvent) -> None:
-        show(event)
-        if event.stage == "parse" and event.phase == "end":
-            start_daemon()
-
-    try:
-        report = Indexer(index, log=print_log, on_progress=on_progress).run(embed=not auto, wait_for_lock=60)
-    except IndexBusy as exc:
-        index.close()
-        raise CommandError(str(exc)) from None
-    if not report.added + report.unchanged + report.modified:
-        index.close()
-        if started:  # files were parsed, and none could be indexed
-            from ..daemon.lifecycle import stop_daemon
-            with contextlib.suppress(DaemonLifecycleError, OSError):
-                stop_daemon(root, args.index_dir)
-        raise CommandError(f"{root} holds no files codesearch can index")
-    start_daemon()  # when nothing was parsed here (another process indexed the files meanwhile)
-    _LOCAL[root] = LocalService(index, vectors_elsewhere=started.get("note"))
-
-
-def _local_service(args: argparse.Namespace) -> Service:
-    """The service in this process (kept for the command's other queries: --batch)."""
-    from ..api.local import LocalService, open_workspace
-    from ..indexing.index import IndexMissing
-    workspace = _workspace(args)
-    if workspace is not None:
-        key = Path("workspace:" + workspace.key())
-        if key not in _LOCAL:
-            _LOCAL[key] = open_workspace(workspace, lambda root: _settings_for(root, args),
-                                         use_daemons=not getattr(args, "no_daemon", False))
-        return _LOCAL[key]
-    root = _root_of(args)
-    if root not in _LOCAL:
-        service = LocalService(_open_index(args))
-        try:
-            service.searcher  # noqa: B018 - fails early on an empty index
-        except IndexMissing as exc:
-            raise CommandError(str(exc)) from None
-        _LOCAL[root] = service
-    return _LOCAL[root]
-
-
 def cmd_index(args: argparse.Namespace) -> int:
     from ..api.types import IndexRequest
     client = _index_owner(args)
@@ -331,8 +110,8 @@ def cmd_index(args: argparse.Namespace) -> int:
             answer = client.index(IndexRequest(timeout=3600, verify=args.verify))
         except OSError as exc:
             from ..daemon.lifecycle import running_daemon
-            if running_daemon(_root_of(args), args.index_dir):  # alive, not answering: not written beside it
-                raise CommandError(f"the codesearch daemon of {_root_of(args)} did not answer ({exc}); "
+            if running_daemon(root_of(args), args.index_dir):  # alive, not answering: not written beside it
+                raise CommandError(f"the codesearch daemon of {root_of(args)} did not answer ({exc}); "
                                    "try again, or stop it first") from None
             answer = _index_here(args)
     else:
@@ -350,7 +129,7 @@ def _index_owner(args: argparse.Namespace) -> DaemonClient | None:
     `--no-daemon` are refused while one runs, naming it: two writers lost the daemon's saves."""
     from ..daemon.client import NO_DAEMON_ENV, DaemonClient
     from ..daemon.lifecycle import DaemonFiles, running_at, wait_ready
-    root = _root_of(args)
+    root = root_of(args)
     files = DaemonFiles.of(root, args.index_dir)
     health = running_at(files)
     if health is None:
@@ -374,7 +153,7 @@ def _index_here(args: argparse.Namespace) -> IndexAnswer:
     from ..indexing.indexer import Indexer, print_log
     from ..store.space import OutOfSpace
     from .progress import progress_sink
-    index = _open_index(args, create=True)
+    index = open_index(args, create=True)
     try:
         indexer = Indexer(index, log=print_log if not args.quiet else None,
                           on_progress=progress_sink(json_events=args.progress_json, quiet=args.quiet))
@@ -394,9 +173,9 @@ def _rebuild(args: argparse.Namespace) -> IndexAnswer:
     from ..indexing.index import IndexBusy
     from ..indexing.indexer import print_log
     from ..indexing.rebuild import rebuild_index
-    root = _root_of(args)
+    root = root_of(args)
     try:
-        report = rebuild_index(root, _settings_for(root, args), args.index_dir, embed=not args.no_vectors,
+        report = rebuild_index(root, settings_for(root, args), args.index_dir, embed=not args.no_vectors,
                                log=print_log if not args.quiet else None)
     except IndexBusy as exc:
         raise CommandError(str(exc)) from None
@@ -424,13 +203,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
     """Through the daemon when one runs (it owns the vector store), else from the files."""
     from ..api.stats import collect_stats
     from .render import format_stats
-    client = _daemon(args)
+    client = daemon_of(args)
     stats = None
     if client is not None:
         with contextlib.suppress(OSError):
             stats = client.stats()
     if stats is None:
-        index = _open_index(args)
+        index = open_index(args)
         try:
             stats = collect_stats(index, count_vectors=not args.fast)
         finally:
@@ -454,7 +233,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     from ..wire import RequestError
     from .render import print_human, print_vimgrep
     if args.batch:
-        if not args.repo and _workspace(args) is None:
+        if not args.repo and workspace_of(args) is None:
             raise UsageError("--batch needs --repo PATH (or --workspace FILE)")
         # a line that is not UTF-8 is answered as a bad line, like an empty one, not the whole file refused
         queries = Path(args.batch).read_text(encoding="utf-8", errors="surrogateescape").splitlines()
@@ -474,9 +253,9 @@ def cmd_query(args: argparse.Namespace) -> int:
         except RequestError as exc:
             raise UsageError(str(exc)) from None
         if args.json or args.batch:  # a daemon's answer passed on as it wrote it
-            print(_ask(args, partial(_answer_json, method="search", request=request, ask=_search)), flush=True)
+            print(answer_with(args, partial(_answer_json, method="search", request=request, ask=_search)), flush=True)
             continue
-        answer = _ask(args, partial(_search, request=request))
+        answer = answer_with(args, partial(_search, request=request))
         if args.vimgrep:
             print_vimgrep(answer)
         else:
@@ -508,7 +287,7 @@ def cmd_relations(args: argparse.Namespace) -> int:
                                    filters=filters)
     except RequestError as exc:
         raise UsageError(str(exc)) from None
-    answer = _ask(args, lambda service: service.relations(request))
+    answer = answer_with(args, lambda service: service.relations(request))
     if args.json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False))
         return EXIT_OK
@@ -519,7 +298,7 @@ def cmd_relations(args: argparse.Namespace) -> int:
         indent = "  " * (r.depth - 1)
         print(indent + for_terminal(f"{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}  {r.kind} "
                                     f"{r.qualified_name}"))
-    if answer.note and _workspace(args) is not None:
+    if answer.note and workspace_of(args) is not None:
         print(f"codesearch: {answer.note}", file=sys.stderr)
     if not answer.results:
         print(f"no {direction} of {args.name!r} found", file=sys.stderr)
@@ -539,10 +318,10 @@ def cmd_grep(args: argparse.Namespace) -> int:
         if args.json:  # the answer's JSON as the service wrote it (a daemon's passed on as it comes)
             head = grep_json_head(request.pattern)
             sys.stdout.flush()
-            start = _ask(args, lambda service: _write_grep_json(service, request, len(head) + 1))
+            start = answer_with(args, lambda service: _write_grep_json(service, request, len(head) + 1))
             sys.stdout.buffer.write(b"\n")
             return grep_exit_code(start, head)
-        answer = _ask(args, lambda service: _grep_dict(service, request))
+        answer = answer_with(args, lambda service: _grep_dict(service, request))
     except CommandError as exc:  # grep's errors exit 2, whatever their kind
         raise UsageError(str(exc)) from None
     write_grep(answer, grep_form(args.files_with_matches, args.count, args.vimgrep), explain=args.explain)
@@ -585,7 +364,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         queries = load_queries(Path(args.queries))
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot read {args.queries}: {exc}") from None
-    report = evaluate(_local_service(args), queries,
+    report = evaluate(local_service(args), queries,
                       lambda text: SearchRequest(query=text, mode=args.mode, limit=args.limit, files=args.files))
     if args.json:
         print(json.dumps(report))
@@ -607,13 +386,13 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         running = [asdict(entry) for entry in lifecycle.list_daemons()]
         print(json.dumps({"daemons": running}) if args.json else format_daemons(running))
         return EXIT_OK
-    workspace = _workspace(args)
-    root = _root_of(args) if workspace is None else Path.cwd()
+    workspace = workspace_of(args)
+    root = root_of(args) if workspace is None else Path.cwd()
     target = (lifecycle.DaemonTarget.workspace(workspace) if workspace is not None
               else lifecycle.DaemonTarget.repository(root, args.index_dir))
     served = target.label
     if args.action in ("start", "run"):
-        _check_settings(args, workspace, root)
+        check_settings(args, workspace, root)
     token = args.http_token or os.environ.get(TOKEN_ENV)
     try:
         if args.http:
@@ -690,8 +469,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     """Exit 0 when healthy (notes are advice), 1 when a check needs action."""
     from ..doctor import diagnose
     from .render import format_doctor
-    root = _root_of(args)
-    report = diagnose(root, _settings_for(root, args), args.index_dir, load_model=not args.fast)
+    root = root_of(args)
+    report = diagnose(root, settings_for(root, args), args.index_dir, load_model=not args.fast)
     print(json.dumps(report.to_dict()) if args.json else format_doctor(report, color=sys.stdout.isatty()))
     return EXIT_OK if report.healthy else EXIT_ERROR
 
@@ -709,9 +488,9 @@ def cmd_lsp(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from ..transports.mcp import serve_stdio
-    workspace = _workspace(args)
-    root = _root_of(args) if workspace is None else Path.cwd()
-    _check_settings(args, workspace, root)
+    workspace = workspace_of(args)
+    root = root_of(args) if workspace is None else Path.cwd()
+    check_settings(args, workspace, root)
     return serve_stdio(root, args.index_dir, start=not args.no_start, workspace=workspace)
 
 
@@ -732,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code, message = _run(args)
     finally:
-        _close_local_services()
+        close_local_services()
     if message is not None:
         report_error(message, code, as_json=getattr(args, "json", False))
     return code

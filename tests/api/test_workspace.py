@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, run_cli
 
-from codesearch.api.local import LocalService, open_workspace
+from codesearch.api.local import LocalService
 from codesearch.api.protocol import ServiceUnavailable
 from codesearch.api.types import DefinitionRequest, IndexRequest, RelationsRequest, SearchRequest
 from codesearch.api.workspace_service import WorkspaceService
+from codesearch.cli.services import open_workspace
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index, IndexLock
 from codesearch.indexing.indexer import Indexer
