@@ -535,11 +535,10 @@ def _run(args: argparse.Namespace) -> tuple[int, str | None]:
     except Exception as exc:  # the contract: one sentence, no traceback
         if args.debug:
             raise
-        import sqlite3
-
         from ..embedding.base import EmbeddingError
         from ..store.catalog import CatalogDamaged, CatalogError, is_damage  # only now: the CLI starts light
         from ..store.space import OutOfSpace
+        from ..store.sqlite import sqlite3  # the library the catalog raises from
         if isinstance(exc, CatalogDamaged) or is_damage(exc):
             root = getattr(args, "path", None) or getattr(args, "repo", None) or "."
             root = root[0] if isinstance(root, list) else root  # --repo and daemon PATH may repeat
