@@ -47,7 +47,7 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import IndexLock
 from codesearch.ingest.extract import extract
 from codesearch.ingest.languages import language_for_path
-from codesearch.store.catalog import Catalog
+from codesearch.store.files import Files
 from codesearch.store.schema import CHUNKS_DELETED_TRIGGER, SCHEMA_VERSION
 from codesearch.store.sqlite import sqlite3
 
@@ -734,7 +734,7 @@ def test_failed_run_keeps_the_previous_index(python_repo, monkeypatch):
     (python_repo / "shipping.py").write_text("def parcel_rate(weight):\n    return weight * 1.75\n")
 
     if IS_ROOT:  # root writes to read-only files: simulate a full disk in the middle of the writes
-        real_insert = Catalog.write_chunks
+        real_insert = Files.write_chunks
         calls = []
 
         def insert_then_fail(self, *args, **kwargs):
@@ -743,7 +743,7 @@ def test_failed_run_keeps_the_previous_index(python_repo, monkeypatch):
                 raise OSError(28, "No space left on device")
             return real_insert(self, *args, **kwargs)
 
-        monkeypatch.setattr(Catalog, "write_chunks", insert_then_fail)
+        monkeypatch.setattr(Files, "write_chunks", insert_then_fail)
         code, _, err = run_main("index", python_repo, "--json")
         monkeypatch.undo()
         assert len(calls) == 2  # the first file's chunks were written before the failure
