@@ -39,7 +39,7 @@ def definitions_named(catalog: Catalog, name: str) -> list[str]:
     """Ids of the definitions a bare or qualified name (`a.b`, `a::b`) means: those whose
     qualified name matches it, else every definition of its last part."""
     short = re.split(r"\.|::", name)[-1]
-    rows = catalog.definitions_with_name(short)
+    rows = catalog.graph.ids_with_qualified_names(short)
     exact = [i for i, qualified in rows if qualified == name or qualified.endswith("." + name)]
     return exact or [i for i, _ in rows]
 
