@@ -2,45 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..indexing.index import Index, IndexMissing
 from ..indexing.indexer import Indexer, IndexReport
 from ..paths import confine
 from ..search.searcher import Searcher
 from .protocol import ServiceUnavailable
-from .reading import read_source
+from .serving import IndexService, NoModelYet, Serving
 from .stats import collect_stats
-from .types import (
-    DefinitionAnswer,
-    DefinitionRequest,
-    GrepAnswer,
-    GrepRequest,
-    Health,
-    ImpactAnswer,
-    ImpactRequest,
-    IndexAnswer,
-    IndexRequest,
-    Ok,
-    ReadAnswer,
-    ReadRequest,
-    ReferencesAnswer,
-    ReferencesRequest,
-    RelationsAnswer,
-    RelationsRequest,
-    SearchAnswer,
-    SearchRequest,
-    Stats,
-    Status,
-    SymbolsAnswer,
-    SymbolsRequest,
-)
-
-if TYPE_CHECKING:
-    pass
+from .types import Health, IndexAnswer, IndexRequest, Ok, Stats, Status
 
 
 def confined_paths(root: Path, request: IndexRequest) -> list[str] | None:
@@ -61,10 +32,7 @@ def index_answer(report: IndexReport, ok: bool = True, note: str | None = None) 
                        verified=report.verified, note=note)
 
 
-WITHOUT_VECTORS = ("keyword", "graph")
-
-
-class LocalService:
+class LocalService(IndexService):
     """Answers from the index on disk in this process; loads the model itself when it needs it.
 
     `vectors_elsewhere`: the vectors are being made by someone else (the daemon a first query
@@ -72,54 +40,22 @@ class LocalService:
     rather than loading the model for an index that has no vectors yet."""
 
     def __init__(self, index: Index, vectors_elsewhere: str | None = None):
-        self.repository = index
-        self.vectors_elsewhere = vectors_elsewhere
-        self._searcher: Searcher | None = None
+        self.repository = self.reader_index = index
+        rule = NoModelYet(vectors_elsewhere, every_search=True) if vectors_elsewhere is not None else None
+        self.serving = Serving(no_model=lambda: rule)
 
-    @property
-    def searcher(self) -> Searcher:
-        if self._searcher is None:
-            if self.repository.catalog.is_empty():
-                root = self.repository.root
-                if self.repository.catalog.outdated:
-                    raise IndexMissing(f"the index of {root} was made by an older codesearch; run: codesearch "
-                                       f"index {root} (its vectors are kept)")
-                raise IndexMissing(f"the index of {root} is empty; run: codesearch index {root}")
-            self._searcher = Searcher(self.repository)
-            if self.repository.catalog.vectors.expected_count():
-                self.repository.vectors.probe_soon()  # beside the model's loading
-        return self._searcher
-
-    def search(self, request: SearchRequest) -> SearchAnswer:
-        if self.vectors_elsewhere is None:
-            return self.searcher.search(request)
-        answer = self.searcher.search(replace(request, retrievers=WITHOUT_VECTORS))
-        return replace(answer, partial=True, embedded_share=answer.embedded_share or 0.0,
-                       note=self.vectors_elsewhere)
-
-    def relations(self, request: RelationsRequest) -> RelationsAnswer:
-        return self.searcher.relations(request)
-
-    def impact(self, request: ImpactRequest) -> ImpactAnswer:
-        return self.searcher.impact(request)
-
-    def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
-        return self.searcher.definitions(request)
-
-    def read(self, request: ReadRequest) -> ReadAnswer:
-        return read_source(self.repository, request)
-
-    def grep(self, request: GrepRequest) -> GrepAnswer:
-        return self.searcher.grep(request)
-
-    def grep_json(self, request: GrepRequest) -> Iterable[bytes]:
-        return self.searcher.grep_json(request)
-
-    def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
-        return self.searcher.symbols(request)
-
-    def references(self, request: ReferencesRequest) -> ReferencesAnswer:
-        return self.searcher.references(request)
+    def open_searcher(self) -> Searcher:
+        """IndexMissing for an index with nothing to search."""
+        if self.repository.catalog.is_empty():
+            root = self.repository.root
+            if self.repository.catalog.outdated:
+                raise IndexMissing(f"the index of {root} was made by an older codesearch; run: codesearch "
+                                   f"index {root} (its vectors are kept)")
+            raise IndexMissing(f"the index of {root} is empty; run: codesearch index {root}")
+        searcher = Searcher(self.repository)
+        if self.repository.catalog.vectors.expected_count():
+            self.repository.vectors.probe_soon()  # beside the model's loading
+        return searcher
 
     def index(self, request: IndexRequest) -> IndexAnswer:
         paths = confined_paths(self.repository.root, request)

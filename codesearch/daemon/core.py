@@ -19,47 +19,21 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
 from ..api.admission import Admission
 from ..api.local import confined_paths, index_answer
 from ..api.protocol import ServiceUnavailable
-from ..api.reading import read_source
+from ..api.serving import IndexService, NoModelYet, Serving
 from ..api.stats import collect_stats
-from ..api.types import (
-    DefinitionAnswer,
-    DefinitionRequest,
-    GrepAnswer,
-    GrepRequest,
-    Health,
-    ImpactAnswer,
-    ImpactRequest,
-    IndexAnswer,
-    IndexRequest,
-    Ok,
-    ReadAnswer,
-    ReadRequest,
-    ReferencesAnswer,
-    ReferencesRequest,
-    RelationsAnswer,
-    RelationsRequest,
-    SearchAnswer,
-    SearchRequest,
-    Stats,
-    Status,
-    SymbolsAnswer,
-    SymbolsRequest,
-    embedded_share,
-)
+from ..api.types import Health, IndexAnswer, IndexRequest, Ok, SearchAnswer, Stats, Status, embedded_share
 from ..config import Settings
 from ..embedding.backends import SharedEmbedder
 from ..embedding.worker import daemon_embedder
 from ..indexing.index import CATALOG_NAME, Index
 from ..indexing.rebuild import remove_index_files, salvage_cache
 from ..paths import index_dir_for
-from ..search.searcher import Searcher
 from ..store.catalog import CatalogDamaged
 from .embedder import BackgroundEmbedder
 from .watcher import RepoWatcher
@@ -72,7 +46,10 @@ log = logging.getLogger("codesearch.daemon")
 READ_SLOTS, READ_WAITING, READ_WAIT_MS = max(2, os.cpu_count() or 2), 256, 10_000
 
 
-class Daemon:
+MODEL_LOADING = NoModelYet("the embedding model is still loading: keyword and graph results only")
+
+
+class Daemon(IndexService):
     def __init__(self, root: Path, settings: Settings, index_dir: str | None = None, force_polling: bool = False,
                  stopping: threading.Event | None = None, embedder: SharedEmbedder | None = None):
         """`embedder`: a model shared with the other repositories a workspace daemon serves
@@ -88,6 +65,7 @@ class Daemon:
         self._open_indexes()
         self.rebuilding = threading.Event()  # set while a damaged catalog is rebuilt
         self.admission = Admission(READ_SLOTS, READ_WAITING, READ_WAIT_MS)
+        self.serving = Serving(self.touch, self._unavailable, self.admission, self._no_model)
         self.http_address: str | None = None  # set when an HTTP front-end serves this daemon
         self.ready = threading.Event()
         self.stopping = stopping or threading.Event()  # set by the shutdown method or a signal
@@ -111,7 +89,7 @@ class Daemon:
         self.embedder.use(Index(self.root, self.settings, self.dir, share_with=self.writer_index))
         self.reader_index = Index(self.root, self.settings, self.dir, share_with=self.writer_index)
         self.writer.use(self.writer_index)
-        self.searcher = Searcher(self.reader_index)
+        self._searcher = self.open_searcher()
 
     def touch(self) -> None:
         self.last_activity = time.monotonic()
@@ -178,21 +156,16 @@ class Daemon:
         self.model.close()  # its embedding process, if any (a batch in flight is not waited for)
 
     # --- the API's service ------------------------------------------------------------------
-    def _serving(self) -> None:
-        self.touch()
+    def _unavailable(self) -> str | None:
         if self.rebuilding.is_set():
-            raise ServiceUnavailable("the index database was damaged and is being rebuilt; try again shortly")
+            return "the index database was damaged and is being rebuilt; try again shortly"
+        return None
 
-    def search(self, request: SearchRequest) -> SearchAnswer:
-        self._serving()
-        waiting_for_model = not self.embedder.model_ready.is_set() and request.mode in ("hybrid", "vector")
-        if waiting_for_model:  # answer now from what needs no model; vectors join once it loads
-            request = replace(request, retrievers=("keyword", "graph") if request.mode == "hybrid" else ())
-        with self.admission.slot() as alone:
-            answer = self.searcher.search(request, side_by_side=alone)
-        if waiting_for_model:
-            answer = replace(answer, partial=True, embedded_share=answer.embedded_share or 0.0,
-                             note="the embedding model is still loading: keyword and graph results only")
+    def _no_model(self) -> NoModelYet | None:
+        """Until the model is loaded, answers come from what needs no model; vectors join once it loads."""
+        return None if self.embedder.model_ready.is_set() else MODEL_LOADING
+
+    def finished(self, answer: SearchAnswer) -> SearchAnswer:
         pending = self.pending_paths()
         if answer.note and self.reader_index.vectors.problem:
             self.embedder.want()  # the embedder rebuilds the store
@@ -203,48 +176,8 @@ class Daemon:
                                                    for r in answer.results))
         return answer
 
-    def relations(self, request: RelationsRequest) -> RelationsAnswer:
-        self._serving()
-        with self.admission.slot():
-            return self.searcher.relations(request)
-
-    def impact(self, request: ImpactRequest) -> ImpactAnswer:
-        self._serving()
-        with self.admission.slot():
-            return self.searcher.impact(request)
-
-    def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
-        self._serving()
-        with self.admission.slot():
-            return self.searcher.definitions(request)
-
-    def read(self, request: ReadRequest) -> ReadAnswer:
-        self._serving()
-        return read_source(self.reader_index, request)
-
-    def grep(self, request: GrepRequest) -> GrepAnswer:
-        self._serving()
-        with self.admission.slot():
-            return self.searcher.grep(request)
-
-    def grep_json(self, request: GrepRequest) -> Iterable[bytes]:
-        self._serving()
-        with self.admission.slot():
-            return self.searcher.grep_json(request)
-
-    def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
-        self._serving()
-        ready = self.embedder.model_ready.is_set()  # until the model loads, the ranking after names has no vectors
-        with self.admission.slot():
-            return self.searcher.symbols(request, retrievers=None if ready else ("keyword", "graph"))
-
-    def references(self, request: ReferencesRequest) -> ReferencesAnswer:
-        self._serving()
-        with self.admission.slot():
-            return self.searcher.references(request)
-
     def index(self, request: IndexRequest) -> IndexAnswer:
-        self._serving()
+        self.serving.check()
         finished, report = self.writer.reindex_now(confined_paths(self.root, request), timeout=request.timeout)
         if finished and report is not None and request.verify:  # the catalog's integrity, then the vector store
             damage = self.reader_index.catalog.stats.integrity_problem()
