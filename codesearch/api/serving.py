@@ -12,30 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..indexing.index import Index
 from ..search.searcher import Searcher
 from .admission import Admission
 from .protocol import ServiceUnavailable
 from .reading import read_source
-from .types import (
-    DefinitionAnswer,
-    DefinitionRequest,
-    GrepAnswer,
-    GrepRequest,
-    ImpactAnswer,
-    ImpactRequest,
-    ReadAnswer,
-    ReadRequest,
-    ReferencesAnswer,
-    ReferencesRequest,
-    RelationsAnswer,
-    RelationsRequest,
-    SearchAnswer,
-    SearchRequest,
-    SymbolsAnswer,
-    SymbolsRequest,
-)
+
+if TYPE_CHECKING:
+    from . import types as t
 
 WITHOUT_VECTORS = ("keyword", "graph")
 
@@ -52,7 +38,7 @@ class NoModelYet:
     note: str
     every_search: bool = False
 
-    def search(self, request: SearchRequest) -> SearchRequest | None:
+    def search(self, request: t.SearchRequest) -> t.SearchRequest | None:
         """The request answered without a model, or None when the rule leaves it alone."""
         if self.every_search:
             return replace(request, retrievers=WITHOUT_VECTORS)
@@ -65,7 +51,7 @@ class NoModelYet:
     def symbols_retrievers(self) -> tuple[str, ...] | None:
         return None if self.every_search else WITHOUT_VECTORS
 
-    def mark(self, answer: SearchAnswer) -> SearchAnswer:
+    def mark(self, answer: t.SearchAnswer) -> t.SearchAnswer:
         return replace(answer, partial=True, embedded_share=answer.embedded_share or 0.0, note=self.note)
 
 
@@ -129,7 +115,7 @@ class IndexService:
     def open_searcher(self) -> Searcher:
         return Searcher(self.reader_index)
 
-    def search(self, request: SearchRequest) -> SearchAnswer:
+    def search(self, request: t.SearchRequest) -> t.SearchAnswer:
         self.serving.check()
         rule = self.serving.no_model()
         asked = rule.search(request) if rule is not None else None
@@ -139,41 +125,41 @@ class IndexService:
             answer = rule.mark(answer)
         return self.finished(answer)
 
-    def finished(self, answer: SearchAnswer) -> SearchAnswer:
+    def finished(self, answer: t.SearchAnswer) -> t.SearchAnswer:
         """A search's answer as the service hands it out (the daemon marks what is stale)."""
         return answer
 
-    def relations(self, request: RelationsRequest) -> RelationsAnswer:
+    def relations(self, request: t.RelationsRequest) -> t.RelationsAnswer:
         with self.serving.reading():
             return self.searcher.relations(request)
 
-    def impact(self, request: ImpactRequest) -> ImpactAnswer:
+    def impact(self, request: t.ImpactRequest) -> t.ImpactAnswer:
         with self.serving.reading():
             return self.searcher.impact(request)
 
-    def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
+    def definitions(self, request: t.DefinitionRequest) -> t.DefinitionAnswer:
         with self.serving.reading():
             return self.searcher.definitions(request)
 
-    def read(self, request: ReadRequest) -> ReadAnswer:
+    def read(self, request: t.ReadRequest) -> t.ReadAnswer:
         self.serving.check()
         return read_source(self.reader_index, request)
 
-    def grep(self, request: GrepRequest) -> GrepAnswer:
+    def grep(self, request: t.GrepRequest) -> t.GrepAnswer:
         with self.serving.reading():
             return self.searcher.grep(request)
 
-    def grep_json(self, request: GrepRequest) -> Iterable[bytes]:
+    def grep_json(self, request: t.GrepRequest) -> Iterable[bytes]:
         with self.serving.reading():
             return self.searcher.grep_json(request)
 
-    def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
+    def symbols(self, request: t.SymbolsRequest) -> t.SymbolsAnswer:
         self.serving.check()
         rule = self.serving.no_model()
         retrievers = rule.symbols_retrievers() if rule is not None else None
         with self.serving.slot():
             return self.searcher.symbols(request, retrievers=retrievers)
 
-    def references(self, request: ReferencesRequest) -> ReferencesAnswer:
+    def references(self, request: t.ReferencesRequest) -> t.ReferencesAnswer:
         with self.serving.reading():
             return self.searcher.references(request)

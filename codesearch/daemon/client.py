@@ -15,29 +15,12 @@ from ..locations import index_folder
 
 TYPE_CHECKING = False  # typing is not imported at run time (4-5 ms of CPU per CLI process, measured loaded)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterator
     from pathlib import Path
     from typing import Any, TypeVar
 
     from _typeshed import SupportsWrite
 
-    from ..api.types import Health, IndexAnswer, IndexRequest, Ok, ReadAnswer, ReadRequest, Stats, Status
-    from ..search.requests import (
-        DefinitionAnswer,
-        DefinitionRequest,
-        GrepAnswer,
-        GrepRequest,
-        ImpactAnswer,
-        ImpactRequest,
-        ReferencesAnswer,
-        ReferencesRequest,
-        RelationsAnswer,
-        RelationsRequest,
-        SearchAnswer,
-        SearchRequest,
-        SymbolsAnswer,
-        SymbolsRequest,
-    )
     from ..wire import Record
     from ..workspace import Workspace
 
@@ -251,18 +234,19 @@ class DaemonClient:
     """The service of a running daemon: the same methods, and the same typed answers, as the
     service in process. Transport failures raise OSError; error replies raise DaemonError.
 
-    Each method imports its answer's type when it is called: a CLI process that only searches
-    builds no other record classes (each costs about a millisecond to create)."""
+    Its methods are made from the API's method table (`api.methods`) when first asked for, each
+    importing only its answer's record: a CLI process that only searches builds no other record
+    classes (each costs about a millisecond to create)."""
 
     def __init__(self, sock: str | os.PathLike, timeout: float = 30.0):
         self.sock = sock
         self.timeout = timeout
 
-    def _call(self, name: str, request: Record | None, answer: type[R], timeout: float | None = None) -> R:
+    def _call(self, name: str, params: dict, answer: type[R], timeout: float) -> R:
         from ..gc_pause import paused_gc
 
         def read() -> R:
-            result = call(self.sock, name, request.to_dict() if request is not None else {}, timeout or self.timeout)
+            result = call(self.sock, name, params, timeout)
             with paused_gc():
                 return answer.from_dict(result, name)
         return self._retrying(read)
@@ -291,33 +275,6 @@ class DaemonClient:
                 raise DaemonBusy(f"the daemon is busy ({problem})")
             time.sleep(wait)
 
-    def search(self, request: SearchRequest) -> SearchAnswer:
-        from ..search.requests import SearchAnswer
-        return self._call("search", request, SearchAnswer)
-
-    def relations(self, request: RelationsRequest) -> RelationsAnswer:
-        from ..search.requests import RelationsAnswer
-        return self._call(request.direction, request, RelationsAnswer)
-
-    def impact(self, request: ImpactRequest) -> ImpactAnswer:
-        from ..search.requests import ImpactAnswer
-        return self._call("impact", request, ImpactAnswer)
-
-    def definitions(self, request: DefinitionRequest) -> DefinitionAnswer:
-        from ..search.requests import DefinitionAnswer
-        return self._call("definition", request, DefinitionAnswer)
-
-    def read(self, request: ReadRequest) -> ReadAnswer:
-        from ..api.types import ReadAnswer
-        return self._call("read", request, ReadAnswer)
-
-    def grep(self, request: GrepRequest) -> GrepAnswer:
-        from ..search.requests import GrepAnswer
-        return self._call("grep", request, GrepAnswer, timeout=REPLY_SECONDS["grep"])
-
-    def grep_json(self, request: GrepRequest) -> Iterable[bytes]:
-        return (self.call_json("grep", request.to_dict()),)
-
     def grep_json_into(self, params: dict, out: SupportsWrite[bytes | memoryview], head: int,
                        out_fd: int | None = None) -> bytes:
         """The answer to the grep request `params` (its wire form), its JSON written to `out` as it
@@ -325,33 +282,31 @@ class DaemonClient:
         return self._retrying(lambda: call_json_into(self.sock, "grep", params, REPLY_SECONDS["grep"], out, head,
                                                      out_fd))
 
-    def symbols(self, request: SymbolsRequest) -> SymbolsAnswer:
-        from ..search.requests import SymbolsAnswer
-        return self._call("symbols", request, SymbolsAnswer)
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        """The Service method `name`, asked of the daemon: the API's method table says which
+        method carries it and which record its answer is read into. AttributeError for a name
+        that is not a Service method."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from ..api.methods import SERVICE_METHODS, method_for
+        if name not in SERVICE_METHODS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def references(self, request: ReferencesRequest) -> ReferencesAnswer:
-        from ..search.requests import ReferencesAnswer
-        return self._call("references", request, ReferencesAnswer)
+        def ask(request: Record | None = None) -> Any:
+            method = method_for(name, request)
+            params = request.to_dict() if request is not None else {}
+            if name != method.service:  # the answer's JSON text, as the daemon wrote it
+                return (self.call_json(method.name, params),)
+            return self._call(method.name, params, method.answer, self._reply_seconds(method.name, request))
+        ask.__name__ = name
+        setattr(self, name, ask)  # asked for once per client
+        return ask
 
-    def index(self, request: IndexRequest) -> IndexAnswer:
-        from ..api.types import IndexAnswer
-        return self._call("index", request, IndexAnswer, timeout=request.timeout + INDEX_REPLY_SLACK_SECONDS)
-
-    def stats(self) -> Stats:
-        from ..api.types import Stats
-        return self._call("stats", None, Stats)
-
-    def status(self) -> Status:
-        from ..api.types import Status
-        return self._call("status", None, Status)
-
-    def health(self) -> Health:
-        from ..api.types import Health
-        return self._call("health", None, Health)
-
-    def shutdown(self) -> Ok:
-        from ..api.types import Ok
-        return self._call("shutdown", None, Ok)
+    def _reply_seconds(self, name: str, request: Record | None) -> float:
+        """How long a reply may take: a request that waits for work up to its own `timeout` gets
+        that and INDEX_REPLY_SLACK_SECONDS more."""
+        waits = getattr(request, "timeout", None)
+        return REPLY_SECONDS.get(name) or (waits + INDEX_REPLY_SLACK_SECONDS if waits is not None else self.timeout)
 
 
 def connect(root: str | os.PathLike, index_dir: str | None) -> DaemonClient | None:
