@@ -32,21 +32,13 @@ from ..api.protocol import Service, ServiceUnavailable
 from ..daemon.http_address import HttpAddress, check_exposure
 from ..gc_pause import paused_gc
 from ..wire import RequestError
-from .limits import (
-    BUSY_RETRY_AFTER_MS,
-    IDLE_TIMEOUT_SECONDS,
-    MAX_CONNECTIONS,
-    MAX_MESSAGE_BYTES,
-    BadMessage,
-    BoundedThreads,
-    parse_json,
-)
+from . import limits
 from .openapi import OPENAPI_PATH, Route, openapi_document, routes
 
 log = logging.getLogger("codesearch.http")
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 # a request's line, headers and body must all arrive within this many seconds of its first byte (a
-# connection's first request: of the accept); the wait between keep-alive requests is IDLE_TIMEOUT_SECONDS
+# connection's first request: of the accept); the wait between keep-alive requests is limits.IDLE_TIMEOUT_SECONDS
 REQUEST_DEADLINE_SECONDS = 20.0
 MAX_CONNECTIONS_PER_CLIENT = 32  # open from one address (all of a host's local clients share one); past it: busy
 BUSY_SEND_SECONDS = 1.0  # how long the accepting thread waits to hand a refused client its 503
@@ -113,7 +105,7 @@ class _Handler(BaseHTTPRequestHandler):
     # headers and body go out as two writes: without TCP_NODELAY, Nagle holds the body back until
     # the client's delayed ACK of the headers (40 ms on Linux), on every request
     disable_nagle_algorithm = True
-    timeout = IDLE_TIMEOUT_SECONDS
+    timeout = limits.IDLE_TIMEOUT_SECONDS
     server: HttpServer
     server_version = "codesearch"
     sys_version = ""
@@ -122,7 +114,7 @@ class _Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         self.rfile.close()  # replaced by a reader that keeps each request's deadline
-        self.clock = _RequestClock(self.connection, IDLE_TIMEOUT_SECONDS, self.server.request_seconds)
+        self.clock = _RequestClock(self.connection, limits.IDLE_TIMEOUT_SECONDS, self.server.request_seconds)
         self.rfile = io.BufferedReader(self.clock)
 
     def do_GET(self) -> None:
@@ -218,9 +210,9 @@ class _Handler(BaseHTTPRequestHandler):
         value = lengths[0].strip(" \t") if lengths else "0"
         if not (value.isascii() and value.isdigit()):
             raise _Reply(400, "bad_request", f"Content-Length is not a number of bytes: {value[:40]!r}")
-        length = int(value) if len(value) <= 20 else MAX_MESSAGE_BYTES + 1
-        if length > MAX_MESSAGE_BYTES:
-            raise _Reply(413, "too_large", f"the body is larger than {MAX_MESSAGE_BYTES} bytes")
+        length = int(value) if len(value) <= 20 else limits.MAX_MESSAGE_BYTES + 1
+        if length > limits.MAX_MESSAGE_BYTES:
+            raise _Reply(413, "too_large", f"the body is larger than {limits.MAX_MESSAGE_BYTES} bytes")
         return length
 
     def _check_host(self) -> None:
@@ -258,8 +250,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not data.strip():
             return {}
         try:
-            return parse_json(data)
-        except BadMessage as exc:
+            return limits.parse_json(data)
+        except limits.BadMessage as exc:
             raise _Reply(400, "bad_request", str(exc)) from None
 
     def _call(self, method: str, params: Any) -> Any:
@@ -296,7 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client went away
 
 
-class HttpServer(BoundedThreads, HTTPServer):
+class HttpServer(limits.BoundedThreads, HTTPServer):
     """The HTTP front-end of one service; `serve_in_thread`, then `close`."""
 
     request_seconds = REQUEST_DEADLINE_SECONDS
@@ -335,7 +327,7 @@ class HttpServer(BoundedThreads, HTTPServer):
         return not crowded
 
     def shutdown_request(self, request: Any) -> None:
-        """Every admitted connection ends here (served, or refused past MAX_CONNECTIONS)."""
+        """Every admitted connection ends here (served, or refused past limits.MAX_CONNECTIONS)."""
         with self._clients_lock:
             host = self._client_of.pop(request, None)
             if host is not None:
@@ -345,14 +337,14 @@ class HttpServer(BoundedThreads, HTTPServer):
         super().shutdown_request(request)
 
     def refuse(self, request: Any) -> None:
-        self._busy(request, f"busy: {MAX_CONNECTIONS} connections are open")
+        self._busy(request, f"busy: {limits.MAX_CONNECTIONS} connections are open")
 
     def _busy(self, request: Any, message: str) -> None:
         body = json.dumps({"error": {"code": "busy", "message": message}})
         try:
             request.settimeout(BUSY_SEND_SECONDS)
             request.sendall((f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                             f"Retry-After: {max(1, BUSY_RETRY_AFTER_MS // 1000)}\r\nConnection: close\r\n"
+                             f"Retry-After: {max(1, limits.BUSY_RETRY_AFTER_MS // 1000)}\r\nConnection: close\r\n"
                              f"Content-Length: {len(body)}\r\n\r\n{body}").encode())
         except OSError:
             pass
