@@ -1,9 +1,10 @@
 """The fast path of `codesearch query ... --json` and of `codesearch grep ...` when a daemon
 serves the repository.
 
-It parses the arguments (`parser`), finds the daemon's socket (`locations`), sends the request
-and prints the daemon's JSON as the daemon wrote it (a grep answer passed on piece by piece as it
-comes), importing argparse, json and socket and no record classes, pathlib or typing. Whatever it
+It parses the arguments (`parser`), finds the daemon's socket and sends the request with what a
+client may import (`daemon.client_surface`), and prints the daemon's JSON as the daemon wrote it
+(a grep answer passed on piece by piece as it comes), importing argparse, json and socket and no
+record classes, pathlib or typing. Whatever it
 does not handle (no daemon, a workspace, --batch, --lang, which is checked against every
 language's grammar, arguments that are not text, a request the daemon refuses) goes the full
 way (`main`), as if this had not been tried; only a busy or silent daemon is reported here, in
@@ -16,10 +17,17 @@ import json
 import os
 import sys
 
-from ..daemon.client import NO_DAEMON_ENV, AnswerBrokeOff, DaemonBusy, DaemonClient, DaemonError, socket_file
-from ..locations import command_root
-from ..text import text_problem
-from ..vocabulary import ALL_KINDS
+from ..daemon.client_surface import (
+    ALL_KINDS,
+    NO_DAEMON_ENV,
+    AnswerBrokeOff,
+    DaemonBusy,
+    DaemonClient,
+    DaemonError,
+    command_root,
+    socket_file,
+    text_problem,
+)
 from .grep_text import grep_form, write_grep
 from .parser import EXIT_ERROR, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, BadArguments, build_parser, report_error
 

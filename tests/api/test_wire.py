@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from codesearch.api.methods import METHODS, UnknownMethod, call
+from codesearch.api.protocol import Service
 from codesearch.api.types import (
     DefinitionRequest,
     Empty,
@@ -167,6 +168,37 @@ def test_the_method_table_covers_the_socket_contract():
     for method in METHODS.values():
         assert method.summary and method.answer is not None
     assert METHODS["stats"].request is Empty and Empty.from_dict({}) == Empty()
+    for method in METHODS.values():  # every row is answered by a method of the Service protocol
+        assert method.service in Service.__dict__ and method.request and method.answer
+        if method.writes_json:
+            assert method.service + "_json" in Service.__dict__
+
+
+def test_the_socket_client_is_made_from_the_method_table(monkeypatch):
+    from codesearch.daemon import client as client_module
+
+    sent = []
+
+    def answer(path, name, params, timeout):
+        sent.append((name, params, timeout))
+        if name in ("stats", "index"):
+            raise client_module.DaemonError("no", 1)
+        return RelationsAnswer(name="f", direction=name, targets=(), results=(), timing_ms={}).to_dict()
+
+    monkeypatch.setattr(client_module, "call", answer)
+    client = client_module.DaemonClient("/nowhere", timeout=7.0)
+    got = client.relations(RelationsRequest(name="f", direction="callers"))
+    assert isinstance(got, RelationsAnswer) and got.direction == "callers"
+    assert sent[-1] == ("callers", RelationsRequest(name="f", direction="callers").to_dict(), 7.0)
+    client.relations(RelationsRequest(name="f", direction="callees"))
+    assert sent[-1][0] == "callees"
+    with pytest.raises(client_module.DaemonError):
+        client.stats()
+    assert sent[-1] == ("stats", {}, 7.0)
+    with pytest.raises(client_module.DaemonError):
+        client.index(IndexRequest(timeout=5.0))
+    assert sent[-1][0] == "index" and sent[-1][2] == 5.0 + client_module.INDEX_REPLY_SLACK_SECONDS
+    assert getattr(client, "close", None) is None and getattr(client, "search_json", None) is None
 
 
 class Recorder:

@@ -837,8 +837,14 @@ def test_cli_query_through_the_daemon_imports_no_heavy_modules(d, command):
     modules = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
                if line.startswith("import time:") and "|" in line} - {"package"}
     assert "codesearch.cli.quick" in modules, "no -X importtime output to check"
-    heavy = {name.split(".")[0] for name in modules} & {"torch", "chromadb", "networkx"}
+    assert "codesearch.daemon.client_surface" in modules, "the fast path imports what a client may import"
+    heavy = {name.split(".")[0] for name in modules} & {"torch", "chromadb", "networkx", "watchdog"}
     assert not heavy, f"the daemon client imported {sorted(heavy)}"
+    # what a client may import (daemon.client_surface) loads no index, model or watcher code
+    engine = {name for name in modules if name.startswith(("codesearch.indexing", "codesearch.store",
+                                                           "codesearch.embedding", "codesearch.search",
+                                                           "codesearch.daemon.watcher", "codesearch.api"))}
+    assert not engine, f"the fast path imported {sorted(engine)}"
     slow = modules & {"codesearch.cli.commands", "codesearch.wire", "codesearch.search.requests", "dataclasses",
                       "typing", "pathlib"}
     assert not slow, f"the fast path imported {sorted(slow)}"
