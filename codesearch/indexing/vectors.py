@@ -30,7 +30,7 @@ from ..store import chroma
 from ..store.catalog import Catalog
 from ..store.chroma import ProbeResult, VectorStoreError
 from ..store.space import OutOfSpace, full_disk_line, says_disk_full, space_errors
-from ..store.vectors import VectorRow
+from ..store.vector_tables import VectorRow
 from .events import ProgressSink, StageCounter, no_progress
 
 if TYPE_CHECKING:

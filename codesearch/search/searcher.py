@@ -45,7 +45,7 @@ from .requests import (
     SymbolsRequest,
 )
 from .retrievers import RETRIEVERS
-from .retrievers.base import Hits, Retriever, SearchContext
+from .retrievers.retriever import Hits, Retriever, SearchContext
 from .source import fill_text
 
 SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search (shorter: names only)

@@ -27,10 +27,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..paths import sqlite_uri
-from . import keyword_totals
-from . import vectors as vector_tables
+from . import keyword_totals, vector_tables
+from .catalog_stats import CatalogStats
 from .files import Files
-from .graph import GraphReads
+from .graph_reads import GraphReads
 from .keywords import Keywords
 from .schema import (
     CHUNKS_DELETED_TRIGGER,
@@ -43,8 +43,7 @@ from .schema import (
 )
 from .space import full_disk_line, is_out_of_space
 from .sqlite import CONTENTLESS_DELETE, sqlite3
-from .stats import CatalogStats
-from .vectors import VectorBookkeeping
+from .vector_tables import VectorBookkeeping
 
 # While a run writes: the writer's page cache (SQLite's default is 2 MB) and the pages the WAL may
 # hold before a checkpoint (default 1,000). 85,440 files: 187 -> 178 s (whole index, two runs

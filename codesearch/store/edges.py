@@ -27,7 +27,7 @@ import numpy as np
 
 from ..paths import sqlite_uri
 from .catalog import Catalog
-from .graph import (
+from .graph_reads import (
     GUESS_WEIGHT,
     MAX_CANDIDATES,
     count_chunks_named,

@@ -14,7 +14,7 @@ from ..model import Chunk
 from ..vocabulary import Filters
 from .sql import SQL_IN_SLICE, CatalogCore, blob, filter_clause, select_in
 from .sqlite import sqlite3
-from .vectors import queue_deletions
+from .vector_tables import queue_deletions
 
 COLLIDING_ID = "a chunk's id is another chunk's (a collision of their hashes)"
 

@@ -20,7 +20,7 @@ from codesearch.indexing.indexer import Indexer, IndexReport
 from codesearch.search.requests import SearchRequest
 from codesearch.store.schema import LAYOUT_VERSION, SCHEMA_VERSION
 from codesearch.store.sqlite import sqlite3
-from codesearch.store.vectors import unpack
+from codesearch.store.vector_tables import unpack
 
 # the tables of format 1 that matter here, as it made them (the rest of it is dropped unread)
 FORMAT_1 = """

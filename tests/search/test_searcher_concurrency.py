@@ -14,7 +14,7 @@ from codesearch.api.types import SearchRequest
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
-from codesearch.search.retrievers.base import Hits
+from codesearch.search.retrievers.retriever import Hits
 from codesearch.search.searcher import Searcher
 
 QUERIES = ["compute_backoff", "retry delay with exponential backoff", "who calls parse_config", "Inventory",

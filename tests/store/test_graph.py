@@ -11,7 +11,7 @@ from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.search.relations import definitions_named, neighbours
 from codesearch.store.edges import CALLS, CONTAINS, CallGraph
-from codesearch.store.graph import GUESS_WEIGHT, MAX_CANDIDATES
+from codesearch.store.graph_reads import GUESS_WEIGHT, MAX_CANDIDATES
 
 
 @pytest.fixture
@@ -109,7 +109,7 @@ def test_crowded_names_resolve_as_if_every_definition_were_read(tmp_path, monkey
 def test_a_definition_is_read_once_whatever_case_variants_are_asked_with_it(tmp_path):
     """`Map` and `map` in two slices of an IN list both match a row in any case: it was counted
     twice, and a call resolved to it in its file got half the weight."""
-    from codesearch.store.graph import definitions_in_order
+    from codesearch.store.graph_reads import definitions_in_order
     from codesearch.store.sql import SQL_IN_SLICE
     root = tmp_path / "repo"
     root.mkdir()

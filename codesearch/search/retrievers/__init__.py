@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .base import Retriever, SearchContext
+from .retriever import Retriever, SearchContext
 
 
 def _keyword(context: SearchContext) -> Retriever:

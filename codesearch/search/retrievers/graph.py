@@ -13,7 +13,7 @@ from ...store.catalog import Catalog
 from ...store.edges import CallGraph
 from ..pagerank import personalized_pagerank
 from ..query import Query
-from .base import Hits
+from .retriever import Hits
 
 NAMED_SEED_WEIGHT = 2.0  # a definition the query names outweighs any retriever's top hit (1/rank)
 MAX_NAMED_SEEDS = 64  # a word that names thousands of definitions in a monorepo ("Error") seeds the first 64

@@ -11,7 +11,7 @@ from ...analysis.tokens import indexed
 from ...store.catalog import Catalog
 from ..query import Query
 from ..reindex_cache import ReindexCache
-from .base import Hits
+from .retriever import Hits
 
 # bm25 column weights: name, path, signature+docstring, body
 COLUMN_WEIGHTS = (6.0, 3.0, 3.0, 1.0)

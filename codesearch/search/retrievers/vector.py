@@ -13,7 +13,7 @@ from ...store.chroma import VectorStoreError
 from ...store.space import full_disk_line, is_out_of_space
 from ...vocabulary import Filters
 from ..query import Query
-from .base import Hits
+from .retriever import Hits
 
 COVERAGE_TTL_SECONDS = 1.0  # counting embedded chunks is a table scan: reuse it for this long ...
 COVERAGE_SHARE = 0.02  # ... at least, and so long that counting takes at most this share of the time
