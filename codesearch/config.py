@@ -40,17 +40,17 @@ class Settings:
     max_chunk_chars: int = 1500
     text_window_lines: int = 60
     # embedding
-    # a backend of embedding/backends.py: "onnx" (the model as int8-weight ONNX, no torch: about 2.5x
-    # the throughput of "sentence-transformers" with int8 quantization, and the model's own vectors;
-    # scripts/bench_embedding.py, docs/benchmarks.md), "sentence-transformers" (torch) or "static"
+    # a backend of embedding/backends.py: "onnx" (the model as int8-weight ONNX, no torch: more
+    # throughput than "sentence-transformers" with int8 quantization, and the model's own vectors;
+    # scripts/bench_embedding.py, docs/benchmarks.md, "Indexing"), "sentence-transformers" (torch) or "static"
     embedder: str = "onnx"
     # the onnx embedder's: auto (a CUDA GPU through torch or onnxruntime-gpu, else openvino), openvino,
     # onnxruntime, torch
     embed_runtime: str = "auto"
     model: str = "all-MiniLM-L6-v2"
-    # the model's input is cut here: 64 tokens of words (embed_words) embed about 2x faster than
-    # 128 tokens of code, NDCG@10 within 0.005 (scripts/bench_embedding.py, scripts/bench_quality.py;
-    # docs/benchmarks.md)
+    # the model's input is cut here: 64 tokens of words (embed_words) embed faster than 128 tokens
+    # of code at the same retrieval quality (scripts/bench_embedding.py, scripts/bench_quality.py;
+    # docs/benchmarks.md, "Indexing")
     embed_max_tokens: int = 64
     embed_body_lines: int = 30
     # the model reads a chunk's words only (no punctuation), its body without the signature and
@@ -59,9 +59,9 @@ class Settings:
     embed_batch_size: int = 0  # texts per forward pass; 0: chosen for the backend and device
     # a chunk under this many non-whitespace characters, without a docstring (not a file), gets
     # no vector: keyword and graph search find it by name (analysis/embed_text.py). 60 leaves out
-    # 15% of the chunks (6% of the tokens) and NDCG@10 did not move on the benchmark (docs/benchmarks.md)
+    # many one-line chunks without moving NDCG@10 (docs/benchmarks.md, "Indexing": "Embedding less")
     embed_min_chars: int = 60
-    embed_quantize: bool = True  # int8 dynamic quantization on CPU: about 2x faster
+    embed_quantize: bool = True  # int8 dynamic quantization on CPU: faster (docs/benchmarks.md, "Indexing")
     device: str = ""  # "" = cuda when available, else cpu
     # vectors
     chroma_url: str = ""
@@ -81,9 +81,9 @@ class Settings:
     # daemon
     debounce_ms: int = 500
     # the model's threads for the daemon's background embedding (0: all cores). Its child process
-    # runs at a lower priority (embedding/worker.py), so searches take the cores they need: with
-    # all cores the monorepo embedded 1.6x faster than on one, keyword searches meanwhile p50 41
-    # and 45 ms against 40 (docs/benchmarks.md: the monorepo). Queries embed on one thread (embedding/worker.py). With
+    # runs at a lower priority (embedding/worker.py), so searches take the cores they need: all
+    # cores embed faster than one and barely slow the searches meanwhile (docs/benchmarks.md, "A
+    # 100,000-file monorepo", stop 31). Queries embed on one thread (embedding/worker.py). With
     # daemon_embed_in_child false, one model in the daemon does both at its priority: 1 there
     # leaves the other cores to searches.
     daemon_embed_threads: int = 0

@@ -1,8 +1,8 @@
 """Where a repository's index and its daemon's socket are, found with `os.path` alone.
 
 The CLI's fast path (a query that a running daemon answers) looks these up before anything else
-and imports nothing heavier: pathlib alone added 4-7 ms of CPU to such a process (measured
-loaded). `paths` gives the same answers as `Path`s to everything else.
+and imports nothing heavier: pathlib alone is a visible share of such a process's CPU. `paths`
+gives the same answers as `Path`s to everything else.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ each runs, and the filters a search takes. Light: the CLI imports it to parse it
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing is not imported at run time (4-5 ms of CPU per CLI process, measured loaded)
+TYPE_CHECKING = False  # typing is not imported at run time: it is a visible share of a CLI process's CPU
 if TYPE_CHECKING:
     from typing import Any
 
@@ -32,8 +32,8 @@ RETRIEVER_NAMES = RETRIEVERS_OF_MODE["hybrid"]
 def __getattr__(name: str) -> Any:
     """`Filters`, a record of the contract, defined in `filters` and loaded on first use: the words
     above need no dataclasses, and the CLI's fast path, which parses its arguments with them and
-    builds no record, saves importing dataclasses, typing and the wire (a process that imports
-    this module alone took 12 ms of CPU, with `filters` 34; measured loaded)."""
+    builds no record, saves importing dataclasses, typing and the wire (with `filters`, a process
+    that imports this module takes several times the CPU)."""
     if name == "Filters":
         from .filters import Filters
         return Filters

@@ -90,8 +90,8 @@ def _check_text(name: str, value: Any) -> None:
 
 
 # --- how each record class is written and read, worked out once per class ----------------------
-# A grep answer holds up to 100,000 matches: reading and writing them by walking the type hints
-# for every value took 1.1 s and 0.5 s; these per-class plans do the same checks in a fraction.
+# A grep answer holds up to 100,000 matches: walking the type hints for every value made reading
+# and writing them cost seconds; these per-class plans do the same checks in a fraction.
 
 _Writer = Callable[[Any], Any]  # a field's value (never None) -> its JSON form
 _Reader = Callable[[Any], Any]  # JSON -> the field's value; raises _Bad

@@ -16,7 +16,7 @@ _ASCII_NOT_WORDS = str.maketrans({chr(i): " " for i in range(128) if not chr(i).
 
 def words_of(text: str) -> str:
     """The letters and digits of `text` (any script), one space between runs of them."""
-    if text.isascii():  # most code: a translation table, 1.7 times the regular expression's speed
+    if text.isascii():  # most code: a translation table, faster than the regular expression
         return " ".join(text.translate(_ASCII_NOT_WORDS).split())
     return _NOT_WORDS.sub(" ", text).strip()
 

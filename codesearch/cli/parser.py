@@ -11,7 +11,7 @@ import argparse
 from .. import __version__
 from ..vocabulary import MODES
 
-TYPE_CHECKING = False  # typing is not imported at run time (4-5 ms of CPU per CLI process, measured loaded)
+TYPE_CHECKING = False  # typing is not imported at run time: it is a visible share of a CLI process's CPU
 if TYPE_CHECKING:
     from typing import NoReturn
 
@@ -42,7 +42,7 @@ class Parser(argparse.ArgumentParser):
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         """argparse's, sized as it sizes it, without importing shutil to ask (it asks on every
-        add_argument: 2-3 ms of each CLI process)."""
+        add_argument, a visible share of each CLI process)."""
         return self.formatter_class(prog=self.prog, width=_terminal_columns() - 2)  # type: ignore[call-arg]
 
 
@@ -99,9 +99,9 @@ def _add_repo_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser(only: str | None = None) -> Parser:
-    """The command line; `only`: the command that argv names, whose part alone is built (0.4 ms
-    of CPU instead of 2.8 for all, measured loaded); that command's errors, help and defaults are
-    the same either way."""
+    """The command line; `only`: the command that argv names, whose part alone is built (a
+    fraction of the CPU that building all of them takes); that command's errors, help and
+    defaults are the same either way."""
 
     def wanted(name: str) -> bool:
         return only is None or name == only

@@ -13,7 +13,7 @@ import time
 from ..locations import SOCKET_NAME as SOCKET_NAME  # the daemon's own name for it; imported from here too
 from ..locations import index_folder
 
-TYPE_CHECKING = False  # typing is not imported at run time (4-5 ms of CPU per CLI process, measured loaded)
+TYPE_CHECKING = False  # typing is not imported at run time: it is a visible share of a CLI process's CPU
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from pathlib import Path
@@ -253,8 +253,8 @@ class DaemonClient:
 
     def call_json(self, name: str, params: dict, timeout: float | None = None) -> bytes:
         """The answer of method `name` as the daemon wrote it, JSON text: for a front-end that only
-        passes it on (reading the 79,000 matches of a common word into records took 0.36 s, and
-        writing them out again 0.33 s more)."""
+        passes it on (reading a common word's matches into records, and writing them out again,
+        is time such a front-end need not spend; docs/benchmarks.md)."""
         seconds = timeout or REPLY_SECONDS.get(name, self.timeout)
         return self._retrying(lambda: call_json(self.sock, name, params, seconds))
 

@@ -41,8 +41,8 @@ from .writer import Writer
 
 log = logging.getLogger("codesearch.daemon")
 # reads (searches, relations): one per core runs at once, the rest wait (each up to READ_WAIT_MS).
-# More at once only queue on the GIL: on 2 cores, 8 clients got 1.04x the throughput of one with
-# 8 slots and 1.63x with 2 (keyword; hybrid 1.01x and 1.47x; scripts/bench_concurrency.py, docs/benchmarks.md)
+# More at once only queue on the GIL: throughput stops growing past one slot per core
+# (scripts/bench_concurrency.py, docs/benchmarks.md, "Concurrency (daemon)")
 READ_SLOTS, READ_WAITING, READ_WAIT_MS = max(2, os.cpu_count() or 2), 256, 10_000
 
 

@@ -117,8 +117,8 @@ class Debouncer:
 
 # What changes a file's content or place. Not opens and reads: subscribed to, they came from
 # every file that anything read (ripgrep in a grep, the indexer, an editor, a build), and the
-# watcher's thread turned each into an event under the GIL: a grep of a 30,000-file tree through
-# the daemon took 5.6 s against 1.1 s in a process of its own.
+# watcher's thread turned each into an event under the GIL, and a grep through the daemon took
+# several times as long as in a process of its own (docs/benchmarks.md).
 CHANGE_EVENTS: list[type[FileSystemEvent]] = [
     FileCreatedEvent, DirCreatedEvent, FileDeletedEvent, DirDeletedEvent, FileModifiedEvent, DirModifiedEvent,
     FileMovedEvent, DirMovedEvent, FileClosedEvent]

@@ -9,10 +9,9 @@ from typing import Protocol
 
 import numpy as np
 
-# texts per forward pass on a CUDA GPU, for either backend: on an H200 the onnx embedder's GPU
-# runtime embedded 20,400 texts/s in batches of 512, 14,400-15,700 in 256, 19,900 in 1,024, 15,500
-# in 128 (scripts/bench_gpu_embedding.py, all texts in one call); the indexer's calls of 256 texts
-# ran alike with 256 and 512
+# texts per forward pass on a CUDA GPU, for either backend: the best throughput of the batch sizes
+# tried on an H200 (scripts/bench_gpu_embedding.py; docs/benchmarks.md, "Indexing"); the indexer's
+# calls of 256 texts ran alike with 256 and 512
 GPU_BATCH = 512
 # A query is read to here, however short the documents' limit (embed_max_tokens: speed on many
 # chunks); a bug report's names and messages run past its title, and a question of a few words is

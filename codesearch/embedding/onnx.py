@@ -7,14 +7,14 @@ model, and pooling is sentence-transformers' (the mean over real tokens, then un
 model can be given as a folder holding `model.onnx` (inputs input_ids, attention_mask,
 token_type_ids; output last_hidden_state) and `tokenizer.json`.
 
-Two runtimes read the same file: OpenVINO on the CPU (about twice ONNX Runtime's throughput here,
+Two runtimes read the same file: OpenVINO on the CPU (the higher throughput here,
 scripts/bench_embedding.py) and ONNX Runtime, which also runs on a CUDA GPU (onnxruntime-gpu).
 Both load in a fraction of a second where torch takes seconds, and both release the GIL while they
 compute, so searches go on beside a batch. On a CUDA GPU the default is a third runtime, torch:
-the same model's unquantized weights (the folder the tokenizer comes from) in float16, which
-embedded about 15,600 texts/s on an H200 in the indexer's calls of 256 (20,400 in one call; the
-sentence-transformers backend on the same GPU: 2,700; scripts/bench_gpu_embedding.py, docs/benchmarks.md),
-while the int8 file on a GPU needs onnxruntime-gpu and was never measured. Their vectors agree
+the same model's unquantized weights (the folder the tokenizer comes from) in float16, several
+times the sentence-transformers backend's throughput on the same GPU (scripts/bench_gpu_embedding.py,
+docs/benchmarks.md, "Indexing"), while the int8 file on a GPU needs onnxruntime-gpu and was never
+measured. Their vectors agree
 to 0.9993 on average (cosine; torch's in float16 with the model's own float32 to 0.99999), so
 the runtime and the device are not part of the vectors' key: switching them never re-embeds an
 index.

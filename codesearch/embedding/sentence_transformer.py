@@ -116,7 +116,7 @@ class SentenceTransformerEmbedder:
 
     def encode_query(self, text: str) -> np.ndarray:
         """One text through the model's modules: `SentenceTransformer.encode` puts every module in
-        eval mode on each call, about 1.5 ms of Python (under the GIL) for a query of a few ms.
+        eval mode on each call, Python under the GIL that is a large share of a short query.
         Read to QUERY_MAX_TOKENS at least, as the onnx embedder reads it."""
         import torch
         from sentence_transformers.util import batch_to_device

@@ -2,7 +2,8 @@
 
 A long-lived daemon keeps what its model's runtime grows while embedding thousands of texts
 (OpenVINO compiles kernels per input shape and keeps them; runtimes keep their arenas; the
-allocator keeps the pages): 300 MB more after a 1,200-file repository. A child that embeds the
+allocator keeps the pages), hundreds of MB after a mid-sized repository (docs/benchmarks.md,
+"Indexing"). A child that embeds the
 background batches, and exits once nothing has come for a while, gives all of it back; the
 daemon keeps one model for queries, which are short and few shapes. Vectors are the same
 either way: the child builds the same backend from the same settings.
@@ -29,10 +30,12 @@ log = logging.getLogger(__name__)
 
 IDLE_SECONDS = 60.0  # the child exits after this long without a batch (the daemon embeds in slices)
 # The child's CPU priority below the daemon's: background batches yield the cores to searches and
-# saves (keyword searches through the socket on the monorepo while it embeds, p50 45.3 -> 41.8 ms);
+# saves (docs/benchmarks.md, "Indexing": searches through the socket while the daemon embeds);
 # with nothing else wanting the cores, the scheduler runs it as before
 NICENESS = 10
-QUERY_THREADS = 1  # a daemon's queries: 4.1 ms on one thread, 3.6 on two (idle); the other cores stay free for searches
+# a daemon's queries: a second thread barely shortens one (docs/benchmarks.md, "A 100,000-file
+# monorepo", stop 31), and the other cores stay free for searches
+QUERY_THREADS = 1
 
 
 def _serve(connection: Connection, settings: Settings) -> None:

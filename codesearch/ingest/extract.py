@@ -175,9 +175,9 @@ def _extract_job(job: tuple[str, str, str, Settings, Finisher | None]) -> Extrac
     return result
 
 
-# Starting worker processes costs about 0.2 s (interpreter, imports, grammars, queries): measured
-# with scripts/bench_index.py, the pool wins from about 150 files (serde, flask) and loses below
-# (requests, cobra). A pool already running pays off for much smaller jobs.
+# Starting worker processes costs time (interpreter, imports, grammars, queries): below this many
+# files one process finishes first (scripts/bench_index.py; docs/benchmarks.md, "Parsing and
+# chunking"). A pool already running pays off for much smaller jobs.
 PARALLEL_MIN_FILES = 150
 PARALLEL_MIN_FILES_WARM = 24
 IMAP_CHUNKSIZE = 8
@@ -242,7 +242,7 @@ def shutdown_pool() -> None:
 
 def release_idle_pool() -> None:
     """Stop the extraction workers unless a run is using them: a daemon with nothing to index
-    gives their memory back (about 50 MB each) and spawns them again for the next big batch."""
+    gives their memory back (docs/benchmarks.md, "Indexing") and spawns them again for the next big batch."""
     with _pool_lock:
         if _pool_users == 0:
             shutdown_pool()
@@ -330,7 +330,7 @@ def _on_workers(jobs: list[tuple[str, Path, str]], settings: Settings, finish: F
                 workers: int) -> Iterator[Extracted | SkipFile]:
     """Results in order, at most WINDOW_CHUNKS_PER_WORKER slices a worker extracted ahead of the consumer:
     the pool's own `map` submits every file at once, and where the consumer (the catalog's one
-    writer) is the slower, the workers' results piled up in memory (1.8 GB at 85,000 files)."""
+    writer) is the slower, the workers' results piled up in memory (gigabytes on a monorepo)."""
     chunksize = max(1, min(IMAP_CHUNKSIZE, len(jobs) // (4 * workers)))  # small jobs: keep both busy
     window = WINDOW_CHUNKS_PER_WORKER * workers
     done = 0

@@ -71,7 +71,7 @@ def _any_pattern(spec: pathspec.GitIgnoreSpec) -> re.Pattern[str] | None:
     not join (the spec then answers every path itself).
 
     pathspec anchors each pattern at the start, and starts most with "any folders, then": those
-    share that start, so it is tried once per path rather than once per pattern (3 to 9 times
+    share that start, so it is tried once per path rather than once per pattern (several times
     faster on the .gitignore files of the benchmark repositories)."""
     regexes: list[re.Pattern[str]] = []
     for pattern in spec.patterns:

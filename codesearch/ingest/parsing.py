@@ -262,9 +262,9 @@ def _restates(parent: ParsedDefinition, node: ts.Node, name: str) -> bool:
     return parent.name == name and start - parent.start_line <= 1 and parent.end_line - end <= 1
 
 
-# The deepest syntax tree in the 22 benchmark checkouts (4,756 files) is 146 levels, p99.9 54.
-# Matching the language's query over a deeper tree takes super-linear time in tree-sitter (50,000
-# nested calls: 11 s); so no match starts below this depth, and a file nested deeper is skipped.
+# Far deeper than any syntax tree in the benchmark checkouts (docs/benchmarks.md). Matching the
+# language's query over a deeper tree takes super-linear time in tree-sitter; so no match starts
+# below this depth, and a file nested deeper is skipped.
 MAX_SYNTAX_DEPTH = 1000
 DEPTH_SAMPLES = 16  # byte offsets at which the nesting is measured
 

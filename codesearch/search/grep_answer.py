@@ -75,9 +75,9 @@ class GrepResult:
     def json_blocks(self) -> Iterator[bytes]:
         """The same text in blocks of JSON_BLOCK_PIECES pieces, made as they are written: each
         shown line's head and its chunk's rest (chunk, context, reasons; it also ends the line and
-        separates it from the next; ", " is cut from the last). Joined whole, a 40-MB answer
-        cost 30 ms of fresh pages before the first byte left; a block at a time reuses the same
-        memory and the socket starts sending at once."""
+        separates it from the next; ", " is cut from the last). Joined whole, a large answer
+        first paid for fresh pages before its first byte left; a block at a time reuses the same
+        memory and the socket starts sending at once (docs/benchmarks.md, "grep against ripgrep")."""
         hits = self.hits
         explain = [b""] * len(self.chunks) if self.notes is None else [
             f', "explain": {_strings(notes)}'.encode() for notes in self.notes]

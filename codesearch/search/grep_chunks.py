@@ -47,9 +47,10 @@ def _nothing_known() -> tuple[dict[str, np.ndarray], dict[int, ChunkFacts]]:
 class GrepFacts:
     """What grep reads of the catalog for the files and chunks that matched (each file's chunk
     bounds; each chunk's span, its JSON, and its caller weight), kept between requests until the
-    next reindex (the catalog's `last_index_time` changes). A common word matches 15,000 files of
-    a 30,000-file tree: reading their 290,000 chunk bounds, and the spans and caller weights of
-    the 23,000 chunks that hold a match, took longer than ripgrep's whole search."""
+    next reindex (the catalog's `last_index_time` changes). A common word matches half the files
+    of a tree: reading their chunk bounds, and the spans and caller weights of the chunks that
+    hold a match, took longer than ripgrep's whole search (docs/benchmarks.md, "grep against
+    ripgrep (daemon)")."""
 
     MAX_CHUNKS = 200_000  # chunks whose span and weight are kept (about 300 bytes each)
 

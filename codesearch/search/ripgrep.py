@@ -3,7 +3,7 @@ stopped past a deadline) and the re-run of files whose folders changed meanwhile
 
 ripgrep (the `rg` binary of the `ripgrep` wheel) does the scanning: a finite-automaton engine, so
 no pattern can backtrack for ever, with the repository's .gitignore rules and parallel reading.
-Python's `re` over every file was 20 to 60 times slower on the benchmark's trees, and a trigram
+Python's `re` over every file was many times slower on the benchmark's trees, and a trigram
 prefilter in the catalog would index what rg already reads at disk speed.
 """
 

@@ -46,8 +46,8 @@ from .sqlite import CONTENTLESS_DELETE, sqlite3
 from .vector_tables import VectorBookkeeping
 
 # While a run writes: the writer's page cache (SQLite's default is 2 MB) and the pages the WAL may
-# hold before a checkpoint (default 1,000). 85,440 files: 187 -> 178 s (whole index, two runs
-# each); resolving their calls alone 28.9 -> 26.1-27.4 s with the larger cache.
+# hold before a checkpoint (default 1,000); larger while a run writes, so the writer reads and
+# checkpoints less (docs/benchmarks.md, "A 100,000-file monorepo").
 BULK_CACHE_KIB = 65536
 # a write waits this long for another connection's write lock, then fails ("database is locked"):
 # the daemon keeps such a batch and tries it again (daemon/core.py)

@@ -125,8 +125,8 @@ class VectorStore:
                 self.collection.delete(ids=ids[start:start + UPSERT_SLICE])
 
     def holding(self, ids: list[str]) -> set[str]:
-        """Those of `ids` that the store holds, looked up a slice at a time (28 ms a slice in a
-        store of 1.17 million, where a page of its list at offset 1 million takes 3.2 s)."""
+        """Those of `ids` that the store holds, looked up a slice at a time: paging through its
+        whole list grows with the square of the store (docs/benchmarks.md, "Rebuilds")."""
         out: set[str] = set()
         with _chroma_errors("look up its vectors"):
             for start in range(0, len(ids), LOOKUP_SLICE):
@@ -153,7 +153,7 @@ class VectorStore:
     def query(self, vector: np.ndarray, limit: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """(id, cosine similarity) of the nearest vectors that pass the language and kind filters
         (a path glob is the caller's to check: Chroma cannot match globs), best first. Chroma
-        answers fewer when it holds fewer (no count first: that cost ~2 ms a query)."""
+        answers fewer when it holds fewer (no count first: it cost every query time)."""
         with _chroma_errors("search"):
             result = self.collection.query(query_embeddings=[vector], n_results=limit,
                                            where=chroma_where(filters), include=["distances"])

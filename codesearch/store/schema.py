@@ -68,13 +68,12 @@ CREATE TABLE IF NOT EXISTS embed_cache(text_hash BLOB PRIMARY KEY, vector BLOB N
 
 # Indexes that the writing of a file into an empty catalog never reads: a first index creates them
 # at the end of its writing, sorting once, instead of inserting every row into them at a random
-# place. 85,440 files: writing 171 -> 147 s, creating them 3 s (chunks_name, chunks_to_embed and
-# the earlier calls_caller); chunks_name alone gave 167.5 and 170.6 s against 160.8 and 167.0 for
-# all of them. Chunk ids are hashes, and calls were clustered by name: a batch's new ids (about
-# 780) and call sites (about 2,000) landed at random places of their B-trees, and each commit
-# wrote every page it had changed to the WAL. The monorepo's first index (86,545 files, 1,743
-# batches) wrote 15.6 GB for a 1 GB catalog in 223 and 224 s; with chunks_id and calls_name
-# deferred and calls clustered by caller, 5.7 GB in 198 and 203 s.
+# place: each such insert cost a page read and a page write once the B-tree outgrew the cache.
+# Chunk ids are hashes, and calls were clustered by name: a batch's new ids and call sites landed
+# at random places of their B-trees, and each commit wrote every page it had changed to the WAL
+# again; with chunks_id and calls_name deferred and calls clustered by caller, a first index
+# writes a fraction of the bytes and takes less time (docs/benchmarks.md, "A 100,000-file
+# monorepo", stop 32).
 # Not chunks_parent: searches answered during a first index name it (the graph step's INDEXED
 # BY), and its rows come nearly in order. Searches that would use the others scan meanwhile. A
 # catalog left without them (a first index killed half way) gets them back at its next writable

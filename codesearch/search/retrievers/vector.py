@@ -35,8 +35,8 @@ class VectorRetriever:
 
     def counts(self) -> tuple[int, int]:
         """(chunks that get vectors, those with current vectors), counted again after a second,
-        or after COVERAGE_SHARE^-1 times as long as the count took (a table scan: 180 ms over a
-        1.3-million-chunk monorepo, which then counts every 9 s). Vectors of another model (the
+        or after COVERAGE_SHARE^-1 times as long as the count took (a table scan, slow on a
+        monorepo, which then counts less often). Vectors of another model (the
         index was embedded with other settings) count as none."""
         with self._lock:
             now = time.monotonic()
