@@ -83,7 +83,7 @@ class Settings:
     # the model's threads for the daemon's background embedding (0: all cores). Its child process
     # runs at a lower priority (embedding/worker.py), so searches take the cores they need: all
     # cores embed faster than one and barely slow the searches meanwhile (docs/benchmarks.md, "A
-    # 100,000-file monorepo", stop 31). Queries embed on one thread (embedding/worker.py). With
+    # 100,000-file monorepo"). Queries embed on one thread (embedding/worker.py). With
     # daemon_embed_in_child false, one model in the daemon does both at its priority: 1 there
     # leaves the other cores to searches.
     daemon_embed_threads: int = 0

@@ -34,7 +34,7 @@ IDLE_SECONDS = 60.0  # the child exits after this long without a batch (the daem
 # with nothing else wanting the cores, the scheduler runs it as before
 NICENESS = 10
 # a daemon's queries: a second thread barely shortens one (docs/benchmarks.md, "A 100,000-file
-# monorepo", stop 31), and the other cores stay free for searches
+# monorepo"), and the other cores stay free for searches
 QUERY_THREADS = 1
 
 

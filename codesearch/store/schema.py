@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS embed_cache(text_hash BLOB PRIMARY KEY, vector BLOB N
 # at random places of their B-trees, and each commit wrote every page it had changed to the WAL
 # again; with chunks_id and calls_name deferred and calls clustered by caller, a first index
 # writes a fraction of the bytes and takes less time (docs/benchmarks.md, "A 100,000-file
-# monorepo", stop 32).
+# monorepo").
 # Not chunks_parent: searches answered during a first index name it (the graph step's INDEXED
 # BY), and its rows come nearly in order. Searches that would use the others scan meanwhile. A
 # catalog left without them (a first index killed half way) gets them back at its next writable

@@ -126,15 +126,15 @@ def test_an_edited_file_with_an_odd_name_is_reindexed(odd_names):
 
 def test_a_file_that_cannot_be_written_is_skipped_and_the_batch_goes_on(tmp_path, monkeypatch):
     repo = copy_sample("python", tmp_path / "repo")
-    from codesearch.store.catalog import Catalog
-    real = Catalog.insert_calls
+    from codesearch.store.files import Files
+    real = Files.insert_calls
 
     def fail_for_config(self, db, rows, rids):
         if any(row[1] == "config.py" for row in rows):
             raise sqlite3.IntegrityError("simulated failure")
         return real(self, db, rows, rids)
 
-    monkeypatch.setattr(Catalog, "insert_calls", fail_for_config)
+    monkeypatch.setattr(Files, "insert_calls", fail_for_config)
     code, out, err = run_main("index", repo, "--no-vectors", "--json")
     assert code == 0, err
     report = json.loads(out)
