@@ -14,6 +14,7 @@ Rules, read with `ast` from the source of `codesearch/` (nothing is imported):
       embedding    the models
       store        SQLite and Chroma; knows nothing of tokenizing, search or processes
       indexing     writes the store
+      graph        the store's graph as NetworkX graphs, and their file formats
       search       reads the store
       workspace    the repositories one answer covers (their boosts follow search's fusion rule)
       api          calls search and indexing
@@ -44,8 +45,8 @@ from pathlib import Path
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "model", "paths", "text", "faults", "gc_pause", "filters", "wire", "locations", "vocabulary",
      "config"),
-    ("ingest",), ("access",), ("analysis",), ("embedding",), ("store",), ("indexing",), ("search",), ("workspace",),
-    ("api",), ("daemon",), ("transports",), ("cli", "doctor", "eval"),
+    ("ingest",), ("access",), ("analysis",), ("embedding",), ("store",), ("indexing",), ("graph",), ("search",),
+    ("workspace",), ("api",), ("daemon",), ("transports",), ("cli", "doctor", "eval"),
 )
 RANK: dict[str, int] = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 MAX_METHODS = 30

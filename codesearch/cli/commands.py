@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..text import for_terminal, text_problem
+from .graph_export import cmd_graph
 from .parser import (
     EXIT_ERROR,
     EXIT_NO_MATCH,
@@ -552,4 +553,5 @@ def _run(args: argparse.Namespace) -> tuple[int, str | None]:
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "chunks": cmd_chunks, "index": cmd_index, "query": cmd_query, "callers": cmd_relations,
     "callees": cmd_relations, "grep": cmd_grep, "eval": cmd_eval, "daemon": cmd_daemon, "merge": cmd_merge,
-    "mcp": cmd_mcp, "lsp": cmd_lsp, "stats": cmd_stats, "doctor": cmd_doctor, "completion": cmd_completion}
+    "mcp": cmd_mcp, "lsp": cmd_lsp, "stats": cmd_stats, "doctor": cmd_doctor, "completion": cmd_completion,
+    "graph": cmd_graph}

@@ -48,6 +48,8 @@ class Parser(argparse.ArgumentParser):
 
 
 MAX_WAIT_SECONDS = 86_400.0
+GRAPH_FORMATS = ("graphml", "gexf", "json", "dot")  # graph.formats.FORMATS, named here without loading NetworkX
+GRAPH_DEPTH = 2  # `graph export NAME`: as far as the graph retriever's PageRank reaches
 
 
 def seconds(text: str) -> float:
@@ -193,6 +195,21 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--vimgrep", action="store_true", help="path:line:column:text lines")
         p.add_argument("--explain", action="store_true", help="say why each group ranks where it does")
         _add_no_daemon_option(p)
+
+    if wanted("graph"):
+        graph = sub.add_parser("graph", help="write the call graph for other tools (GraphML, GEXF, JSON, DOT)")
+        actions = graph.add_subparsers(dest="action", metavar="ACTION", required=True)
+        p = actions.add_parser("export", help="the whole graph, or the neighbourhood of some definitions")
+        p.add_argument("names", nargs="*", metavar="NAME",
+                       help="the neighbourhood of the definitions of these names (default: the whole graph)")
+        p.add_argument("--format", choices=GRAPH_FORMATS, default="graphml",
+                       help="graphml (default), gexf, json (NetworkX's node-link data) or dot")
+        p.add_argument("--depth", type=int, default=None, metavar="N",
+                       help=f"hops out from the named definitions (default {GRAPH_DEPTH})")
+        p.add_argument("--repo", default=None, metavar="PATH",
+                       help="the indexed repository (default: the enclosing one)")
+        p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
+        p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
 
     if wanted("eval"):
         p = sub.add_parser("eval", help="NDCG@10, MRR@10, P@5, Recall@10 of a query file")
