@@ -28,13 +28,17 @@ class ParsedDefinition:
 
 
 class CallSite(NamedTuple):
-    """A call of `name` at `line`, made inside definition `caller` (index) or at top level (None).
+    """A call of `name` at `line`, made inside definition `caller` (index) or at top level (None);
+    `hint`: what the receiver is (ingest/scopes.py); `ref`: the name is used, not called (a method
+    value, a function passed as an argument, a decorator).
 
     A tuple, not a dataclass: a file has hundreds of them and building them is on the hot path."""
 
     name: str
     line: int
     caller: int | None = None
+    hint: str = ""
+    ref: bool = False
 
 
 @dataclass

@@ -99,8 +99,8 @@ def _catalog_of(source: Index | Catalog) -> Catalog:
 def _guessed(calls: CallGraph, frontier: list[int], resolved: list[EdgeRow]) -> list[EdgeRow]:
     """The calls into and out of `frontier` that relations follow by name, less those resolved."""
     stored = {(e.src, e.dst) for e in resolved if e.kind == CALLS}
-    out = [EdgeRow(caller, CALLS, node, weight) for node, caller, weight in calls.calls(frontier, "callers")]
-    out += [EdgeRow(node, CALLS, callee, weight) for node, callee, weight in calls.calls(frontier, "callees")]
+    out = [EdgeRow(caller, CALLS, node, weight) for node, caller, weight, _ in calls.calls(frontier, "callers")]
+    out += [EdgeRow(node, CALLS, callee, weight) for node, callee, weight, _ in calls.calls(frontier, "callees")]
     return [e for e in dict.fromkeys(out) if (e.src, e.dst) not in stored]
 
 

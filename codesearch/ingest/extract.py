@@ -55,8 +55,9 @@ class Extracted:
     parsed: ParsedFile | None  # None when no grammar was used, or once sent from a worker
     digest: str  # content hash of the file: what the catalog compares to see a change
     fell_back: bool  # True when no grammar was used (text, Markdown or line windows)
-    # rows as the catalog stores them: (caller chunk id, path, callee, line), (path, module, line, statement)
-    calls: list[tuple[str, str, str, int]] = field(default_factory=list)
+    # rows as the catalog stores them: (caller chunk id, path, callee, line, receiver hint, a
+    # reference), (path, module, line, statement)
+    calls: list[tuple[str, str, str, int, str, bool]] = field(default_factory=list)
     imports: list[tuple[str, str, int, str]] = field(default_factory=list)
     defined_names: list[str] = field(default_factory=list)
     # filled by the indexer's finisher: keyword-index columns per chunk, and chunk id -> embed hash
@@ -67,8 +68,8 @@ class Extracted:
     def from_parsed(cls, parsed: ParsedFile, chunks: list[Chunk], digest: str) -> Extracted:
         ids, file_id, path = parsed.chunk_ids, chunks[0].id, parsed.path
         return cls(path, parsed.language, chunks, parsed, digest, fell_back=False,
-                   calls=[(file_id if c.caller is None else ids.get(c.caller, file_id), path, c.name, c.line)
-                          for c in parsed.calls],
+                   calls=[(file_id if c.caller is None else ids.get(c.caller, file_id), path, c.name, c.line,
+                           c.hint, c.ref) for c in parsed.calls],
                    imports=[(path, i.module, i.line, i.text) for i in parsed.imports],
                    defined_names=list({d.name for d in parsed.definitions}))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 import threading
+from collections.abc import Callable
 from functools import cache
 from operator import itemgetter
 
@@ -13,6 +14,7 @@ import tree_sitter_language_pack as tslp
 
 from ..model import CallSite, ImportRef, ParsedDefinition, ParsedFile
 from .languages import LanguageSpec
+from .scopes import EXTERNAL, Scopes
 
 MAX_SIGNATURE_CHARS = 240
 MAX_DOCSTRING_CHARS = 2000
@@ -299,6 +301,29 @@ def _sampled_depth(root: ts.Node, size: int) -> int:
     return deepest
 
 
+def _scopes(spec: LanguageSpec, parsed: ParsedFile, bindings: list[tuple[ts.Node, str, ts.Node]],
+            scope_at: Callable[[int], int | None]) -> Scopes:
+    """The file's bindings and import aliases, for the hints of its call sites."""
+    assert spec.import_aliases is not None
+    aliases = {alias: (module, member) for ref in parsed.imports
+               for alias, module, member in spec.import_aliases(ref.text, ref.module)}
+    scopes = Scopes(spec, parsed.definitions, aliases)
+    literals = dict(spec.literal_types)
+    source = parsed.source
+    for name_node, how, said in bindings:
+        if how == "literal":
+            type_text = literals.get(said.type, "")
+        else:
+            type_text = _text(source, said)
+            if how == "new" and spec.constructors_capitalized:
+                last = type_text.rsplit(".", 1)[-1]
+                if not (last[:1].isupper() or last in spec.builtin_types):
+                    continue  # `x = make()`: a function's result, of no type known here
+        if type_text:
+            scopes.bind(scope_at(name_node.start_byte), _text(source, name_node), type_text)
+    return scopes
+
+
 def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
     """Parse one file and extract what chunking and the graph need; TooDeep for a tree nested
     past MAX_SYNTAX_DEPTH."""
@@ -312,14 +337,28 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
     cursor.set_max_start_depth(MAX_SYNTAX_DEPTH)  # the bound holds even where sampling missed
 
     raw_defs: list[tuple[ts.Node, str, ts.Node, ts.Node | None]] = []  # node, kind, name, receiver
-    call_nodes: list[ts.Node] = []
+    call_nodes: list[tuple[ts.Node, ts.Node | None, bool]] = []  # name, receiver, a reference
+    bindings: list[tuple[ts.Node, str, ts.Node]] = []  # name, how (type, new, literal), the node saying it
     seen_defs: set[tuple[int, int]] = set()
     for _pattern, captures in cursor.matches(root):
         calls = captures.get("call")
         if calls is not None:  # most matches are calls: the fast path
-            call_nodes.extend(calls)
-            if len(captures) == 1:
+            receivers = captures.get("call.receiver")
+            call_nodes.extend((node, receivers[0] if receivers else None, False) for node in calls)
+            if len(captures) == (1 if receivers is None else 2):
                 continue
+        refs = captures.get("ref")
+        if refs is not None:
+            receivers = captures.get("ref.receiver")
+            call_nodes.append((refs[0], receivers[0] if receivers else None, True))
+            continue
+        bound = captures.get("bind.name")
+        if bound is not None:
+            for how in ("type", "new", "literal"):
+                said = captures.get("bind." + how)
+                if said:
+                    bindings.extend((node, how, said[0]) for node in bound)
+            continue
         for cap_name, nodes in captures.items():
             if cap_name.startswith("definition."):
                 name_nodes = captures.get("name")
@@ -384,12 +423,24 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
         bodies.append(body)
         stack.append(len(parsed.definitions) - 1)
 
-    # attribute each call to the innermost definition that contains it
+    # attribute each call and binding to the innermost definition that contains it
     definitions = parsed.definitions
     starts = [d.start_byte for d in definitions]
+
+    def scope_at(start: int) -> int | None:
+        i = bisect.bisect_right(starts, start) - 1
+        while i >= 0:
+            d = definitions[i]
+            if start < d.end_byte:  # d starts at or before the node (bisect)
+                return i
+            i = d.parent if d.parent is not None else -1
+        return None
+
+    scopes = _scopes(spec, parsed, bindings, scope_at) if spec.import_aliases is not None else None
     name_ranges = {n.byte_range for _, _, n, _ in raw_defs}
     separators, ignored = spec.qualifier_separators, spec.ignored_calls
-    for node in call_nodes:
+    local_names = {d.name for d in definitions} if scopes is not None else set()
+    for node, receiver, is_ref in call_nodes:
         start, end = node.byte_range
         if (start, end) in name_ranges:
             continue  # Elixir's `def f(x)` is a call node naming the definition
@@ -402,15 +453,13 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
                 break
         if not name or name in ignored:
             continue
-        caller = None
-        i = bisect.bisect_right(starts, start) - 1
-        while i >= 0:
-            d = definitions[i]
-            if start < d.end_byte:  # d starts at or before the call (bisect)
-                caller = i
-                break
-            i = d.parent if d.parent is not None else -1
-        parsed.calls.append(CallSite(name, node.start_point[0] + 1, caller))
+        caller = scope_at(start)
+        hint = ""
+        if scopes is not None:
+            hint = scopes.hint(caller, _text(source, receiver) if receiver is not None else None, name)
+            if is_ref and (hint == EXTERNAL or (not hint and (receiver is not None or name not in local_names))):
+                continue  # a value of unknown origin: most are variables, not definitions
+        parsed.calls.append(CallSite(name, node.start_point[0] + 1, caller, hint, is_ref))
     parsed.calls.sort(key=itemgetter(1))  # by line
     top_level = root.named_children
     parsed.top_level_boundaries = tuple((c.start_point[0] + 1, 1) for c in top_level)

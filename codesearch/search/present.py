@@ -67,13 +67,13 @@ def search_result(r: Ranked, ranks: dict[str, dict[str, int]], pattern: re.Patte
 
 
 def related_result(c: Chunk, score: float, depth: int, name: str,
-                   sites: tuple[int, ...] | None = None) -> RelatedResult:
+                   sites: tuple[int, ...] | None = None, resolution: str | None = None) -> RelatedResult:
     snippet, line = snippet_of(c, term_pattern([name.lower()]), 3)
     name_line, name_column = name_position(c)
     return RelatedResult(path=c.path, start_line=c.start_line, end_line=c.end_line, kind=c.kind, name=c.name,
                          qualified_name=c.qualified_name, language=c.language, score=round(score, 4), depth=depth,
                          snippet=snippet, snippet_line=line, id=c.id, name_line=name_line, name_column=name_column,
-                         sites=sites)
+                         sites=sites, resolution=resolution)
 
 
 def definition_of(c: Chunk) -> Definition:

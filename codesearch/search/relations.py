@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..store.catalog import Catalog
 from ..store.edges import CallGraph
+from ..store.schema import RESOLUTIONS
 from .requests import Direction
 
 RELATION = re.compile(r"\b(?:who|what|which\s+\w+)?\s*(calls?|uses?|invokes?|callers\s+of|references?)\s+"
@@ -17,11 +18,13 @@ QUERY_DEPTH = 2  # a relation asked in words reaches two hops: the callers' call
 
 @dataclass(frozen=True)
 class Related:
-    """A definition found from the targets: its chunk id, the edge weight, and its hops away."""
+    """A definition found from the targets: its chunk id, the edge weight, its hops away, and
+    how the edge that reached it was resolved (schema.RESOLUTIONS)."""
 
     id: str
     weight: float
     depth: int
+    resolution: str = "name-only"
 
 
 def parse_relation(query: str) -> tuple[Direction, str] | None:
@@ -45,23 +48,28 @@ def definitions_named(catalog: Catalog, name: str) -> list[str]:
 
 
 def neighbours(graph: CallGraph, ids: list[str], direction: Direction, depth: int = 1) -> list[Related]:
-    """Callers or callees of `ids`, breadth first: by hops, then heaviest edge first."""
+    """Callers or callees of `ids`, breadth first: by hops, then heaviest edge first; a target
+    that calls itself is among its own callers (and callees)."""
     rids = graph.rids_of(ids)
     seen = set(rids.values())
     frontier = [rids[i] for i in ids if i in rids]
-    found: list[tuple[int, float, int]] = []  # (rid, weight, depth)
+    found: list[tuple[int, float, int, int]] = []  # (rid, weight, depth, how)
+    recursive: set[int] = set()
     for level in range(1, depth + 1):
         nxt = []
-        for _, other, weight in graph.calls(frontier, direction):
+        for node, other, weight, how in graph.calls(frontier, direction):
+            if other == node and level == 1 and other not in recursive:
+                recursive.add(other)
+                found.append((other, weight, level, how))
             if other in seen:
                 continue
             seen.add(other)
             nxt.append(other)
-            found.append((other, weight, level))
+            found.append((other, weight, level, how))
         frontier = nxt
         if not frontier:
             break
-    names = graph.ids_of([rid for rid, _, _ in found])
-    out = [Related(names[rid], weight, level) for rid, weight, level in found if rid in names]
+    names = graph.ids_of([rid for rid, _, _, _ in found])
+    out = [Related(names[rid], weight, level, RESOLUTIONS[how]) for rid, weight, level, how in found if rid in names]
     out.sort(key=lambda r: (r.depth, -r.weight))
     return out

@@ -158,7 +158,7 @@ class RelationTarget(Record):
 
 @dataclass(frozen=True)
 class RelatedResult(ChunkPlace):
-    OMIT_WHEN_NONE = frozenset({"name_line", "name_column", "sites", "repo"})
+    OMIT_WHEN_NONE = frozenset({"name_line", "name_column", "sites", "repo", "resolution"})
 
     score: float
     depth: int  # hops from the target
@@ -170,6 +170,9 @@ class RelatedResult(ChunkPlace):
     # direct relations: the lines of the calls (in the caller for callers, in the target for callees)
     sites: tuple[int, ...] | None = None
     repo: str | None = None  # in a workspace
+    # how the edge that reached it was resolved: exact (own file or class), import, type (the
+    # receiver's), name-only (a name defined once, or guessed at), dynamic (an interface's method)
+    resolution: str | None = None
 
 
 @dataclass(frozen=True)

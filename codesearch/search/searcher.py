@@ -245,8 +245,8 @@ class Searcher:
             sites = {r.id: tuple(lines.get((r.id, short), ())) for r in direct}
         else:
             sites = self._call_sites(targets, direct, chunks, request.direction)
-        results = tuple(related_result(chunks[r.id], r.weight / r.depth, r.depth, label, sites.get(r.id))
-                        for r in found if r.id in chunks)
+        results = tuple(related_result(chunks[r.id], r.weight / r.depth, r.depth, label, sites.get(r.id),
+                                       r.resolution) for r in found if r.id in chunks)
         found_targets = tuple(RelationTarget(chunks[t].path, chunks[t].start_line, chunks[t].qualified_name)
                               for t in targets if t in chunks)
         unresolved = None

@@ -34,12 +34,14 @@ from .graph_reads import (
     count_definitions_named,
     definitions_in_files,
     definitions_in_order,
+    kinds_named,
 )
-from .schema import EDGE_KINDS
+from .module_files import ModuleFiles
+from .schema import BY_IMPORT, BY_NAME, BY_TYPE, DYNAMIC, EDGE_KINDS, EXACT
 from .sql import select_in
 from .sqlite import sqlite3
 
-GUESS = -1.0  # _choose's weight for a call it can only guess at
+GUESS = -1.0  # the weight _ByName gives a call it can only guess at
 RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is bounded by this)
 # a name that more chunks than this carry is read only in the files a slice's calls can reach (their
 # own and those they import): reading all of its definitions for every slice made resolution
@@ -48,6 +50,8 @@ CROWDED = 32
 MAX_ARRIVALS = 64  # files come or go: past this many, every import is resolved again
 CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
 _MODULE_SPLIT = re.compile(r"[./\\:]+")
+_INTERFACE_KINDS = frozenset({"interface", "trait", "protocol"})
+Edges = list[tuple[int, int, float, int]]  # (caller, definition, weight, how it was resolved)
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,14 @@ class _NameFacts:
         self.db = db
         self._crowded: dict[str, bool] = {}
         self._defined: dict[str, int] = {}
+        self._modules: ModuleFiles | None = None
+
+    def modules(self) -> ModuleFiles:
+        """The repository's files as imports name them, read once a run (only where a call goes
+        through an import)."""
+        if self._modules is None:
+            self._modules = ModuleFiles(r[0] for r in self.db.execute("SELECT path FROM files"))
+        return self._modules
 
     def crowded(self, name: str) -> bool:
         found = self._crowded.get(name)
@@ -127,6 +139,12 @@ class _Definitions:
                 self._stems[posixpath.splitext(posixpath.basename(path))[0]].extend(positions)
         return self._at(i for stem, positions in self._stems.items() if any(stem in t for t in texts)
                         for i in positions)
+
+    def of_type(self, owner: str) -> list[Symbol]:
+        """The definitions that belong to type `owner` (`owner.name`, at any depth)."""
+        self._complete()
+        suffix = f"{owner}.{self.name}"
+        return [s for s in self.symbols if s.qualified_name == suffix or s.qualified_name.endswith("." + suffix)]
 
     def exist(self) -> bool:
         if self.symbols or self.complete:
@@ -271,7 +289,7 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
 _resolver: tuple[tuple[str, str], _NameFacts] | None = None
 
 
-def resolve_slice(job: tuple[tuple[str, str], list[int]]) -> tuple[list[tuple[int, int, float]], list[tuple[int, int]]]:
+def resolve_slice(job: tuple[tuple[str, str], list[int]]) -> tuple[Edges, list[tuple[int, int]]]:
     """One slice of a full resolution, worked out in another process (`fan_out`): the callers'
     edges and guessed calls, as _resolution gives them."""
     global _resolver
@@ -305,14 +323,14 @@ def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
         after = rows[-1][0]
 
 
-def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts
-                ) -> tuple[list[tuple[int, int, float]], list[tuple[int, int]]]:
-    """The call edges (caller, definition, weight) of these callers, and their calls that could
-    only be guessed at (caller, name id), in the tables' orders. `facts`: what the run's earlier
-    slices learned about names. Reads only."""
-    call_rows = select_in(db, "SELECT k.caller, f.path, n.name, k.nid, COALESCE(c.qualified_name, c.name) "
-                              "FROM calls k JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller "
-                              "JOIN files f ON f.fid = c.fid WHERE k.caller IN ({})", callers)
+def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -> tuple[Edges, list[tuple[int, int]]]:
+    """The call edges (caller, definition, weight, how) of these callers, and their calls that
+    could only be guessed at (caller, name id), in the tables' orders. `facts`: what the run's
+    earlier slices learned about names. Reads only."""
+    call_rows = select_in(db, "SELECT k.caller, f.path, n.name, k.nid, COALESCE(c.qualified_name, c.name), "
+                              "k.hint, k.ref FROM calls k JOIN names n ON n.nid = k.nid "
+                              "JOIN chunks c ON c.rid = k.caller JOIN files f ON f.fid = c.fid "
+                              "WHERE k.caller IN ({})", callers)
     if not call_rows:
         return [], []
     names = {r[2] for r in call_rows}
@@ -336,40 +354,43 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts
         for row in definitions_in_files(db, many, reachable):
             near[row.name].append(Symbol(row.rid, row.path, row.qualified_name))
         definitions.update((name, _Definitions(facts, name, near.get(name, []), False)) for name in many)
-    choices: dict[tuple[str, str, str], tuple[list[Symbol], float]] = {}  # by (path, scope, name)
+    types = {hint.partition("@")[0] for *_, hint, _ in call_rows if hint and "@" in hint} - {""}
+    hinted = _Hinted(facts, kinds_named(db, types) if types else {})
+    choices: dict[tuple[str, str, str, str | None, int], _Choice] = {}  # by (path, scope, name, hint, ref)
     import_words: dict[str, frozenset[str]] = {}
-    edges: dict[tuple[int, int], float] = {}
+    edges: dict[tuple[int, int], tuple[float, int]] = {}
     guesses: set[tuple[int, int]] = set()  # (caller, nid)
-    for caller, path, name, nid, caller_qualified in call_rows:
+    for caller, path, name, nid, caller_qualified, hint, ref in call_rows:
         candidates = definitions.get(name)
-        if candidates is None or not candidates.exist():
+        if candidates is None or hint == "ext" or not candidates.exist():
             continue
         scope = _scope_of(caller_qualified)
-        key = (path, scope, name)
+        key = (path, scope, name, hint, ref)
         choice = choices.get(key)
         if choice is None:
             if path not in import_words:
                 import_words[path] = frozenset(_IMPORT_WORD.findall("\n".join(import_texts.get(path, ()))))
-            choice = choices[key] = _choose(candidates, scope, path, imported_files.get(path, set()),
-                                            import_texts.get(path, []), import_words[path], name)
-        chosen, weight = choice
+            by_name = _ByName(candidates, scope, path, imported_files.get(path, set()),
+                              import_texts.get(path, []), import_words[path], name, bool(ref))
+            choice = choices[key] = hinted.choose(by_name, hint) if hint else by_name.choose()
+        chosen, weight, how = choice
         if weight == GUESS:
             guesses.add((caller, nid))
         for symbol in chosen:
-            if symbol.rid != caller and (caller, symbol.rid) not in edges:
-                edges[(caller, symbol.rid)] = weight
+            if (caller, symbol.rid) not in edges:
+                edges[(caller, symbol.rid)] = (weight, how)
     # in the tables' orders (both clustered by caller): neighbouring rows share their pages
-    return [(s, d, w) for (s, d), w in sorted(edges.items())], sorted(guesses)
+    return [(s, d, w, h) for (s, d), (w, h) in sorted(edges.items())], sorted(guesses)
 
 
-def _write_resolution(db: sqlite3.Connection, edges: list[tuple[int, int, float]],
-                      guesses: list[tuple[int, int]]) -> None:
+def _write_resolution(db: sqlite3.Connection, edges: Edges, guesses: list[tuple[int, int]]) -> None:
     """A slice's resolution into the catalog (its callers' old call edges and guess marks are gone)."""
-    db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {CALLS}, ?, ?)", edges)
+    db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight, how) VALUES (?, {CALLS}, ?, ?, ?)", edges)
     db.executemany("UPDATE calls SET guess = 1 WHERE caller = ? AND nid = ?", guesses)
 
 
 _IMPORT_WORD = re.compile(r"\w+")
+_Choice = tuple[list[Symbol], float, int]  # definitions, each one's weight, how they were found
 
 
 def _scope_of(caller_qualified: str) -> str:
@@ -384,22 +405,86 @@ def _mentions(name: str, import_texts: list[str], import_words: frozenset[str]) 
     return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", t) for t in import_texts)
 
 
-def _choose(candidates: _Definitions, scope: str, path: str, imported: set[str], import_texts: list[str],
-            import_words: frozenset[str], name: str) -> tuple[list[Symbol], float]:
-    same_file = candidates.in_files({path})
-    if same_file:
-        same_scope = [s for s in same_file if scope and s.qualified_name.startswith(scope + ".")]
-        pick = same_scope or same_file
-        return pick, 1.0 / len(pick)
-    from_imports = candidates.in_files(imported)
-    if not from_imports and _mentions(name, import_texts, import_words):
-        from_imports = candidates.in_files_named_in(import_texts)
-    if from_imports:
-        return from_imports, 1.0 / len(from_imports)
-    only = candidates.the_only_one()
-    if only:
-        return only, 1.0
-    return [], GUESS  # every definition of the name: a guess, answered by name when asked
+@dataclass
+class _ByName:
+    """A call resolved by its name alone: in its own file (its own class first), the files it
+    imports, the one definition of the name; else a guess (a reference is never guessed at)."""
+
+    candidates: _Definitions
+    scope: str
+    path: str
+    imported: set[str]
+    import_texts: list[str]
+    import_words: frozenset[str]
+    name: str
+    ref: bool
+
+    def choose(self, leave_out: str = "") -> _Choice:
+        """`leave_out`: a scope whose definitions are not candidates (a `super()` call's own class)."""
+        candidates = self.candidates
+        same_file = [s for s in candidates.in_files({self.path})
+                     if not leave_out or not s.qualified_name.startswith(leave_out + ".")]
+        if same_file:
+            same_scope = [s for s in same_file if self.scope and s.qualified_name.startswith(self.scope + ".")]
+            pick = same_scope or same_file
+            return pick, 1.0 / len(pick), EXACT
+        from_imports = candidates.in_files(self.imported)
+        if not from_imports and _mentions(self.name, self.import_texts, self.import_words):
+            from_imports = candidates.in_files_named_in(self.import_texts)
+        if from_imports:
+            return from_imports, 1.0 / len(from_imports), BY_IMPORT
+        if self.ref:
+            return [], 0.0, BY_NAME
+        only = candidates.the_only_one()
+        if only:
+            return only, 1.0, BY_NAME
+        return [], GUESS, BY_NAME  # every definition of the name: a guess, answered by name when asked
+
+
+class _Hinted:
+    """A call resolved by what its receiver is (ingest/scopes.py): the caller's own class, a
+    type, a module; by name where the hint leads nowhere, and never where it leads outside."""
+
+    def __init__(self, facts: _NameFacts, kinds: dict[str, set[str]]):
+        self.facts, self.kinds = facts, kinds
+
+    def choose(self, by_name: _ByName, hint: str) -> _Choice:
+        if hint == "self":
+            own = by_name.candidates.of_type(by_name.scope.rsplit(".", 1)[-1]) if by_name.scope else []
+            mine = [s for s in own if s.path == by_name.path] or own
+            return (mine, 1.0 / len(mine), EXACT) if mine else by_name.choose()
+        if hint == "super":
+            return by_name.choose(leave_out=by_name.scope)
+        owner, _, module = hint.partition("@")
+        files = self.facts.modules().files(module, by_name.path) if module else []
+        if files is None:
+            return [], 0.0, BY_IMPORT  # a module from elsewhere: never a definition here
+        if owner:
+            return self._of_type(by_name, owner, module, set(files))
+        found = by_name.candidates.in_files(set(files)) if files else []
+        return (found, 1.0 / len(found), BY_IMPORT) if found else by_name.choose()
+
+    def _of_type(self, by_name: _ByName, owner: str, module: str, files: set[str]) -> _Choice:
+        kinds = self.kinds.get(owner)
+        if not kinds and not files:
+            return [], 0.0, BY_TYPE  # a type this repository does not define
+        members = by_name.candidates.of_type(owner)
+        if files:
+            members = [s for s in members if s.path in files] or members
+        dynamic = bool(kinds and kinds & _INTERFACE_KINDS)
+        if members:
+            how = DYNAMIC if dynamic else EXACT if owner == by_name.scope.rsplit(".", 1)[-1] else BY_TYPE
+            return members, 1.0 / len(members), how
+        if dynamic:  # an interface's method that is no definition of its own: its declaration
+            declared = _Definitions(self.facts, owner, _symbols(self.facts.db, [owner]).get(owner, []), True)
+            found = [s for s in declared.symbols if not files or s.path in files]
+            return (found, 1.0 / len(found), DYNAMIC) if found else by_name.choose()
+        if files and not kinds:  # a module inside a module of this repository (`from pkg import sub`)
+            inner = module + owner if module.endswith(".") else f"{module}.{owner}"
+            found = by_name.candidates.in_files(set(self.facts.modules().files(inner, by_name.path) or ()))
+            if found:
+                return found, 1.0 / len(found), BY_IMPORT
+        return by_name.choose()  # inherited, or from a base this file cannot see
 
 
 # --- reading the graph ------------------------------------------------------------------------
@@ -436,21 +521,22 @@ class CallGraph:
     def ids_of(self, rids: list[int]) -> dict[int, str]:
         return dict(select_in(self.catalog.db, "SELECT rid, id FROM chunks WHERE rid IN ({})", rids))
 
-    def calls(self, rids: list[int], direction: str) -> list[tuple[int, int, float]]:
-        """(node, other end, weight) of the calls into `rids` ("callers") or out of them
-        ("callees"), heaviest first for each node: the resolved edges, and the calls resolution
-        could only guess at, by name, shared among the name's first MAX_CANDIDATES definitions."""
+    def calls(self, rids: list[int], direction: str) -> list[tuple[int, int, float, int]]:
+        """(node, other end, weight, how it was resolved) of the calls into `rids` ("callers") or
+        out of them ("callees"), heaviest first for each node: the resolved edges (a recursive
+        call is its own caller), and the calls resolution could only guess at, by name, shared
+        among the name's first MAX_CANDIDATES definitions."""
         db = self.catalog.db
         if direction == "callers":
-            sql = f"SELECT dst, src, weight FROM edges WHERE dst IN ({{}}) AND kind = {CALLS}"
+            sql = f"SELECT dst, src, weight, how FROM edges WHERE dst IN ({{}}) AND kind = {CALLS}"
         else:
-            sql = f"SELECT src, dst, weight FROM edges WHERE src IN ({{}}) AND kind = {CALLS}"
-        found = {(r[0], r[1]): r[2] for r in select_in(db, sql, rids)}
+            sql = f"SELECT src, dst, weight, how FROM edges WHERE src IN ({{}}) AND kind = {CALLS}"
+        found = {(r[0], r[1]): (r[2], r[3]) for r in select_in(db, sql, rids)}
         for node, other, weight in self._guessed(rids, direction):
             if node != other and (node, other) not in found:
-                found[(node, other)] = weight
-        rows = sorted(found.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
-        return [(node, other, weight) for (node, other), weight in rows]
+                found[(node, other)] = (weight, BY_NAME)
+        rows = sorted(found.items(), key=lambda kv: (kv[0][0], -kv[1][0], kv[0][1]))
+        return [(node, other, weight, how) for (node, other), (weight, how) in rows]
 
     def _guessed(self, rids: list[int], direction: str) -> list[tuple[int, int, float]]:
         db = self.catalog.db
@@ -492,5 +578,6 @@ class CallGraph:
             empty = np.zeros(0, dtype=np.int64)
             return Adjacency(empty, empty, empty, np.zeros(0))
         table = np.array(rows, dtype=np.float64)
+        table = table[table[:, 0] != table[:, 1]]  # a recursive call is no neighbour
         return Adjacency(table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), table[:, 2].astype(np.int64),
                          table[:, 3])

@@ -176,15 +176,16 @@ class Files:
             out.update((row[0], Chunk(*row)) for row in cursor.fetchall())
         return out
 
-    def insert_calls(self, db: sqlite3.Connection, rows: list[tuple[str, str, str, int]],
+    def insert_calls(self, db: sqlite3.Connection, rows: list[tuple[str, str, str, int, str, bool]],
                      rids: dict[str, int]) -> None:
-        """(caller chunk id, path, called name, line) of one file, whose chunks write_chunks
-        has written (`rids`: their rows, as it returned them)."""
+        """(caller chunk id, path, called name, line, receiver hint, a reference) of one file,
+        whose chunks write_chunks has written (`rids`: their rows, as it returned them)."""
         if not rows:
             return
         names = self._name_ids(db, {r[2] for r in rows})
-        db.executemany("INSERT OR IGNORE INTO calls(nid, caller, line) VALUES (?, ?, ?)",
-                       [(names[name], rids[caller], line) for caller, _, name, line in rows if caller in rids])
+        db.executemany("INSERT OR IGNORE INTO calls(nid, caller, line, hint, ref) VALUES (?, ?, ?, ?, ?)",
+                       [(names[name], rids[caller], line, hint or None, int(ref))
+                        for caller, _, name, line, hint, ref in rows if caller in rids])
 
     def _name_ids(self, db: sqlite3.Connection, names: set[str]) -> dict[str, int]:
         """Interned ids of called names, made for those new to the catalog."""

@@ -49,6 +49,17 @@ def definitions_in_files(db: sqlite3.Connection, names: set[str], paths: Iterabl
     return _in_candidate_order(select_in(db, _DEFINITIONS_SELECT + "f.path IN ({})", sorted(set(paths))), names)
 
 
+def kinds_named(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, set[str]]:
+    """The kinds of the definitions of these exact names (is a receiver's type an interface?)."""
+    wanted = sorted(set(names))
+    out: dict[str, set[str]] = {}
+    for name, kind in select_in(db, f"SELECT name, kind FROM chunks WHERE name COLLATE NOCASE IN ({{}}) AND part = 1 "
+                                    f"AND kind NOT IN ({NOT_DEFINITIONS})", wanted):
+        if name in wanted:
+            out.setdefault(name, set()).add(kind)
+    return out
+
+
 def count_definitions_named(db: sqlite3.Connection, name: str, most: int) -> int:
     """How many definitions this exact name has, counted up to `most` (a bound, not a total: cheap
     for a name defined in thousands of files)."""
@@ -148,7 +159,7 @@ class GraphReads:
         shared among the name's first MAX_CANDIDATES definitions as the graph shares it."""
         out: dict[str, float] = {r[0]: float(r[1]) for r in select_in(
             self._catalog.db, "SELECT c.id, SUM(e.weight) FROM chunks c JOIN edges e ON e.dst = c.rid "
-                     "WHERE c.id IN ({}) GROUP BY c.id", ids)}
+                     "WHERE c.id IN ({}) AND e.src != e.dst GROUP BY c.id", ids)}
         named = select_in(self._catalog.db, f"SELECT c.id, c.name FROM chunks c WHERE c.id IN ({{}}) AND c.part = 1 "
                                    f"AND c.kind NOT IN ({NOT_DEFINITIONS})", ids)
         if not named:

@@ -9,17 +9,23 @@ from collections.abc import Iterator
 from ..vocabulary import NON_DEFINITION_KINDS
 from .sqlite import CONTENTLESS_DELETE, sqlite3
 
-SCHEMA_VERSION = 4  # what `meta.schema_version` says; an index of another version is rebuilt (3: file
+SCHEMA_VERSION = 5  # what `meta.schema_version` says; an index of another version is rebuilt (3: file
 # chunks read as their outline before their imports; Ruby's `class << self` named `self`; 4: terms
-# of one character and stopwords not in the keyword index)
-LAYOUT_VERSION = 3  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies;
-# 2 kept chunk ids unique inside the chunks table and clustered calls by name)
+# of one character and stopwords not in the keyword index; 5: call sites carry their receiver's
+# hint and references that are not calls)
+LAYOUT_VERSION = 4  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies;
+# 2 kept chunk ids unique inside the chunks table and clustered calls by name; 3 had no hint or
+# reference mark on call sites and no resolution on edges)
 
 # FTS5 keeps the index alone: no copy of the analysed text (`content=''`), whose rows can still
 # be deleted from SQLite 3.43 on; an older library keeps a copy so that deletes work.
 FTS_OPTIONS = "content='', contentless_delete=1" if CONTENTLESS_DELETE else ""
 EDGE_KINDS = {"calls": 0, "imports": 1}  # `contains` is chunks.parent
 EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
+# how a call edge was resolved (`edges.how`): in the caller's own file or class, through an import,
+# by the receiver's type, by a name defined once, or to the declaration of an interface's method
+RESOLUTIONS = ("exact", "import", "type", "name-only", "dynamic")
+EXACT, BY_IMPORT, BY_TYPE, BY_NAME, DYNAMIC = range(len(RESOLUTIONS))
 
 NOT_DEFINITIONS = ", ".join(f"'{kind}'" for kind in sorted(NON_DEFINITION_KINDS))
 
@@ -46,16 +52,18 @@ CREATE TABLE IF NOT EXISTS names(nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNI
 -- a call of a name from a chunk: clustered by caller (a chunk's calls; a file's come in rid
 -- order, so writing them appends), and by name in calls_name (who calls NAME). `guess`:
 -- resolution found no better candidates than every definition of the name, so no edge is stored
--- for it; relations answer it by name (store/edges.py)
+-- for it; relations answer it by name (store/edges.py). `hint`: what the receiver is
+-- (ingest/scopes.py; NULL: nothing known); `ref`: 1 where the name is used, not called
 CREATE TABLE IF NOT EXISTS calls(nid INTEGER NOT NULL, caller INTEGER NOT NULL, line INTEGER NOT NULL,
-                                 guess INTEGER NOT NULL DEFAULT 0,
+                                 guess INTEGER NOT NULL DEFAULT 0, hint TEXT, ref INTEGER NOT NULL DEFAULT 0,
                                  PRIMARY KEY (caller, nid, line)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS imports(fid INTEGER NOT NULL, line INTEGER, module TEXT, text TEXT);
 CREATE INDEX IF NOT EXISTS imports_fid ON imports(fid);
 -- resolved calls and imports between chunks: out of a chunk by the key, into it by edges_into,
--- which also carries what a centrality needs (kind and weight)
+-- which also carries what a centrality needs (kind and weight); `how`: a call's RESOLUTIONS
 CREATE TABLE IF NOT EXISTS edges(src INTEGER NOT NULL, kind INTEGER NOT NULL, dst INTEGER NOT NULL,
-                                 weight REAL NOT NULL, PRIMARY KEY (src, kind, dst)) WITHOUT ROWID;
+                                 weight REAL NOT NULL, how INTEGER NOT NULL DEFAULT 0,
+                                 PRIMARY KEY (src, kind, dst)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS edges_into ON edges(dst, kind, weight);
 CREATE TABLE IF NOT EXISTS vector_deletions(id TEXT PRIMARY KEY);
 -- vectors Chroma holds for chunks that a rebuild (reset) dropped and has not written back yet:

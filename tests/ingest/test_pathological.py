@@ -29,4 +29,4 @@ def test_deep_but_real_nesting_is_indexed_whole():
     source = "def outer():\n    return " + "wrap(" * depth + "leaf()" + ")" * depth + "\n"
     result = extract_text("deep.py", source)
     assert [c.name for c in result.chunks if c.kind == "function"] == ["outer"]
-    assert sum(1 for _, _, name, _ in result.calls if name == "wrap") == depth
+    assert sum(1 for _, _, name, *_ in result.calls if name == "wrap") == depth

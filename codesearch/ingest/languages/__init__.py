@@ -8,12 +8,19 @@ captures the parser understands (all matching happens in C, not in Python loops)
   optionally ``@receiver`` (Go methods, Rust impls) for the type it belongs to (`definitions`
   writes the common form, a definition with a `name` field);
 - ``@call`` on the callee's name node of a call site;
-- ``@import`` on an import statement, optionally ``@import.module`` on the module it names.
+- ``@import`` on an import statement, optionally ``@import.module`` on the module it names;
+- ``@call.receiver`` beside ``@call``: what the called name is looked up on (`mx.pool` in
+  `mx.pool.Get()`); ``@ref`` (with ``@ref.receiver``) on a name used, not called (a method
+  value, a function passed as an argument, a decorator);
+- ``@bind.name`` on a name given a type in its scope, with ``@bind.type`` (an annotation, a
+  declaration, a typed parameter or field), ``@bind.new`` (the type a constructor names) or
+  ``@bind.literal`` (a literal of a built-in type, named by `literal_types`).
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -51,6 +58,12 @@ class LanguageSpec:
     qualifier_separators: tuple[str, ...] = ("::", ".")
     ignored_calls: frozenset[str] = frozenset()  # keywords that parse as calls (Elixir's def, ...)
     call_parent_excluded: frozenset[str] = frozenset()  # call-like syntax that is not a call
+    self_names: frozenset[str] = frozenset()  # a receiver that is the caller's own object (self, this)
+    builtin_types: frozenset[str] = frozenset()  # types whose methods are never the repository's
+    literal_types: tuple[tuple[str, str], ...] = ()  # literal node type -> its built-in type
+    constructors_capitalized: bool = False  # a call binds a type only when the callee is capitalized
+    # an import statement's text and module -> (name it binds, module, member imported or "")
+    import_aliases: Callable[[str, str], list[tuple[str, str, str]]] | None = None
 
     def __post_init__(self) -> None:
         if not self.grammar:

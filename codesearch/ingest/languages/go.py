@@ -1,11 +1,30 @@
-"""Go: functions, methods with receivers, struct/interface/other type declarations, imports."""
+"""Go: functions, methods with receivers, struct/interface/other type declarations, imports, and
+what a call's receiver is bound to (typed parameters and receivers, declarations, composite
+literals, struct fields, imported packages)."""
 
 from . import LanguageSpec
+
+
+def import_aliases(text: str, module: str) -> list[tuple[str, str, str]]:
+    """`ctx "context"` binds ctx; `"net/http"` binds http (a `/vN` major version is skipped)."""
+    words = text.split()
+    if len(words) > 1 and words[0] not in ("_", "."):
+        return [(words[0], module, "")]
+    parts = module.split("/")
+    last = parts[-1] if not (len(parts) > 1 and parts[-1][:1] == "v" and parts[-1][1:].isdigit()) else parts[-2]
+    return [(last.removeprefix("go-").split(".")[0], module, "")] if last else []
+
+
+_BUILTIN_TYPES = frozenset({"string", "bool", "byte", "rune", "int", "int8", "int16", "int32", "int64", "uint",
+                            "uint8", "uint16", "uint32", "uint64", "uintptr", "float32", "float64", "complex64",
+                            "complex128", "error", "any", "[]"})
 
 SPEC = LanguageSpec(
     name="go",
     extensions=(".go",),
     wrapper_types=frozenset({"type_declaration"}),
+    builtin_types=_BUILTIN_TYPES,
+    import_aliases=import_aliases,
     body_types=frozenset({"func_literal"}),
     block_types=frozenset({"block", "if_statement", "for_statement", "expression_switch_statement",
                            "type_switch_statement", "select_statement"}),
@@ -25,7 +44,16 @@ SPEC = LanguageSpec(
 (type_alias name: (type_identifier) @name) @definition.type
 (short_var_declaration left: (expression_list . (identifier) @name)
   right: (expression_list . (func_literal))) @definition.function
-(call_expression function: [(identifier) @call (selector_expression field: (field_identifier) @call)])
+(call_expression function: (identifier) @call)
+(call_expression function: (selector_expression operand: (_) @call.receiver field: (field_identifier) @call))
+(argument_list (selector_expression operand: (_) @ref.receiver field: (field_identifier) @ref))
+(argument_list (identifier) @ref)
+(parameter_declaration name: (identifier) @bind.name type: (_) @bind.type)
+(var_spec name: (identifier) @bind.name type: (_) @bind.type)
+(field_declaration name: (field_identifier) @bind.name type: (_) @bind.type)
+(short_var_declaration left: (expression_list . (identifier) @bind.name)
+  right: (expression_list . [(composite_literal type: (_) @bind.new)
+                             (unary_expression operand: (composite_literal type: (_) @bind.new))]))
 (import_spec path: (interpreted_string_literal) @import.module) @import
 """,
 )

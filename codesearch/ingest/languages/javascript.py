@@ -1,11 +1,46 @@
 """JavaScript (and JSX): functions, classes, methods, arrow functions bound to names, ES and CommonJS imports."""
 
+import re
+
 from . import LanguageSpec, definitions
+
+_CLAUSE = re.compile(r"^import\s+(?:type\s+)?(.*?)\s+from\s", re.DOTALL)
+
+
+def import_aliases(text: str, module: str) -> list[tuple[str, str, str]]:
+    """`import * as m` and `import m` bind m (the module); `import { a, b as c }` bind a and c
+    (members of the module)."""
+    clause = _CLAUSE.match(text)
+    if not clause:
+        return []
+    out = []
+    named = re.search(r"\{(.*)\}", clause.group(1), re.DOTALL)
+    for part in (named.group(1).split(",") if named else ()):
+        words = part.replace("type ", " ").split()
+        if len(words) == 3 and words[1] == "as":
+            out.append((words[2], module, words[0]))
+        elif len(words) == 1:
+            out.append((words[0], module, words[0]))
+    head = re.sub(r"\{.*\}", "", clause.group(1), flags=re.DOTALL)
+    for part in head.split(","):
+        words = part.split()
+        if words[:2] == ["*", "as"] and len(words) == 3:
+            out.append((words[2], module, ""))
+        elif len(words) == 1:
+            out.append((words[0], module, ""))
+    return out
+
 
 # shared with TypeScript and TSX, whose grammars extend this one
 CALLS = r"""
-(call_expression function: [(identifier) @call (member_expression property: (property_identifier) @call)])
+(call_expression function: (identifier) @call)
+(call_expression function: (member_expression object: (_) @call.receiver property: (property_identifier) @call))
 (new_expression constructor: [(identifier) @call (member_expression property: (property_identifier) @call)])
+(arguments (identifier) @ref)
+(arguments (member_expression object: (_) @ref.receiver property: (property_identifier) @ref))
+(variable_declarator name: (identifier) @bind.name value: (new_expression constructor: (_) @bind.new))
+(assignment_expression left: (member_expression) @bind.name right: (new_expression constructor: (_) @bind.new))
+(variable_declarator name: (identifier) @bind.name value: [(array) (string) (template_string)] @bind.literal)
 (import_statement source: (string) @import.module) @import
 (call_expression function: (identifier) @_req (#eq? @_req "require")
   arguments: (arguments . (string) @import.module)) @import
@@ -20,6 +55,11 @@ FUNCTIONS = (definitions("(identifier)", "function_declaration function", "gener
 (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
 """)
 WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration", "expression_statement"})
+SELF_NAMES = frozenset({"this"})
+BUILTIN_TYPES = frozenset({"string", "number", "boolean", "bigint", "symbol", "object", "Object", "Map", "Set",
+                           "WeakMap", "WeakSet", "Array", "ReadonlyArray", "Promise", "Date", "RegExp", "Error",
+                           "Record", "URL", "URLSearchParams", "Headers", "Request", "Response", "[]"})
+LITERAL_TYPES = (("array", "Array"), ("string", "string"), ("template_string", "string"))
 BLOCKS = frozenset({"statement_block", "class_body", "if_statement", "for_statement", "while_statement",
                     "try_statement", "switch_statement", "object"})
 
@@ -28,6 +68,10 @@ SPEC = LanguageSpec(
     extensions=(".js", ".jsx", ".mjs", ".cjs"),
     wrapper_types=WRAPPERS,
     block_types=BLOCKS,
+    self_names=SELF_NAMES,
+    builtin_types=BUILTIN_TYPES,
+    literal_types=LITERAL_TYPES,
+    import_aliases=import_aliases,
     query=FUNCTIONS + CALLS + r"""
 (class_declaration name: (identifier) @name) @definition.class
 (variable_declarator name: (identifier) @name value: (class)) @definition.class

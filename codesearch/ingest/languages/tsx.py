@@ -1,12 +1,7 @@
 """TSX: TypeScript with JSX; same definitions as TypeScript."""
 
-from . import LanguageSpec
+from dataclasses import replace
+
 from .typescript import SPEC as TS
 
-SPEC = LanguageSpec(
-    name="tsx",
-    extensions=(".tsx",),
-    wrapper_types=TS.wrapper_types,
-    block_types=TS.block_types,
-    query=TS.query,
-)
+SPEC = replace(TS, name="tsx", grammar="tsx", extensions=(".tsx",))

@@ -1,7 +1,7 @@
 """TypeScript: JavaScript's definitions plus interfaces, type aliases, enums and namespaces."""
 
 from . import LanguageSpec, definitions
-from .javascript import BLOCKS, CALLS, FUNCTIONS, WRAPPERS
+from .javascript import BLOCKS, BUILTIN_TYPES, CALLS, FUNCTIONS, LITERAL_TYPES, SELF_NAMES, WRAPPERS, import_aliases
 
 TYPES = (definitions("(type_identifier)", "class_declaration class", "abstract_class_declaration class",
                      "interface_declaration interface", "type_alias_declaration type")
@@ -13,6 +13,10 @@ TYPES = (definitions("(type_identifier)", "class_declaration class", "abstract_c
          + definitions("(property_identifier)", "abstract_method_signature method", "method_signature method")
          + r"""
 (variable_declarator name: (identifier) @name value: (class)) @definition.class
+(required_parameter pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type))
+(optional_parameter pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type))
+(variable_declarator name: (identifier) @bind.name type: (type_annotation (_) @bind.type))
+(public_field_definition name: (property_identifier) @bind.name type: (type_annotation (_) @bind.type))
 """)
 
 SPEC = LanguageSpec(
@@ -21,4 +25,8 @@ SPEC = LanguageSpec(
     wrapper_types=WRAPPERS | {"ambient_declaration"},
     block_types=BLOCKS,
     query=FUNCTIONS + CALLS + TYPES,
+    self_names=SELF_NAMES,
+    builtin_types=BUILTIN_TYPES,
+    literal_types=LITERAL_TYPES,
+    import_aliases=import_aliases,
 )

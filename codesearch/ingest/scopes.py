@@ -1,0 +1,158 @@
+"""What a call's receiver is, from one file alone: the file's own class (`self`), a type (from a
+constructor, an annotation, a declaration, a typed parameter or a field), a module (an import),
+or something outside the repository (a built-in type): the hint call resolution reads.
+
+A hint is text, stored with the call site: "" (nothing known: resolved by name), "self" (the
+caller's own class), "super" (its bases), "ext" (never the repository's), or "TYPE@MODULE" with
+either part empty ("Pool@sync": a type from an import; "Mux@": a type of this repository;
+"@json": a module).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..model import ParsedDefinition
+from .languages import LanguageSpec
+
+SELF, SUPER, EXTERNAL = "self", "super", "ext"
+CONFLICT = ""  # a name bound to two different types in one scope: its type is not known
+_CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_TYPE_CUT = re.compile(r"[\[<({|,\s]")
+_OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
+_CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "object", "impl", "type", "enum"})
+
+Aliases = dict[str, tuple[str, str]]  # a name an import binds -> (module, the member it names or "")
+
+
+def type_name(text: str) -> str:
+    """The type a declaration names, without pointers, generics or quotes (`*sync.Pool` ->
+    `sync.Pool`, `Optional["Foo"]` -> `Foo`, `Foo | None` -> `Foo`)."""
+    text = text.strip().strip("\"'")
+    optional = _OPTIONAL.match(text)
+    if optional:
+        text = optional.group(1).strip().strip("\"'")
+    if "|" in text:
+        text = next((p.strip() for p in text.split("|") if p.strip() not in ("None", "null", "undefined")), "")
+    text = text.lstrip("*&").removeprefix("readonly ").strip()
+    if text.startswith(("[", "map[", "chan ", "func")):
+        return "[]"  # a slice, map, channel or function: a built-in
+    cut = _TYPE_CUT.search(text)
+    return text[:cut.start()] if cut else text
+
+
+class Scopes:
+    """The bindings of one file, by the definition they are made in (None: the file), and the
+    names its imports bind; `hint` reads them for a call site."""
+
+    def __init__(self, spec: LanguageSpec, definitions: list[ParsedDefinition], aliases: Aliases):
+        self.spec, self.definitions, self.aliases = spec, definitions, aliases
+        self.bound: dict[tuple[int | None, str], str] = {}
+
+    def bind(self, scope: int | None, name: str, type_text: str) -> None:
+        """`name` has type `type_text` in `scope`; `self.x` binds field x of the enclosing class."""
+        head, _, field = name.partition(".")
+        if field:
+            if head not in self.spec.self_names or "." in field:
+                return
+            scope, name = self._class_of(scope), field
+            if scope is None:
+                return
+        key = (scope, name)
+        known = self.bound.get(key)
+        if known is None:
+            self.bound[key] = type_text
+        elif known != type_text:
+            self.bound[key] = CONFLICT
+
+    def _class_of(self, scope: int | None) -> int | None:
+        """The class a definition belongs to: its nearest enclosing class, or for a method with
+        a receiver (Go), the type of that name defined in this file."""
+        while scope is not None:
+            definition = self.definitions[scope]
+            if definition.kind in _CLASS_KINDS:
+                return scope
+            if definition.kind == "method" and "." in definition.qualified_name:
+                owner = definition.qualified_name.rsplit(".", 2)[-2]
+                found = self._defined_class(owner)
+                if found is not None:
+                    return found
+            scope = definition.parent
+        return None
+
+    def _defined_class(self, name: str) -> int | None:
+        for i, definition in enumerate(self.definitions):
+            if definition.name == name and definition.kind in _CLASS_KINDS:
+                return i
+        return None
+
+    def _lookup(self, scope: int | None, name: str) -> str | None:
+        while True:
+            found = self.bound.get((scope, name))
+            if found is not None:
+                return found
+            if scope is None:
+                return None
+            scope = self.definitions[scope].parent
+
+    def _type_hint(self, type_text: str) -> str:
+        """The hint for a value of this type: a built-in, a type of an import, or of this repository."""
+        name = type_name(type_text)
+        if not name or name in self.spec.builtin_types:
+            return EXTERNAL
+        qualifier, _, last = name.rpartition(".")
+        if qualifier:
+            alias = self.aliases.get(qualifier.split(".")[0])
+            return f"{last}@{_module_of(alias, qualifier)}" if alias else ""
+        alias = self.aliases.get(name)
+        if alias is not None:
+            return f"{alias[1] or name}@{alias[0]}"
+        return f"{name}@"
+
+    def _field(self, type_text: str, field: str) -> str | None:
+        """The type of `field` of a class this file defines, or None."""
+        name = type_name(type_text)
+        owner = self._defined_class(name) if name and "." not in name else None
+        return self.bound.get((owner, field)) if owner is not None else None
+
+    def hint(self, scope: int | None, receiver: str | None, name: str) -> str:
+        """How a call of `name` on `receiver` (None: a bare call) in definition `scope` is to be
+        resolved."""
+        if receiver is None:
+            alias = self.aliases.get(name)
+            return f"@{alias[0]}" if alias is not None else ""
+        receiver = receiver.strip()
+        if receiver.startswith("super"):
+            return SUPER if receiver == "super" or receiver.startswith("super(") else ""
+        if not _CHAIN.fullmatch(receiver):
+            return ""
+        head, *rest = receiver.split(".")
+        if head in self.spec.self_names:
+            if not rest:
+                return SELF
+            owner = self._class_of(scope)
+            found = self.bound.get((owner, rest[0])) if owner is not None else None
+            return self._type_hint(found) if found and len(rest) == 1 else ""
+        bound = self._lookup(scope, head)
+        if bound is not None:
+            for field in rest:  # a field of a field: known while the classes are this file's
+                bound = self._field(bound, field) if bound else None
+                if bound is None:
+                    return ""
+            return self._type_hint(bound) if bound else ""
+        alias = self.aliases.get(head)
+        if alias is not None:
+            module, member = alias
+            if not member:
+                return f"@{_module_of(alias, receiver)}"
+            return f"{member}@{module}" if not rest else ""
+        return ""
+
+
+def _module_of(alias: tuple[str, str], dotted: str) -> str:
+    """The module a dotted receiver names through an import (`np.linalg` -> `numpy.linalg`)."""
+    module, member = alias
+    rest = dotted.split(".")[1:]
+    if member:
+        return module
+    return ".".join([module, *rest]) if rest and "/" not in module else module

@@ -1,0 +1,92 @@
+"""Which of the repository's files a module an import names is, or that it is none of them (the
+standard library, a dependency): what call resolution needs to link a call through an import,
+and never to link one through a module from elsewhere to a definition of the same name here."""
+
+from __future__ import annotations
+
+import posixpath
+import sys
+from collections import defaultdict
+from collections.abc import Iterable
+
+_PYTHON = (".py", ".pyi", ".pyw")
+_SCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+_STANDARD_PYTHON = frozenset(sys.stdlib_module_names)
+
+
+class ModuleFiles:
+    """The files a module names, by language: `files(module, importer)` is a list of paths, []
+    where it cannot tell (resolve by name), or None where the module is not the repository's."""
+
+    def __init__(self, paths: Iterable[str]):
+        self.by_stem: dict[str, list[str]] = defaultdict(list)  # last stem component -> paths
+        self.by_folder: dict[str, list[str]] = defaultdict(list)  # last folder component -> folders
+        self.folders: dict[str, list[str]] = defaultdict(list)  # folder -> its files
+        for path in paths:
+            stem = posixpath.splitext(path)[0]
+            self.by_stem[stem.rsplit("/", 1)[-1]].append(path)
+            folder = posixpath.dirname(path)
+            if folder not in self.folders:
+                self.by_folder[folder.rsplit("/", 1)[-1]].append(folder)
+            self.folders[folder].append(path)
+
+    def _stems(self, key: str, exact: bool = False) -> list[str]:
+        """Files whose path without extension is `key` or ends with `/key`."""
+        last = key.rsplit("/", 1)[-1]
+        return [p for p in self.by_stem.get(last, ())
+                if (stem := posixpath.splitext(p)[0]) == key or (not exact and stem.endswith("/" + key))]
+
+    def _package(self, key: str, exact: bool = False) -> list[str]:
+        """The file that stands for a folder (`__init__`, `index`) or the module file itself."""
+        return (self._stems(key, exact) or self._stems(key + "/__init__", exact)
+                or self._stems(key + "/index", exact))
+
+    def files(self, module: str, importer: str) -> list[str] | None:
+        if importer.endswith(_PYTHON):
+            return self._python(module, importer)
+        if importer.endswith(".go"):
+            return self._go(module)
+        if importer.endswith(_SCRIPT):
+            return self._script(module, importer)
+        return []
+
+    def _python(self, module: str, importer: str) -> list[str] | None:
+        if module.startswith("."):
+            dots = len(module) - len(module.lstrip("."))
+            base = posixpath.dirname(importer)
+            for _ in range(dots - 1):
+                base = posixpath.dirname(base)
+            rest = module[dots:].replace(".", "/")
+            key = posixpath.join(base, rest) if rest else base
+            return self._package(key, exact=True) if key else []
+        if module.split(".")[0] in _STANDARD_PYTHON:
+            return None
+        parts = module.split(".")
+        while parts:  # `a.b.C` (a member of a.b), then a.b, then a
+            found = self._package("/".join(parts))
+            if found:
+                return found
+            parts.pop()
+        return None
+
+    def _go(self, module: str) -> list[str] | None:
+        parts = module.split("/")
+        if "." not in parts[0]:
+            return None  # the standard library: no domain in its path
+        for start in range(1, len(parts)):
+            key = "/".join(parts[start:])
+            last = key.rsplit("/", 1)[-1]
+            folders = [f for f in self.by_folder.get(last, ()) if f == key or f.endswith("/" + key)]
+            if folders:
+                return [p for f in folders for p in self.folders[f] if p.endswith(".go")]
+        return []  # the module's root package, or another module: not told apart here
+
+    def _script(self, module: str, importer: str) -> list[str] | None:
+        if module.startswith("."):
+            key = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+            return self._package(posixpath.splitext(key)[0] if key.endswith(_SCRIPT) else key, exact=True)
+        if module.startswith("node:"):
+            return None
+        key = module.lstrip("@~/").removeprefix("src/")
+        found = self._package(key) if "/" in key else []
+        return found or None

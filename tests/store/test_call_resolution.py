@@ -1,0 +1,163 @@
+"""Calls resolved by scope, type and import, as a type-aware tool would, on small repositories of
+Python, Go and TypeScript: each edge says how it was resolved, and a call through a module or a
+type from outside the repository never links to a definition of the same name here."""
+
+from __future__ import annotations
+
+import pytest
+
+from codesearch.config import load_settings
+from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer
+from codesearch.search.relations import definitions_named, neighbours
+from codesearch.store.edges import CallGraph
+
+PYTHON = {
+    "pkg/__init__.py": "",
+    "pkg/multi.py": "class MultiDict(dict):\n    def update(self, other):\n        return other\n",
+    "pkg/base.py": "class Base:\n    def close(self):\n        return 1\n",
+    "pkg/app.py": (
+        "import json\n"
+        "from werkzeug.datastructures import Headers\n"
+        "from .multi import MultiDict\n"
+        "from .base import Base\n"
+        "\n\n"
+        "def loads(text):\n    return text\n\n\n"
+        "def add(name):\n    return name\n\n\n"
+        "class App(Base):\n"
+        "    def __init__(self):\n"
+        "        self.values = MultiDict()\n"
+        "        self.headers = Headers()\n"
+        "\n"
+        "    def run(self, scope: dict, extra: MultiDict):\n"
+        "        scope.update(extra)\n"
+        "        plain = {}\n"
+        "        plain.update(extra)\n"
+        "        self.values.update(extra)\n"
+        "        self.headers.add('x')\n"
+        "        json.loads('1')\n"
+        "        self.helper()\n"
+        "        register(self.helper)\n"
+        "        return extra.update(scope)\n"
+        "\n"
+        "    def helper(self):\n"
+        "        return super().close()\n"
+        "\n\n"
+        "def register(callback):\n    return callback\n\n\n"
+        "def fact(n):\n    return 1 if n < 2 else n * fact(n - 1)\n"
+    ),
+}
+
+GO = {
+    "go.mod": "module example.com/chi\n",
+    "mux.go": (
+        "package chi\n\nimport (\n\t\"context\"\n\t\"net/http\"\n\t\"sync\"\n)\n\n"
+        "type Context struct{}\n\n"
+        "type Runner interface {\n\tRun() error\n}\n\n"
+        "type Mux struct {\n\tpool *sync.Pool\n\trunner Runner\n}\n\n"
+        "func (mx *Mux) Get(pattern string) {}\n\n"
+        "func (mx *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {\n"
+        "\trctx, _ := mx.pool.Get().(*Context)\n"
+        "\tctx := context.WithValue(r.Context(), \"k\", rctx)\n"
+        "\t_ = ctx\n"
+        "\tmx.Get(\"/\")\n"
+        "\tmx.runner.Run()\n"
+        "\thttp.HandlerFunc(mx.routeHTTP)\n"
+        "}\n\n"
+        "func (mx *Mux) routeHTTP(w http.ResponseWriter, r *http.Request) {}\n"
+    ),
+    "middleware/with_value.go": "package middleware\n\nfunc WithValue(key, val string) {}\n",
+    "job.go": "package chi\n\ntype Job struct{}\n\nfunc (j *Job) Run() error { return nil }\n",
+}
+
+TYPESCRIPT = {
+    "src/store.ts": "export class Store {\n  get(key: string) { return key; }\n}\n",
+    "src/other.ts": "export class Other {\n  get(key: string) { return key; }\n}\n",
+    "src/debounce.ts": "export function debounce(f: any) { return f; }\n",
+    "src/cache.ts": (
+        "import { Store } from './store';\n"
+        "import debounce from 'lodash';\n\n"
+        "export class Cache {\n"
+        "  private store: Store;\n"
+        "  constructor() { this.store = new Store(); }\n"
+        "  read(key: string) {\n"
+        "    this.store.get(key);\n"
+        "    const m = new Map();\n"
+        "    m.get(key);\n"
+        "    this.refresh();\n"
+        "    debounce(this.refresh);\n"
+        "  }\n"
+        "  refresh() {}\n"
+        "}\n"
+    ),
+}
+
+
+def _index(tmp_path, files: dict[str, str]) -> Index:
+    root = tmp_path / "repo"
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    index = Index(root, load_settings(root), create=True)
+    Indexer(index).run(embed=False)
+    return index
+
+
+def _related(index: Index, name: str, direction: str) -> dict[str, str]:
+    """Qualified name -> resolution of the direct callers or callees of `name`."""
+    graph = CallGraph(index.catalog)
+    found = [r for r in neighbours(graph, definitions_named(index.catalog, name), direction) if r.depth == 1]
+    chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
+    return {chunks[r.id].qualified_name: r.resolution for r in found}
+
+
+@pytest.fixture
+def python(tmp_path):
+    index = _index(tmp_path, PYTHON)
+    yield index
+    index.close()
+
+
+def test_python_receivers_types_imports_and_references(python):
+    callees = _related(python, "App.run", "callees")
+    assert callees == {"MultiDict.update": "type", "App.helper": "exact", "register": "exact"}
+    # a dict's update (a parameter annotated dict, a literal) and json.loads are not the repository's
+    assert set(_related(python, "MultiDict.update", "callers")) == {"App.run"}
+    assert _related(python, "loads", "callers") == {}
+    assert _related(python, "App.helper", "callers") == {"App.run": "exact"}  # a call and a method value
+
+
+def test_python_super_and_recursion(python):
+    assert _related(python, "App.helper", "callees") == {"Base.close": "import"}
+    assert _related(python, "fact", "callers") == {"fact": "exact"}
+
+
+def test_python_references_that_are_not_calls_are_recorded(python):
+    sites = python.catalog.db.execute(
+        "SELECT n.name, k.ref FROM calls k JOIN names n ON n.nid = k.nid WHERE k.ref = 1").fetchall()
+    assert ("helper", 1) in [tuple(s) for s in sites]
+
+
+def test_go_fields_parameters_packages_and_interfaces(tmp_path):
+    index = _index(tmp_path, GO)
+    try:
+        callees = _related(index, "Mux.ServeHTTP", "callees")
+        # sync.Pool's Get, *http.Request's Context and context.WithValue are not the repository's
+        assert callees == {"Mux.Get": "exact", "Mux.routeHTTP": "exact", "Runner": "dynamic"}
+        assert _related(index, "WithValue", "callers") == {}
+        assert _related(index, "Context", "callers") == {}
+        assert _related(index, "Job.Run", "callers") == {}  # through the interface: its declaration only
+        assert _related(index, "Mux.routeHTTP", "callers") == {"Mux.ServeHTTP": "exact"}  # a method value
+    finally:
+        index.close()
+
+
+def test_typescript_fields_constructors_this_and_modules(tmp_path):
+    index = _index(tmp_path, TYPESCRIPT)
+    try:
+        callees = _related(index, "Cache.read", "callees")
+        assert callees == {"Store.get": "type", "Cache.refresh": "exact"}
+        assert _related(index, "Other.get", "callers") == {}  # a Map's get, a Store's get: not Other's
+        assert _related(index, "debounce", "callers") == {}  # lodash's, not the local one
+    finally:
+        index.close()
