@@ -6,9 +6,10 @@ and `end_line`. An edge goes from caller to callee, from importer to imported, f
 to contained; a DiGraph holds one edge per ordered pair, so `kind` names every kind that joins
 the pair (`calls`, `imports`, `contains`, comma-separated in that order) and `weight` is the sum
 of their weights (a resolved call or an import weighs 1, containment 1, a guessed call its share
-of GUESS_WEIGHT). A call's `resolution` says how it was found: `resolved` (an edge the catalog
-stores) or `guess` (a call of a name that resolution could only share among the name's first
-definitions, which the catalog keeps on the call site and relations follow by name).
+of GUESS_WEIGHT). A call's `resolution` says how it was resolved, in relations' words
+(schema.RESOLUTIONS: exact, import, type, name-only, dynamic); a call that resolution could only
+share among the name's first definitions, which the catalog keeps on the call site and relations
+follow by name, is `name-only` with its share of the weight.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from ..indexing.index import Index
 from ..store.catalog import Catalog
 from ..store.edges import CALLS, CONTAINS, IMPORTS, CallGraph
 from ..store.graph_rows import EdgeRow, GraphRows, NodeRow
+from ..store.schema import RESOLUTIONS
 
 KIND_NAMES = {CALLS: "calls", IMPORTS: "imports", CONTAINS: "contains"}
 _KIND_ORDER = ("calls", "imports", "contains")
-RESOLVED, GUESS = "resolved", "guess"
 
 
 def neighbourhood(source: Index | Catalog, chunk_ids: Iterable[str], hops: int = 2, *,
@@ -47,15 +48,14 @@ def neighbourhood(source: Index | Catalog, chunk_ids: Iterable[str], hops: int =
         guessed = _guessed(calls, frontier, found) if calls is not None else []
         last = hop == hops
         reached: list[int] = []
-        for edge, resolution in [(e, RESOLVED if e.kind == CALLS else None) for e in found] + \
-                                [(e, GUESS) for e in guessed]:
+        for edge in found + guessed:
             if last and (edge.src not in taken or edge.dst not in taken):
                 continue  # the last ring's edges that leave the neighbourhood
             for end in (edge.src, edge.dst):
                 if end not in taken:
                     taken.add(end)
                     reached.append(end)
-            _merge(edges, (edge.src, edge.dst), KIND_NAMES[edge.kind], edge.weight, resolution)
+            _merge(edges, (edge.src, edge.dst), KIND_NAMES[edge.kind], edge.weight, edge.how)
         frontier = reached
     graph = nx.DiGraph()
     ids: dict[int, str] = {}
@@ -78,17 +78,18 @@ def repository_graph(source: Index | Catalog) -> nx.DiGraph:
     for node in rows.all_nodes():
         graph.add_node(node.id, **_node_attributes(node))
     adjacency = graph.adj
-    for src, kind, dst, weight in rows.all_edges():
+    for src, kind, dst, weight, how in rows.all_edges():
         name = KIND_NAMES[kind]
         attributes = adjacency[src].get(dst)
         if attributes is None:
-            graph.add_edge(src, dst, kind=name, weight=weight, **({"resolution": RESOLVED} if kind == CALLS else {}))
+            resolution = {} if how is None else {"resolution": RESOLUTIONS[how]}
+            graph.add_edge(src, dst, kind=name, weight=weight, **resolution)
         else:  # a second kind between the same two chunks: kinds in their fixed order, weights summed
             kinds = set(attributes["kind"].split(",")) | {name}
             attributes["kind"] = ",".join(k for k in _KIND_ORDER if k in kinds)
             attributes["weight"] += weight
-            if kind == CALLS:
-                attributes["resolution"] = RESOLVED
+            if how is not None:
+                attributes["resolution"] = RESOLUTIONS[how]
     return graph
 
 
@@ -99,19 +100,19 @@ def _catalog_of(source: Index | Catalog) -> Catalog:
 def _guessed(calls: CallGraph, frontier: list[int], resolved: list[EdgeRow]) -> list[EdgeRow]:
     """The calls into and out of `frontier` that relations follow by name, less those resolved."""
     stored = {(e.src, e.dst) for e in resolved if e.kind == CALLS}
-    out = [EdgeRow(caller, CALLS, node, weight) for node, caller, weight, _ in calls.calls(frontier, "callers")]
-    out += [EdgeRow(node, CALLS, callee, weight) for node, callee, weight, _ in calls.calls(frontier, "callees")]
+    out = [EdgeRow(caller, CALLS, node, weight, how) for node, caller, weight, how in calls.calls(frontier, "callers")]
+    out += [EdgeRow(node, CALLS, callee, weight, how) for node, callee, weight, how in calls.calls(frontier, "callees")]
     return [e for e in dict.fromkeys(out) if (e.src, e.dst) not in stored]
 
 
 def _merge(edges: dict[tuple[int, int], dict[str, object]], pair: tuple[int, int], kind: str, weight: float,
-           resolution: str | None) -> None:
+           how: int | None) -> None:
     """One kind of edge between the pair, added to what is there (an edge read from both ends counts once)."""
     entry = edges.setdefault(pair, {"kinds": {}, "resolution": None})
     kinds: dict[str, float] = entry["kinds"]  # type: ignore[assignment]
     kinds.setdefault(kind, weight)
-    if resolution is not None and entry["resolution"] != RESOLVED:
-        entry["resolution"] = resolution
+    if how is not None:
+        entry["resolution"] = RESOLUTIONS[how]
 
 
 def _joined(entry: dict[str, object]) -> dict[str, object]:

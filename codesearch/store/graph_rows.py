@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .edges import CONTAINS
+from .edges import CALLS, CONTAINS
 from .sql import CatalogCore, select_in
 from .sqlite import sqlite3
 
+_HOW = f"CASE WHEN kind = {CALLS} THEN how END"  # how a call was resolved; nothing for an import
 _NODE_SELECT = ("SELECT c.rid, c.id, f.path, c.name, COALESCE(c.qualified_name, c.name), c.kind, c.start_line, "
                 "c.end_line FROM chunks c JOIN files f ON f.fid = c.fid")
 
@@ -28,12 +29,14 @@ class NodeRow(NamedTuple):
 
 
 class EdgeRow(NamedTuple):
-    """A directed edge: a call or import from `src` to `dst`, or `src` containing `dst`."""
+    """A directed edge: a call or import from `src` to `dst`, or `src` containing `dst`; `how`: a
+    call's schema.RESOLUTIONS (None for the other kinds)."""
 
     src: int
     kind: int
     dst: int
     weight: float
+    how: int | None
 
 
 class GraphRows:
@@ -52,12 +55,12 @@ class GraphRows:
     def edges_touching(self, rids: list[int]) -> list[EdgeRow]:
         """Every edge out of or into `rids`, containment (parent and children) included, each once."""
         db = self._catalog.db
-        rows = select_in(db, "SELECT src, kind, dst, weight FROM edges WHERE src IN ({})", rids)
-        rows += select_in(db, "SELECT src, kind, dst, weight FROM edges INDEXED BY edges_into WHERE dst IN ({})",
-                          rids)
-        rows += select_in(db, f"SELECT parent, {CONTAINS}, rid, 1.0 FROM chunks WHERE rid IN ({{}}) "
+        rows = select_in(db, f"SELECT src, kind, dst, weight, {_HOW} FROM edges WHERE src IN ({{}})", rids)
+        rows += select_in(db, f"SELECT src, kind, dst, weight, {_HOW} FROM edges INDEXED BY edges_into "
+                              "WHERE dst IN ({})", rids)
+        rows += select_in(db, f"SELECT parent, {CONTAINS}, rid, 1.0, NULL FROM chunks WHERE rid IN ({{}}) "
                               "AND parent IS NOT NULL", rids)
-        rows += select_in(db, f"SELECT parent, {CONTAINS}, rid, 1.0 FROM chunks INDEXED BY chunks_parent "
+        rows += select_in(db, f"SELECT parent, {CONTAINS}, rid, 1.0, NULL FROM chunks INDEXED BY chunks_parent "
                               "WHERE parent IN ({})", rids)
         return [EdgeRow(*r) for r in dict.fromkeys(tuple(r) for r in rows)]
 
@@ -66,11 +69,12 @@ class GraphRows:
         for row in _streamed(self._catalog.db, _NODE_SELECT + " ORDER BY c.rid"):
             yield NodeRow(*row)
 
-    def all_edges(self) -> Iterator[tuple[str, int, str, float]]:
-        """(source id, kind, destination id, weight) of every edge, containment last."""
-        yield from _streamed(self._catalog.db, "SELECT s.id, e.kind, d.id, e.weight FROM edges e "
-                                                "JOIN chunks s ON s.rid = e.src JOIN chunks d ON d.rid = e.dst")
-        yield from _streamed(self._catalog.db, f"SELECT p.id, {CONTAINS}, c.id, 1.0 FROM chunks c "
+    def all_edges(self) -> Iterator[tuple[str, int, str, float, int | None]]:
+        """(source id, kind, destination id, weight, how) of every edge, containment last."""
+        yield from _streamed(self._catalog.db, f"SELECT s.id, e.kind, d.id, e.weight, CASE WHEN e.kind = {CALLS} "
+                                                "THEN e.how END FROM edges e JOIN chunks s ON s.rid = e.src "
+                                                "JOIN chunks d ON d.rid = e.dst")
+        yield from _streamed(self._catalog.db, f"SELECT p.id, {CONTAINS}, c.id, 1.0, NULL FROM chunks c "
                                                 "JOIN chunks p ON p.rid = c.parent")
 
 

@@ -1,5 +1,6 @@
 """The store's graph as NetworkX DiGraphs: a neighbourhood is the part of the repository's graph
-within its hops, and guessed calls appear only where relations follow them."""
+within its hops, calls say how they were resolved, and guessed calls appear only where relations
+follow them."""
 
 from __future__ import annotations
 
@@ -35,10 +36,10 @@ def test_the_repository_graph_holds_every_chunk_and_every_stored_edge(index, who
     assert whole.nodes[parse] == {"path": "config.py", "name": "parse_config", "qualified_name": "parse_config",
                                   "kind": "function", "start_line": whole.nodes[parse]["start_line"],
                                   "end_line": whole.nodes[parse]["end_line"]}
-    assert whole.edges[main, parse] == {"kind": "calls", "weight": 1.0, "resolution": "resolved"}
+    assert whole.edges[main, parse] == {"kind": "calls", "weight": 1.0, "resolution": "import"}
     module, config = node_named(whole, "inventory.py"), node_named(whole, "config.py")
     assert whole.edges[module, config] == {"kind": "imports", "weight": 1.0}
-    assert whole.edges[module, main] == {"kind": "calls,contains", "weight": 2.0, "resolution": "resolved"}
+    assert whole.edges[module, main] == {"kind": "calls,contains", "weight": 2.0, "resolution": "exact"}
     kinds = {kind for _, _, data in whole.edges(data=True) for kind in data["kind"].split(",")}
     assert kinds == {"calls", "imports", "contains"}
 
@@ -77,7 +78,7 @@ def test_guessed_calls_are_in_a_neighbourhood_only(tmp_path):
         helpers = sorted(n for n, d in whole.nodes(data=True) if d["name"] == "helper")
         assert len(helpers) == 2 and not any(whole.has_edge(run, h) for h in helpers)
         near = neighbourhood(index, [run], 1)
-        assert {h: near.edges[run, h]["resolution"] for h in helpers} == dict.fromkeys(helpers, "guess")
+        assert {h: near.edges[run, h]["resolution"] for h in helpers} == dict.fromkeys(helpers, "name-only")
         assert sum(near.edges[run, h]["weight"] for h in helpers) == pytest.approx(0.5)
         assert not any(neighbourhood(index, [run], 1, guesses=False).has_edge(run, h) for h in helpers)
     finally:
