@@ -281,6 +281,7 @@ def _search(service: Service, request: SearchRequest) -> SearchAnswer:
 def cmd_relations(args: argparse.Namespace) -> int:
     from ..search.requests import RelationsRequest
     from ..wire import RequestError
+    from .render import format_relations
     direction: Direction = "callers" if args.command == "callers" else "callees"
     filters = _filters(args)
     try:
@@ -295,15 +296,21 @@ def cmd_relations(args: argparse.Namespace) -> int:
     if not answer.targets:
         print(f"no definition named {args.name!r} in the index", file=sys.stderr)
         return EXIT_OK
-    for r in answer.results:
-        indent = "  " * (r.depth - 1)
-        print(indent + for_terminal(f"{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}  {r.kind} "
-                                    f"{r.qualified_name}"))
+    if answer.results:
+        print(format_relations(answer, _roots(args)))
     if answer.note and workspace_of(args) is not None:
         print(f"codesearch: {answer.note}", file=sys.stderr)
     if not answer.results:
         print(f"no {direction} of {args.name!r} found", file=sys.stderr)
     return EXIT_OK
+
+
+def _roots(args: argparse.Namespace) -> dict[str | None, Path]:
+    """Each repository's root by the name answers give it (None: the one repository)."""
+    workspace = workspace_of(args)
+    if workspace is None:
+        return {None: root_of(args)}
+    return {r.name: r.root for r in workspace.repos}
 
 
 def cmd_grep(args: argparse.Namespace) -> int:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..api.types import SearchAnswer, Stats, Status
+from ..api.types import RelatedResult, RelationsAnswer, SearchAnswer, Stats, Status
 from ..text import for_terminal
 
 if TYPE_CHECKING:
@@ -66,6 +67,56 @@ def print_vimgrep(answer: SearchAnswer) -> None:
             line, column, shown = r.name_line, r.name_column or 1, lines[r.name_line - r.snippet_line]
         where = for_terminal(f"{r.repo}/{r.path}" if r.repo else r.path)
         print(f"{where}:{line}:{column}:{for_terminal(r.kind + ' ' + (r.qualified_name or r.name))}: {shown.strip()}")
+
+
+def format_relations(answer: RelationsAnswer, roots: dict[str | None, Path]) -> str:
+    """Each related definition, indented by its hops, and under a direct one its call sites as
+    grep shows a match (`path:line: the line`), read from the file now. A line that no longer
+    names the called name (the file changed, or is gone) is shown by its location alone.
+    `roots`: each repository's root by its name in the answer (None for one repository)."""
+    files: dict[tuple[str | None, str], list[str]] = {}
+    out = []
+    for r in answer.results:
+        indent = "  " * (r.depth - 1)
+        out.append(indent + for_terminal(f"{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}  {r.kind} "
+                                         f"{r.qualified_name}"))
+        path, called = _site_file(answer, r), r.name if answer.direction == "callees" else _last_part(answer.name)
+        word = re.compile(rf"(?<![\w$]){re.escape(called)}(?![\w$])")
+        for line in r.sites or ():
+            key = (r.repo, path)
+            if key not in files:
+                root = roots.get(r.repo)
+                files[key] = _file_lines(root, path) if root is not None else []
+            lines = files[key]
+            text = lines[line - 1] if 0 < line <= len(lines) else ""
+            where = f"{f'[{r.repo}] ' if r.repo else ''}{path}:{line}"
+            out.append(indent + "  " + for_terminal(f"{where}: {text.strip()}" if word.search(text) else where))
+    return "\n".join(out)
+
+
+def _last_part(name: str) -> str:
+    return re.split(r"\.|::", name)[-1]
+
+
+def _site_file(answer: RelationsAnswer, related: RelatedResult) -> str:
+    """The file a direct relation's call sites are in: the caller's; for callees, the target's
+    (of several, the last in the callee's repository that starts at or before the first site)."""
+    if answer.direction == "callers":
+        return related.path
+    mine = [t for t in answer.targets if t.repo == related.repo] or list(answer.targets)
+    first = min(related.sites or (0,))
+    before = [t for t in mine if t.start_line <= first] or mine
+    return max(before, key=lambda t: t.start_line).path if before else related.path
+
+
+def _file_lines(root: Path, rel: str) -> list[str]:
+    """The file's lines as the index numbers them, read through the root's confinement; [] for
+    a file that is gone or no longer inside the root."""
+    from ..model import source_lines
+    from ..paths import read_inside
+    from ..search.source import MAX_READ_BYTES
+    data = read_inside(root, rel, MAX_READ_BYTES)
+    return source_lines(data.decode("utf-8", errors="replace")) if data is not None else []
 
 
 def format_stats(stats: Stats) -> str:

@@ -301,7 +301,7 @@ class ReferencesRequest(Record):
 
 @dataclass(frozen=True)
 class Reference(Record):
-    OMIT_WHEN_NONE = frozenset({"repo"})
+    OMIT_WHEN_NONE = frozenset({"repo", "use", "resolution"})
 
     path: str
     line: int  # 1-based
@@ -309,6 +309,12 @@ class Reference(Record):
     caller: str  # the qualified name of the definition (or the file) that makes the call
     caller_id: str
     repo: str | None = None  # in a workspace
+    # "call", or "reference" where the name is used without a call (a method value, a function
+    # passed as an argument, a decorator)
+    use: str | None = None
+    # how the caller's link to a definition of the name was resolved (as RelatedResult's); none
+    # where it links to nothing here (a name from outside the repository)
+    resolution: str | None = None
 
 
 @dataclass(frozen=True)

@@ -262,7 +262,7 @@ class Searcher:
         """Callers of a name this index does not define (a workspace's other repository does):
         the chunks whose calls name it, then their own callers here, `depth` hops in all."""
         short = re.split(r"\.|::", name)[-1]
-        direct = list(dict.fromkeys(caller for caller, _, _ in self.catalog.graph.call_sites(short, MAX_CALL_SITES)))
+        direct = list(dict.fromkeys(site.caller_id for site in self.catalog.graph.call_sites(short, MAX_CALL_SITES)))
         found = [Related(caller, 1.0, 1) for caller in direct]
         if depth > 1:
             seen = set(direct)
@@ -316,11 +316,11 @@ class Searcher:
         started = time.perf_counter()
         name = re.split(r"\.|::", request.name.strip())[-1]
         sites = self.catalog.graph.call_sites(name, request.limit)
-        callers = self.catalog.files.chunks_by_ids(sorted({s[0] for s in sites}))
+        callers = self.catalog.files.chunks_by_ids(sorted({s.caller_id for s in sites}))
         fill_text(self.index.root, list(callers.values()))
         word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
         out = []
-        for caller_id, path, line in sites:
+        for caller_id, path, line, reference, resolution in sites:
             caller = callers.get(caller_id)
             column = 1
             if caller is not None:
@@ -329,7 +329,8 @@ class Searcher:
                 m = word.search(lines[offset]) if 0 <= offset < len(lines) else None
                 column = m.start() + 1 if m else 1
             out.append(Reference(path=path, line=line, column=column,
-                                 caller=caller.qualified_name if caller else path, caller_id=caller_id))
+                                 caller=caller.qualified_name if caller else path, caller_id=caller_id,
+                                 use="reference" if reference else "call", resolution=resolution))
         return ReferencesAnswer(name=request.name, references=tuple(out), timing_ms={"total": round(_ms(started), 2)})
 
     def impact(self, request: ImpactRequest) -> ImpactAnswer:

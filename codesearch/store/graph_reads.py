@@ -7,12 +7,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from .schema import NOT_DEFINITIONS
+from .schema import BY_NAME, EDGE_KINDS, NOT_DEFINITIONS, RESOLUTIONS
 from .sql import CatalogCore, ascii_lower, like_escaped, select_in
 from .sqlite import sqlite3
 
 MAX_CANDIDATES = 8  # a call resolution can only guess at goes to at most this many definitions of its name
 GUESS_WEIGHT = 0.5  # ... which share this weight (a resolved call weighs 1)
+CALL_EDGE = EDGE_KINDS["calls"]
+_NAME_ONLY_LAST = len(RESOLUTIONS)  # a site's surest edge: name-only ranks after every other resolution
+
+
+class CallSiteRow(NamedTuple):
+    caller_id: str
+    path: str
+    line: int
+    reference: bool  # the name is used there, not called (a method value, an argument, a decorator)
+    resolution: str | None  # schema.RESOLUTIONS
 
 
 class DefinitionRow(NamedTuple):
@@ -75,6 +85,12 @@ def count_chunks_named(db: sqlite3.Connection, name: str, most: int) -> int:
 
 
 
+def _site_resolution(surest: int | None, guessed: bool) -> str | None:
+    if surest is not None:
+        return RESOLUTIONS[BY_NAME if surest == _NAME_ONLY_LAST else surest]
+    return RESOLUTIONS[BY_NAME] if guessed else None
+
+
 class GraphReads:
     """Definitions, call sites and callers, read for search and for indexing's bookkeeping."""
 
@@ -125,12 +141,17 @@ class GraphReads:
             f"f.path, c.start_line LIMIT ?", (f"%{escaped}%", text, lowered, f"{escaped}%", limit)).fetchall()
         return [r[0] for r in rows]
 
-    def call_sites(self, name: str, limit: int) -> list[tuple[str, str, int]]:
-        """(caller chunk id, path, line) of the recorded calls of `name`, in path and line order."""
+    def call_sites(self, name: str, limit: int) -> list[CallSiteRow]:
+        """The recorded uses of `name` (calls and references), in path and line order, each with
+        how its caller's edges to definitions of the name were resolved (of several, the surest;
+        a guess where resolution left only the name; None where no definition here was chosen)."""
         rows = self._catalog.db.execute(
-            "SELECT c.id, f.path, k.line FROM names n JOIN calls k ON k.nid = n.nid JOIN chunks c ON c.rid = k.caller "
-            "JOIN files f ON f.fid = c.fid WHERE n.name = ? ORDER BY f.path, k.line LIMIT ?", (name, limit)).fetchall()
-        return [(r[0], r[1], r[2]) for r in rows]
+            "SELECT c.id, f.path, k.line, k.ref, k.guess, (SELECT MIN(CASE e.how WHEN ? THEN ? ELSE e.how END) "
+            f"FROM edges e JOIN chunks d ON d.rid = e.dst WHERE e.src = k.caller AND e.kind = {CALL_EDGE} "
+            "AND d.name = n.name) FROM names n JOIN calls k ON k.nid = n.nid JOIN chunks c ON c.rid = k.caller "
+            "JOIN files f ON f.fid = c.fid WHERE n.name = ? ORDER BY f.path, k.line LIMIT ?",
+            (BY_NAME, _NAME_ONLY_LAST, name, limit)).fetchall()
+        return [CallSiteRow(r[0], r[1], r[2], bool(r[3]), _site_resolution(r[5], bool(r[4]))) for r in rows]
 
     def called_names(self, caller_ids: list[str]) -> list[str]:
         """The names these chunks call, sorted."""

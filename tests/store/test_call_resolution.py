@@ -161,3 +161,10 @@ def test_typescript_fields_constructors_this_and_modules(tmp_path):
         assert _related(index, "debounce", "callers") == {}  # lodash's, not the local one
     finally:
         index.close()
+
+
+def test_call_sites_say_how_they_resolved_and_whether_they_call(python):
+    sites = {(s.path, s.line): (s.reference, s.resolution) for s in python.catalog.graph.call_sites("helper", 100)}
+    assert sites == {("pkg/app.py", 27): (False, "exact"), ("pkg/app.py", 28): (True, "exact")}
+    # json.loads links to nothing here: the site is known, its resolution is not
+    assert [(s.reference, s.resolution) for s in python.catalog.graph.call_sites("loads", 100)] == [(False, None)]

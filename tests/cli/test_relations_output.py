@@ -1,0 +1,56 @@
+"""`callers` and `callees` show each call site as grep shows a match (`path:line: the line`), read
+from the file as it is now; a site whose line changed or whose file is gone shows its location."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from codesearch.cli.commands import main
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_repos" / "python"
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".codesearch"))
+    assert main(["index", str(root), "--no-vectors", "-q"]) == 0
+    return root
+
+
+def _out(capsys, *args: str) -> str:
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
+def test_callers_show_their_call_sites_like_grep(repo, capsys):
+    out = _out(capsys, "callers", "clamp", "--repo", str(repo), "--no-daemon")
+    lines = out.splitlines()
+    at = lines.index("inventory.py:64  function compute_backoff")
+    assert lines[at + 1] == "  inventory.py:67: return clamp(delay, 0.0, cap)"
+
+
+def test_callees_show_the_targets_lines(repo, capsys):
+    out = _out(capsys, "callees", "compute_backoff", "--repo", str(repo), "--no-daemon")
+    assert "config.py:35  function clamp\n  inventory.py:67: return clamp(delay, 0.0, cap)\n" in out
+
+
+def test_a_changed_or_vanished_file_shows_the_location_alone(repo, capsys):
+    source = repo / "inventory.py"
+    lines = source.read_text().split("\n")
+    lines[66] = "    return 0"
+    source.write_text("\n".join(lines))
+    assert "\n  inventory.py:67\n" in _out(capsys, "callers", "clamp", "--repo", str(repo), "--no-daemon")
+    (repo / "tests" / "test_inventory.py").unlink()
+    out = _out(capsys, "callers", "clamp", "--repo", str(repo), "--no-daemon")
+    assert "\n  tests/test_inventory.py:37\n" in out
+
+
+def test_json_keeps_its_shape(repo, capsys):
+    answer = json.loads(_out(capsys, "callers", "clamp", "--repo", str(repo), "--no-daemon", "--json"))
+    direct = [r for r in answer["results"] if r["depth"] == 1]
+    assert direct and all(isinstance(r["sites"], list) and r["resolution"] for r in direct)
