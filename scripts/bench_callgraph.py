@@ -9,7 +9,7 @@ into code outside the repository (which should get none).
 Usage: scripts/bench_callgraph.py [--repos-json FILE] [--bench-dir DIR] [--index-root DIR]
            [--sample N] [--seed S] [--json OUT] NAME|PATH ...
 A NAME is a repository of --repos-json (its benchmark_root under --bench-dir is indexed); a PATH
-is a folder indexed whole. Indexes go to --index-root/NAME (default: a temporary folder).
+is a folder indexed whole (NAME=PATH names it). Indexes go to --index-root/NAME (default: a temporary folder).
 Install the tools with: pip install -e .[oracle] (jedi); apt-get install gopls golang;
 npm install --prefix /tmp/scip @sourcegraph/scip-typescript@0.4.0 (or set SCIP_TYPESCRIPT).
 A language whose tool is missing is reported as such and left out.
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from callgraph_links import CallGraphView, CallSite, read_call_graph
-from callgraph_oracles import Answer, OracleMissing, gopls_answers, jedi_answers
+from callgraph_oracles import Answer, OracleMissing, gopls_answers, jedi_answers, scip_answers
 from callgraph_score import name_only_share, score
 
 from codesearch.config import load_settings
@@ -39,19 +39,22 @@ from codesearch.indexing.indexer import Indexer
 
 Oracle = Callable[[Path, list[CallSite]], dict[CallSite, Answer]]
 # language (as codesearch names it) -> (the tool's name, its oracle)
-ORACLES: dict[str, tuple[str, Oracle]] = {"python": ("jedi", jedi_answers), "go": ("gopls", gopls_answers)}
+ORACLES: dict[str, tuple[str, Oracle]] = {
+    "python": ("jedi", jedi_answers), "go": ("gopls", gopls_answers), "typescript": ("scip-typescript", scip_answers),
+    "tsx": ("scip-typescript", scip_answers), "javascript": ("scip-typescript", scip_answers)}
 SAMPLE_SITES = 500
 
 
 def roots_of(targets: list[str], repos_json: Path, bench_dir: Path) -> list[tuple[str, Path]]:
-    """(name, folder to index) for each NAME of repos.json or PATH given."""
+    """(name, folder to index) for each NAME of repos.json, PATH or NAME=PATH given."""
     known = {repo["name"] for repo in json.loads(repos_json.read_text())} if repos_json.exists() else set()
     out = []
     for target in targets:
         if target in known:
             out += benchmark_roots(repos_json, bench_dir, [target])
-        elif Path(target).is_dir():
-            out.append((Path(target).resolve().name, Path(target).resolve()))
+        elif Path(target.partition("=")[2] or target).is_dir():
+            name, _, path = target.rpartition("=") if "=" in target else ("", "", target)
+            out.append((name or Path(path).resolve().name, Path(path).resolve()))
         else:
             raise SystemExit(f"{target}: neither a repository of {repos_json} nor a folder")
     return out
@@ -74,12 +77,15 @@ def measure(name: str, root: Path, index_dir: Path, count: int, seed: int) -> di
     sites = sample_sites(view, count, seed)
     answers: dict[CallSite, Answer] = {}
     missing: dict[str, str] = {}
-    for language in sorted({view.languages[s.path] for s in sites}):
-        tool, oracle = ORACLES[language]
+    tools: dict[str, set[str]] = {}  # one run of each tool, for all the languages it covers
+    for site in sites:
+        tools.setdefault(ORACLES[view.languages[site.path]][0], set()).add(view.languages[site.path])
+    for tool, languages in sorted(tools.items()):
+        oracle = ORACLES[min(languages)][1]
         try:
-            answers.update(oracle(root, [s for s in sites if view.languages[s.path] == language]))
+            answers.update(oracle(root, [s for s in sites if view.languages[s.path] in languages]))
         except OracleMissing as exc:
-            missing[language] = f"{tool}: {exc}"
+            missing.update((language, f"{tool}: {exc}") for language in languages)
     measured = [s for s in sites if view.languages[s.path] not in missing]
     tallies = score(view, answers, measured)
     languages = {view.languages[s.path] for s in measured}
@@ -108,7 +114,7 @@ def print_report(results: list[dict]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("targets", nargs="+", metavar="NAME|PATH")
+    parser.add_argument("targets", nargs="+", metavar="NAME|PATH|NAME=PATH")
     parser.add_argument("--repos-json", type=Path, default=SHARED_BENCH / "repos.json")
     parser.add_argument("--bench-dir", type=Path, default=DEFAULT_CHECKOUTS)
     parser.add_argument("--index-root", type=Path, help="keep indexes in DIR/NAME (default: a temporary folder)")

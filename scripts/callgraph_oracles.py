@@ -1,6 +1,7 @@
 """The type-aware tools the call-graph benchmark takes as truth: where the name called at a call
 site is defined, according to jedi (Python), gopls (Go) or scip-typescript (TypeScript and
-JavaScript). Each answers a list of call sites at once with one `Answer` per site it could place.
+JavaScript); jedi and scip_reader are imported only where their language is asked for. Each
+answers a list of call sites at once with one `Answer` per site it could place.
 
 An answer's targets are (path relative to the indexed root, 1-based line) inside the root, plus
 whether the tool placed the call in code outside it (the standard library, a dependency).
@@ -12,7 +13,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterable
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,8 +73,10 @@ def jedi_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
         raise OracleMissing("Python needs jedi: .venv/bin/pip install -e .[oracle] "
                             "(or pip install 'jedi>=0.20,<0.21')") from exc
     root = root.resolve()
-    # the root's parent first: a package indexed on its own (src/flask) imports itself by name
-    project = jedi.Project(root, added_sys_path=[str(root.parent), str(root)], smart_sys_path=True)
+    # the root and its parent before the environment's paths: a package indexed on its own
+    # (src/click) imports itself by name, and must not find the copy installed beside this script
+    sys_path = [str(root.parent), str(root), *(p for p in jedi.get_default_environment().get_sys_path() if p)]
+    project = jedi.Project(root, sys_path=sys_path, smart_sys_path=False)
     out: dict[CallSite, Answer] = {}
     for path, file_sites in by_file(sites).items():
         source = (root / path).read_text(encoding="utf-8", errors="replace")
@@ -106,8 +111,10 @@ def _jedi_answer(root: Path, names: list) -> Answer | None:
 
 # --- Go: gopls, spoken to as a language server ----------------------------------------------------
 def gopls_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
-    """gopls' textDocument/definition at each site. Modules that cannot be downloaded leave the
-    calls into them unanswered (unknown); the standard library is answered from GOROOT."""
+    """gopls' textDocument/definition at each site. Dependencies cannot be downloaded here (no
+    module proxy), and a module whose requirements are missing loads no package at all, so gopls
+    reads a copy of the root whose go.mod keeps its module and go lines alone: calls into the
+    dependencies stay unanswered (unknown), the standard library is answered from GOROOT."""
     from lsp_client import LanguageServer, file_uri, path_of_uri
 
     if shutil.which("gopls") is None or shutil.which("go") is None:
@@ -115,28 +122,104 @@ def gopls_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
     root = root.resolve()
     env = {**os.environ, "GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOTOOLCHAIN": "local"}
     out: dict[CallSite, Answer] = {}
-    with LanguageServer(["gopls", "serve"], root, env) as server:
-        for path, file_sites in by_file(sites).items():
-            text = (root / path).read_text(encoding="utf-8", errors="replace")
-            lines = text.splitlines()
-            uri = file_uri(root / path)
-            server.open(uri, "go", text)
-            for site in file_sites:
-                column = name_column(lines[site.line - 1], site.name) if site.line <= len(lines) else None
-                if column is None:
-                    continue
-                line_text = lines[site.line - 1]
-                character = len(line_text[:column].encode("utf-16-le")) // 2
-                locations = server.definition(uri, site.line - 1, character)
-                if not locations:
-                    continue
-                targets, outside = set(), False
-                for location in locations:
-                    where = inside(root, path_of_uri(location["uri"]))
-                    if where is None:
-                        outside = True
-                    else:
-                        targets.add((where, location["range"]["start"]["line"] + 1))
-                out[site] = Answer(frozenset(targets), outside)
-            server.close(uri)
+    with tempfile.TemporaryDirectory(prefix="gopls-") as scratch:
+        copy = Path(scratch) / root.name
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".git"), symlinks=True)
+        _without_requirements(copy)
+        with LanguageServer(["gopls", "serve"], copy, env) as server:
+            for path, file_sites in by_file(sites).items():
+                text = (copy / path).read_text(encoding="utf-8", errors="replace")
+                lines = text.splitlines()
+                uri = file_uri(copy / path)
+                server.open(uri, "go", text)
+                for site in file_sites:
+                    column = name_column(lines[site.line - 1], site.name) if site.line <= len(lines) else None
+                    if column is None:
+                        continue
+                    character = len(lines[site.line - 1][:column].encode("utf-16-le")) // 2
+                    answer = _lsp_answer(copy.resolve(), server.definition(uri, site.line - 1, character),
+                                         path_of_uri)
+                    if answer is not None:
+                        out[site] = answer
+                server.close(uri)
     return out
+
+
+def _without_requirements(root: Path) -> None:
+    """go.mod cut to its module and go lines, go.sum gone: packages load without the dependencies."""
+    mod = root / "go.mod"
+    if mod.exists():
+        kept = [line for line in mod.read_text().splitlines() if line.startswith(("module ", "go "))]
+        mod.write_text("\n".join(kept) + "\n")
+        (root / "go.sum").unlink(missing_ok=True)
+
+
+def _lsp_answer(root: Path, locations: list[dict], path_of_uri: Callable[[str], Path | None]) -> Answer | None:
+    if not locations:
+        return None
+    targets, outside = set(), False
+    for location in locations:
+        where = inside(root, path_of_uri(location["uri"]))
+        if where is None:
+            outside = True
+        else:
+            targets.add((where, location["range"]["start"]["line"] + 1))
+    return Answer(frozenset(targets), outside)
+
+
+# --- TypeScript and JavaScript: scip-typescript ------------------------------------------------
+SCIP_DEFAULT = Path("/tmp/scip/node_modules/.bin/scip-typescript")
+SCIP_TIMEOUT_S = 1800
+
+
+def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
+    """The symbol scip-typescript records at each site, placed at its definition in the index.
+    A symbol the index holds no definition of lies outside the project (a library's types);
+    a site with no symbol (an import that did not resolve: dependencies not installed) is unknown.
+    The project is the nearest folder at or above the root with a tsconfig.json."""
+    from scip_reader import documents
+
+    binary = Path(os.environ.get("SCIP_TYPESCRIPT") or shutil.which("scip-typescript") or SCIP_DEFAULT)
+    if not binary.exists():
+        raise OracleMissing("TypeScript needs scip-typescript: npm install --prefix /tmp/scip "
+                            "@sourcegraph/scip-typescript@0.4.0 (or set SCIP_TYPESCRIPT)")
+    root = root.resolve()
+    project = next((p for p in (root, *root.parents) if (p / "tsconfig.json").exists()), None)
+    with tempfile.TemporaryDirectory(prefix="scip-") as scratch:
+        output = Path(scratch) / "index.scip"
+        command = [str(binary), "index", "--output", str(output)]
+        if project is None:
+            project = root
+            command.append("--infer-tsconfig")
+        subprocess.run(command, cwd=project, check=True, capture_output=True, timeout=SCIP_TIMEOUT_S)
+        docs = documents(output.read_bytes())
+    defined: dict[tuple[str, str], set[tuple[str | None, int]]] = {}  # symbol key -> (root-relative path, line)
+    for doc_path, occurrences in docs.items():
+        for o in occurrences:
+            if o.definition:
+                defined.setdefault(_symbol_key(doc_path, o.symbol), set()).add((inside(root, project / doc_path),
+                                                                               o.line + 1))
+    out: dict[CallSite, Answer] = {}
+    for path, file_sites in by_file(sites).items():
+        doc_path = (root / path).relative_to(project).as_posix()
+        lines = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+        on_line: dict[int, list] = {}
+        for o in docs.get(doc_path, ()):
+            on_line.setdefault(o.line, []).append(o)
+        for site in file_sites:
+            column = name_column(lines[site.line - 1], site.name) if site.line <= len(lines) else None
+            if column is None:
+                continue
+            character = len(lines[site.line - 1][:column].encode("utf-16-le")) // 2
+            hit = next((o for o in on_line.get(site.line - 1, ()) if o.start <= character < o.end and o.symbol), None)
+            if hit is None:
+                continue
+            places = defined.get(_symbol_key(doc_path, hit.symbol), set())
+            targets = frozenset((p, line) for p, line in places if p is not None)
+            out[site] = Answer(targets, outside=not targets)
+    return out
+
+
+def _symbol_key(doc_path: str, symbol: str) -> tuple[str, str]:
+    """A local symbol ("local 3") means something only inside its document."""
+    return (doc_path if symbol.startswith("local ") else "", symbol)
