@@ -48,6 +48,9 @@ WORD = re.compile(r"[A-Za-z_$][\w$]*")
 SYMBOL_LIMIT = 100
 REFERENCE_LIMIT = 1000
 PROGRESS_CREATE_SECONDS = 5.0  # the client's answer to window/workDoneProgress/create
+# resolutions that beat a guess by name (search/requests.py RelatedResult.resolution): where a
+# site or name has one of these, its name-only links are not shown
+RESOLVED = frozenset({"exact", "import", "type", "dynamic"})
 
 SYMBOL_KINDS = {
     "class": lsp.SymbolKind.Class, "struct": lsp.SymbolKind.Struct, "interface": lsp.SymbolKind.Interface,
@@ -264,10 +267,28 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
         answer = ls.call("definition", DefinitionRequest(name=word, near=rel))
         return rel, list(answer.definitions)
 
+    def resolved_at(ls: CodeSearchServer, place: tuple[str | None, str], line: int, word: str) -> list[RelatedResult]:
+        """The definitions a call of `word` on this line (1-based) of a file (its repository and
+        path) was resolved to by scope, type or import: [] where the site is unrecorded or only
+        its name is known."""
+        repo, rel = place
+        sites = ls.call("references", ReferencesRequest(name=word, limit=REFERENCE_LIMIT)).references
+        callers = sorted({r.caller_id for r in sites
+                          if r.path == rel and r.repo == repo and r.line == line and r.resolution in RESOLVED})
+        found: list[RelatedResult] = []
+        for caller in callers:
+            found += [r for r in ls.call("callees", RelationsRequest(name=word, id=caller)).results
+                      if r.depth == 1 and r.name == word and r.resolution in RESOLVED and line in (r.sites or ())]
+        return found
+
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     @server.thread()
     def definition(ls: CodeSearchServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
-        _, found = definitions_at(ls, params.text_document.uri, params.position)
+        uri = params.text_document.uri
+        place = ls.placed(uri)
+        word = ls.word_at(uri, params.position)
+        resolved = resolved_at(ls, place, params.position.line + 1, word) if word else []
+        found = resolved or definitions_at(ls, uri, params.position)[1]
         return [ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name), repo=d.repo)
                 for d in found]
 
@@ -307,7 +328,13 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
     def incoming(ls: CodeSearchServer,
                  params: lsp.CallHierarchyIncomingCallsParams) -> list[lsp.CallHierarchyIncomingCall]:
         out = []
-        for r in calls(ls, params.item, "callers"):
+        found = calls(ls, params.item, "callers")
+        if any(r.resolution == "name-only" for r in found):  # a guess: did those sites resolve elsewhere?
+            sites = ls.call("references", ReferencesRequest(name=params.item.name, limit=REFERENCE_LIMIT)).references
+            elsewhere = {(r.caller_id, r.line) for r in sites if r.resolution in RESOLVED}
+            found = [r for r in found if r.resolution != "name-only"
+                     or not r.sites or not all((r.id, line) in elsewhere for line in r.sites)]
+        for r in found:
             ranges = [ls.location(r.path, line, 1, 0, repo=r.repo).range for line in (r.sites or (r.start_line,))]
             out.append(lsp.CallHierarchyIncomingCall(from_=ls.hierarchy_item(r), from_ranges=ranges))
         return out
@@ -318,7 +345,11 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
                  params: lsp.CallHierarchyOutgoingCallsParams) -> list[lsp.CallHierarchyOutgoingCall]:
         out = []
         item_repo, item_path = ls.placed(params.item.uri)
-        for r in calls(ls, params.item, "callees"):
+        found = calls(ls, params.item, "callees")
+        resolved = {r.name for r in found if r.resolution in RESOLVED}
+        for r in found:
+            if r.resolution == "name-only" and r.name in resolved:
+                continue  # the same name's calls resolved to a definition by scope, type or import
             ranges = [ls.location(item_path, line, 1, 0, repo=item_repo).range for line in (r.sites or ())]
             out.append(lsp.CallHierarchyOutgoingCall(to=ls.hierarchy_item(r), from_ranges=ranges))
         return out

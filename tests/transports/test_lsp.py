@@ -132,6 +132,37 @@ async def test_an_edit_after_start_is_answered_within_a_second_or_so(client: Lan
     assert found[0].location.uri.endswith("fresh_lsp.py")
 
 
+async def _definition(client: LanguageClient, daemon, rel: str, line: int, character: int) -> list[tuple[str, int]]:
+    found = await client.text_document_definition_async(lsp.DefinitionParams(
+        text_document=doc(daemon, rel), position=lsp.Position(line, character)))
+    return sorted((loc.uri.rsplit("/", 1)[-1], loc.range.start.line) for loc in found)
+
+
+@pytest.mark.asyncio
+async def test_a_guess_by_name_shows_only_where_nothing_resolved_better(client: LanguageClient, lsp_daemon):
+    write(lsp_daemon.root / "disk_lsp.py", "class Disk:\n    def surface(self):\n        return 1\n\n"
+                                           "    def total(self):\n        return self.surface()\n")
+    write(lsp_daemon.root / "tile_lsp.py", "class Tile:\n    def surface(self):\n        return 2\n")
+    write(lsp_daemon.root / "shapes_lsp.py", "def both(shape):\n    tile = Tile()\n    tile.surface()\n"
+                                             "    return shape.surface()\n"
+                                             "\n\ndef report(shape):\n    return shape.surface()\n")
+    guessed = [("disk_lsp.py", 1), ("tile_lsp.py", 1)]
+    written = time.monotonic()
+    while await _definition(client, lsp_daemon, "shapes_lsp.py", 7, 19) != guessed:  # shape.surface(): a guess
+        if time.monotonic() - written > 10:
+            pytest.fail("the new files never showed up")
+        await asyncio.sleep(0.1)
+    assert await _definition(client, lsp_daemon, "disk_lsp.py", 5, 22) == [("disk_lsp.py", 1)]  # self.surface()
+    both = await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(
+        text_document=doc(lsp_daemon, "shapes_lsp.py"), position=lsp.Position(0, 5)))
+    outgoing = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(item=both[0]))
+    assert sorted(c.to.detail for c in outgoing) == ["Tile", "Tile.surface"]  # its guess at Disk.surface is not
+    disk = await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(
+        text_document=doc(lsp_daemon, "disk_lsp.py"), position=lsp.Position(1, 9)))
+    incoming = await client.call_hierarchy_incoming_calls_async(lsp.CallHierarchyIncomingCallsParams(item=disk[0]))
+    assert sorted(c.from_.name for c in incoming) == ["report", "total"]  # `both` resolved its calls to Tile's
+
+
 @pytest.mark.asyncio
 async def test_bad_input_gets_an_answer_never_a_hang(client: LanguageClient, lsp_daemon):
     with pytest.raises(Exception, match="file: URIs only"):
