@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from callgraph_links import GUESS, CallGraphView, CallSite
+from callgraph_links import GUESS, CallGraphView, CallSite, Links
 from callgraph_oracles import Answer
+
+NAME_ONLY = "name-only"  # how an edge resolved by its name alone is recorded (schema.RESOLUTIONS)
 
 
 @dataclass
@@ -18,7 +20,7 @@ class Tally:
     outside: int = 0  # ... only on code outside it: any link there is false
     links: int = 0  # codesearch's links at the sites the tool placed
     confirmed: int = 0  # ... that the tool confirms
-    guess_links: int = 0  # ... that are name-only guesses
+    guess_links: int = 0  # ... found by name alone (guesses, and edges recorded as name-only)
     truth: int = 0  # the tool's in-repository targets
     found: int = 0  # ... that codesearch links
     false_outside_sites: int = 0  # calls into outside code that codesearch links anyway
@@ -54,7 +56,7 @@ def score(view: CallGraphView, answers: dict[CallSite, Answer], sites: list[Call
                 tally.unknown += 1
                 continue
             tally.links += len(links.targets)
-            tally.guess_links += len(links.targets) if links.kind == GUESS else 0
+            tally.guess_links += len(links.targets) if _name_only(links) else 0
             tally.confirmed += len(links.targets & truth)
             if truth:
                 tally.in_repo += 1
@@ -67,8 +69,12 @@ def score(view: CallGraphView, answers: dict[CallSite, Answer], sites: list[Call
     return tallies
 
 
+def _name_only(links: Links) -> bool:
+    return links.kind == GUESS or links.how == NAME_ONLY
+
+
 def name_only_share(view: CallGraphView, languages: set[str]) -> float | None:
     """The share of name-only links among all of codesearch's links at every call site of these
     languages (not only the sample)."""
     chosen = [links for site, links in view.links.items() if view.languages.get(site.path) in languages]
-    return _ratio(sum(len(x.targets) for x in chosen if x.kind == GUESS), sum(len(x.targets) for x in chosen))
+    return _ratio(sum(len(x.targets) for x in chosen if _name_only(x)), sum(len(x.targets) for x in chosen))
