@@ -12,7 +12,7 @@ latency in process.
 
 Usage: scripts/bench_raise.py [--cases ~/.cache/codesearch-bench/raise-cases.json]
            [--bench-dir ~/.cache/codesearch-bench] [--index-root ~/.cache/codesearch-bench-index]
-           [--mode hybrid] [--no-rg] [--json OUT] [NAME ...]
+           [--mode hybrid] [--ranking NAME=VALUE ...] [--no-rg] [--json OUT] [NAME ...]
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, benchmark_roo
 from codesearch.eval.metrics import mean
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
+from codesearch.search.ranking import RankingOptions
 from codesearch.search.requests import SearchRequest
 from codesearch.search.ripgrep import rg_binary
 from codesearch.search.searcher import Searcher
@@ -76,11 +77,19 @@ def main() -> int:
     parser.add_argument("--index-root", type=Path, default=Path.home() / ".cache/codesearch-bench-index")
     parser.add_argument("--repos-json", type=Path, default=SHARED_BENCH / "repos.json")
     parser.add_argument("--mode", default="hybrid")
+    parser.add_argument("--ranking", action="append", default=[], metavar="NAME=VALUE",
+                        help="a ranking strength or step (search/ranking.py RankingOptions), e.g. exact_text=false")
     parser.add_argument("--no-rg", action="store_true", help="leave ripgrep's figures out")
     parser.add_argument("--json", type=Path, help="write the figures and every case's ranks here")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
 
+    ranking = RankingOptions()
+    for pair in args.ranking:
+        key, _, value = pair.partition("=")
+        current = getattr(ranking, key)
+        setattr(ranking, key, value.lower() in ("1", "true", "yes", "on") if isinstance(current, bool)
+                else type(current)(value))
     cases = json.loads(args.cases.read_text())
     by_repo: dict[str, list[dict]] = defaultdict(list)
     for case in cases:
@@ -92,7 +101,8 @@ def main() -> int:
         Indexer(index).run()
         searcher = Searcher(index)
         for case in by_repo[name]:
-            answer = searcher.search(SearchRequest(query=case["query"], mode=args.mode, limit=DEPTH))
+            answer = searcher.search(SearchRequest(query=case["query"], mode=args.mode, limit=DEPTH,
+                                                           ranking=ranking))
             latencies.append(answer.timing_ms["total"])
             case["rank"] = rank_of([(r.path, r.start_line, r.end_line) for r in answer.results], case)
             case["top"] = [f"{r.path}:{r.start_line}-{r.end_line}" for r in answer.results[:3]]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..ingest.languages import language_for_path, spec_for_path
-from .tokens import STOPWORDS, identifier_terms, query_terms
+from .tokens import STOPWORDS, identifier_terms, index_text, query_terms
 
 LONG_QUERY_WORDS = 20  # more words than this and a query is a report (the benchmark's questions: 14 at most)
 LONG_QUERY_LINES = 3  # or this many non-empty lines (a message with a body, a pasted trace)
@@ -27,6 +27,9 @@ MAX_KEYWORD_TERMS = 256  # terms sent to BM25, repeats (weights) included
 EMBED_WORDS = 80  # the embedding model reads about this many words (128 tokens)
 MAX_ANALYSED_CHARS = 20_000  # a report's head; beyond it a paste is a log, and costs time, not evidence
 MAX_FRAMES = 200
+PHRASE_TERMS = 3  # index terms in a row that make one exact phrase
+PHRASE_WORDS = 2  # words of the query a phrase spans at least (one identifier's parts say only its name)
+MAX_PHRASES = 32  # exact phrases searched for one query
 
 # keyword weights: how many times a term is repeated in the BM25 query (FTS5 sums over phrases)
 WEIGHT_SYMBOL = 3
@@ -335,3 +338,25 @@ def mentions(path: str, named: tuple[str, ...]) -> bool:
         if len(theirs) == 1 or len(mine) == 1 or theirs[-2] == mine[-2]:
             return True
     return False
+
+
+def exact_phrases(text: str, shape: QueryShape | None) -> tuple[str, ...]:
+    """The query's text as the keyword index would hold it, in runs of PHRASE_TERMS terms over
+    PHRASE_WORDS words or more, each run a phrase a chunk holds only if it holds those words in
+    that order (stopwords and one-letter words are not indexed, so none breaks a run). A pasted
+    error message shares most of its runs with the statement that produces it: a value filled
+    into a placeholder breaks only the runs across it. A report's runs come from its messages
+    alone (its prose and trace would match everywhere)."""
+    fragments = shape.messages if shape else (text,)
+    phrases: dict[str, None] = {}
+    for fragment in fragments:
+        terms: list[str] = []
+        word_of: list[int] = []  # which word of the fragment each term comes from
+        for i, word in enumerate(fragment.split()):
+            more = index_text(word).split()
+            terms += more
+            word_of += [i] * len(more)
+        for i in range(len(terms) - PHRASE_TERMS + 1):
+            if word_of[i + PHRASE_TERMS - 1] - word_of[i] >= PHRASE_WORDS - 1:
+                _add(phrases, " ".join(terms[i:i + PHRASE_TERMS]), MAX_PHRASES)
+    return tuple(phrases)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
@@ -48,6 +49,7 @@ class RankingOptions:
     file_diminishing: bool = True
     query_names: bool = True  # identifiers and names made of query words, in a query of words
     file_coherence: bool = True
+    exact_text: bool = True  # chunks that hold the query's text word for word, first
     file_decay: float = 0.7
     test_factor: float = 0.5
     path_weight: float = 0.3  # per query word in the path (at most two count)
@@ -60,6 +62,8 @@ class RankingOptions:
     coherence_share: float = 0.2  # of the top score, given to the file with the most candidate score
     symbol_test_demotion: float = 1.5  # tiers a test's definition of the symbol drops
     symbol_stem_bonus: float = 0.5  # tiers a definition gains in the file named after it
+    exact_min_share: float = 0.3  # of the query's exact phrases a chunk must hold to go up
+    exact_min_phrases: int = 3  # and at least this many of them (all of them, of fewer)
 
     @classmethod
     def off(cls) -> RankingOptions:
@@ -82,9 +86,9 @@ def _stem(word: str) -> str:
 
 
 def rank(query: Query, fused: list[tuple[Chunk, float]], options: RankingOptions,
-         vendored: frozenset[str] = frozenset()) -> list[Ranked]:
+         vendored: frozenset[str] = frozenset(), exact: Mapping[str, float] = {}) -> list[Ranked]:
     """`vendored`: folders of code that is not the project's own (indexing/vendored.py), penalized
-    as tests are."""
+    as tests are. `exact`: chunk id -> the share of the query's exact phrases it holds."""
     items = [Ranked(chunk, score) for chunk, score in fused]
     if options.name_path_boost:
         _boost_names(query, items, options)
@@ -99,6 +103,9 @@ def rank(query: Query, fused: list[tuple[Chunk, float]], options: RankingOptions
         _file_coherence(items, options.coherence_share)
     if options.symbol_boost and query.symbol:  # last: its tiers must not be reordered
         _boost_symbol(query.text, items, options.symbol_test_demotion, options.symbol_stem_bonus)
+    if options.exact_text and exact:
+        least = max(options.exact_min_share, min(options.exact_min_phrases, len(query.phrases)) / len(query.phrases))
+        _boost_exact(items, exact, least, options.test_factor if options.test_penalty else 1.0, vendored)
     items.sort(key=lambda r: -r.score)
     if options.parent_child_dedupe:
         items = _dedupe_parent_child(items)
@@ -233,6 +240,23 @@ def _boost_symbol(query: str, items: list[Ranked], test_demotion: float, stem_bo
             tier += stem_bonus
         r.score += gap * tier
         r.notes.append(note)
+
+
+def _boost_exact(items: list[Ranked], exact: Mapping[str, float], least: float, test_factor: float,
+                 vendored: frozenset[str]) -> None:
+    """A pasted message or log line: the chunks that hold at least the share `least` of its
+    phrases word for word go up by that share of twice the top score, above every other when
+    they hold half or more (the statement that produces a message holds all its runs but those
+    across a filled-in placeholder); a test's or vendored chunk, which quotes messages to check
+    them, by `test_factor` of it."""
+    gap = 2 * max((r.score for r in items), default=0.0) or 1.0
+    for r in items:
+        share = exact.get(r.chunk.id, 0.0)
+        if share >= least:
+            if is_test_path(r.chunk.path) or in_folders(r.chunk.path, vendored):
+                share *= test_factor
+            r.score += gap * share
+            r.notes.append(f"holds {share:.0%} of the query's text word for word")
 
 
 def _query_words(query: Query, decay: float) -> dict[str, float]:

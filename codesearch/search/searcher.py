@@ -53,6 +53,7 @@ SYMBOL_SEARCH_RESULTS = 20  # at most this many symbols come from it (more costs
 NEAR_NAMES = 5  # names suggested for a name that means nothing
 NEAR_CANDIDATES = 200  # names sharing its longest word, among which those are chosen
 REPORT_WEIGHTS: dict[str, float] = {}  # a report's fusion weights, as factors of the settings'
+EXACT_CANDIDATES = 20  # chunks read that hold the most of a query's exact phrases
 MAX_CALL_SITES = 1000  # call sites read for the callers of a name defined in another repository
 # retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
@@ -88,6 +89,9 @@ class Searcher:
         names = RETRIEVERS_OF_MODE[request.mode] if request.retrievers is None else request.retrievers
         candidates = max(self.settings.candidates, request.limit * 3)
         relation = self._related(query, candidates) if "graph" in names else None
+        exact_text = bool(relation is None and query.phrases and "keyword" in names
+                          and self._options(request).exact_text)
+        exact_future = _POOL.submit(self._exact_matches, query) if exact_text and side_by_side else None
         lists, notes, timing, problems = self._retrieve(
             query, [n for n in names if not (relation and n == "graph")], candidates, side_by_side)
         t = time.perf_counter()
@@ -97,7 +101,8 @@ class Searcher:
             notes["graph"] = f"{direction} of the named definitions"
             ranked = self._rank_relation(query, related, lists, request)
         else:
-            ranked = self._rank(query, lists, request)
+            exact = exact_future.result() if exact_future else self._exact_matches(query) if exact_text else {}
+            ranked = self._rank(query, lists, request, exact)
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
@@ -167,11 +172,23 @@ class Searcher:
         return {name: float(getattr(self.settings, f"weight_{name}", 1.0)) * factors.get(name, 1.0)
                 for name in lists}
 
-    def _rank(self, query: Query, lists: dict[str, list[str]], request: SearchRequest) -> list[Ranked]:
+    def _rank(self, query: Query, lists: dict[str, list[str]], request: SearchRequest,
+              exact: dict[str, float] | None = None) -> list[Ranked]:
+        """`exact`: chunk id -> the share of the query's exact phrases it holds; those that no
+        list found join the candidates."""
         fused = weighted_rrf(lists, self._weights(lists, query.long), k=self.settings.rrf_k)
+        if exact:
+            taken = {i for i, _ in fused}
+            fused += [(i, 0.0) for i in exact if i not in taken]
         chunks = self.catalog.files.chunks_by_ids([i for i, _ in fused])
         return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request),
-                    self.vendored_folders())
+                    self.vendored_folders(), exact or {})
+
+    def _exact_matches(self, query: Query) -> dict[str, float]:
+        """Chunk id -> the share of the query's exact phrases its keyword index holds, for the
+        EXACT_CANDIDATES that hold the most."""
+        counts = self.catalog.keywords.phrase_counts(query.phrases, query.filters, EXACT_CANDIDATES)
+        return {i: n / len(query.phrases) for i, n in counts}
 
     def vendored_folders(self) -> frozenset[str]:
         """Folders of code that is not the project's own (indexing/vendored.py), as the indexer

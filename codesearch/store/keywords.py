@@ -46,6 +46,19 @@ class Keywords:
         return [(r[0], -r[1]) for r in rows]
 
 
+    def phrase_counts(self, phrases: Sequence[str], filters: Filters, limit: int) -> list[tuple[str, int]]:
+        """(chunk id, how many of `phrases` its keyword index holds word for word), most first:
+        one statement, each phrase a branch of a union counted per chunk."""
+        union = " UNION ALL ".join(["SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"] * len(phrases))
+        where, params = filter_clause(filters)
+        files = " JOIN files f ON f.fid = c.fid" if where else ""
+        rows = self._catalog.db.execute(
+            f"SELECT c.id, COUNT(*) AS n FROM ({union}) m JOIN chunks c ON c.rid = m.rowid{files} "
+            f"WHERE 1{where} GROUP BY m.rowid ORDER BY n DESC LIMIT ?",
+            [*(f'"{p}"' for p in phrases), *params, limit]).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+
 def _phrases(terms: Sequence[str], named: Sequence[str] = (), between: str = " OR ") -> str:
     """An FTS5 query: each term a phrase of its own; `named` ones matched in the name and
     signature columns only."""

@@ -7,9 +7,11 @@ import pytest
 from codesearch.analysis.query_shape import (
     EMBED_WORDS,
     MAX_KEYWORD_TERMS,
+    MAX_PHRASES,
     Frame,
     code_words,
     embedding_text,
+    exact_phrases,
     is_code_style,
     is_file_path,
     is_long_query,
@@ -239,3 +241,23 @@ def test_is_long_query(query, long):
 ])
 def test_mentions(path, named, expected):
     assert mentions(path, named) is expected
+
+
+def test_exact_phrases_are_runs_of_index_terms():
+    # stopwords and one-letter words are not indexed, so they break no run
+    assert exact_phrases("ValueError: the inventory is full", None) == ("value error inventory", "error inventory full")
+    assert exact_phrases("inventory is full", None) == ()  # two terms: no run of three
+    assert exact_phrases("HTTPDigestAuth", None) == ()  # one word's parts: its name, searched as a name
+
+
+def test_exact_phrases_of_a_report_come_from_its_messages():
+    text = ("Adding items crashes once the store is large\n\nWhen I add many items to my inventory the app "
+            "stops with an error and nothing is saved, even after a restart of the whole service.\n"
+            "ValueError: inventory is full after loading the items")
+    report = shape_of(text)
+    assert is_long_query(text) and report.messages == ("inventory is full after loading the items",)
+    assert exact_phrases(text, report) == ("inventory full loading", "full loading items")
+
+
+def test_exact_phrases_are_bounded():
+    assert len(exact_phrases(" ".join(f"word{i}" for i in range(500)), None)) == MAX_PHRASES

@@ -341,3 +341,29 @@ def test_file_coherence_gives_each_file_best_chunk_a_share_by_its_summed_score()
     assert out["b1"] == pytest.approx(0.010 + 0.2 * 0.010 * 0.010 / 0.024)
     assert out["a2"] == 0.008 and out["a3"] == 0.007  # only a file's best chunk gains
     assert out["a1"] > out["b1"]
+
+
+# --- exact text ------------------------------------------------------------------------------
+
+def test_a_chunk_holding_the_query_text_word_for_word_goes_first():
+    fused = [(chunk("a"), 1.0), (chunk("b"), 0.5), (chunk("raiser"), 0.1), (chunk("half"), 0.05)]
+    query = Query.parse("ValueError: inventory is full, cannot add the item")
+    assert len(query.phrases) == 5
+    ranked = rank(query, fused, only(exact_text=True), exact={"raiser": 1.0, "half": 0.6, "b": 0.25})
+    assert ids(ranked) == ["raiser", "half", "a", "b"]  # under the least share: as it came
+    assert any("word for word" in note for note in ranked[0].notes)
+
+
+def test_exact_text_needs_all_of_few_phrases_and_lifts_a_test_less():
+    fused = [(chunk("a"), 1.0), (chunk("test", path="tests/test_mod.py"), 0.1), (chunk("raiser"), 0.1)]
+    two = Query.parse("ValueError: inventory is full")
+    assert len(two.phrases) == 2
+    assert ids(rank(two, fused, only(exact_text=True), exact={"raiser": 0.5})) == ["a", "test", "raiser"]
+    ranked = rank(two, fused, only(exact_text=True, test_penalty=True), exact={"raiser": 1.0, "test": 1.0})
+    assert ids(ranked) == ["raiser", "test", "a"]
+
+
+def test_exact_text_off_keeps_the_fused_order():
+    fused = [(chunk("a"), 1.0), (chunk("raiser"), 0.1)]
+    assert ids(rank(Query.parse("ValueError: inventory is full"), fused, RankingOptions.off(),
+                    exact={"raiser": 1.0})) == ["a", "raiser"]
