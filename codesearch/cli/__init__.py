@@ -16,9 +16,9 @@ def main(argv: list[str] | None = None) -> int:
             return code
         from .commands import main as run
         return run(argv)
-    except BrokenPipeError:  # the reader went away (`| head`): nothing more to tell it, nor a traceback
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor at exit, when stdout is flushed
-        return 1
+    except BrokenPipeError:  # the reader went away (`| head`): a quiet success, as ripgrep's
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more at exit, when stdout is flushed
+        return 0
 
 
 __all__ = ["main"]

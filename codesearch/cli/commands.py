@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..text import for_terminal, text_problem
+from .color import use_color
 from .graph_export import cmd_graph
 from .parser import (
     EXIT_ERROR,
@@ -260,7 +261,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         if args.vimgrep:
             print_vimgrep(answer)
         else:
-            print_human(answer, color=sys.stdout.isatty(), explain=args.explain)
+            print_human(answer, color=use_color(args.color, sys.stdout), explain=args.explain)
         if answer.note:
             print(f"codesearch: {answer.note}", file=sys.stderr)
     return EXIT_OK
@@ -297,7 +298,7 @@ def cmd_relations(args: argparse.Namespace) -> int:
         print(f"no definition named {args.name!r} in the index", file=sys.stderr)
         return EXIT_OK
     if answer.results:
-        print(format_relations(answer, _roots(args)))
+        print(format_relations(answer, _roots(args), color=use_color(args.color, sys.stdout)))
     if answer.note and workspace_of(args) is not None:
         print(f"codesearch: {answer.note}", file=sys.stderr)
     if not answer.results:
@@ -317,7 +318,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
     """Exit codes as grep's: 0 something matched, 1 nothing did, 2 an error."""
     from ..search.requests import GrepRequest
     from ..wire import RequestError
-    from .grep_text import grep_form, write_grep
+    from .grep_text import write_grep_answer
     try:
         request = GrepRequest.from_dict(grep_params(args))
     except RequestError as exc:
@@ -332,7 +333,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
         answer = answer_with(args, lambda service: _grep_dict(service, request))
     except CommandError as exc:  # grep's errors exit 2, whatever their kind
         raise UsageError(str(exc)) from None
-    write_grep(answer, grep_form(args.files_with_matches, args.count, args.vimgrep), explain=args.explain)
+    write_grep_answer(answer, args)
     return EXIT_OK if answer["total"] else EXIT_NO_MATCH
 
 
@@ -534,6 +535,8 @@ def _run(args: argparse.Namespace) -> tuple[int, str | None]:
         return handler(args), None
     except UsageError as exc:
         return EXIT_USAGE, str(exc)
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): the command line ends quietly
     except (CommandError, OSError) as exc:
         if args.debug:
             raise

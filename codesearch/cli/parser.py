@@ -10,6 +10,7 @@ import argparse
 
 from .. import __version__
 from ..vocabulary import MODES
+from .color import COLOR_CHOICES
 
 TYPE_CHECKING = False  # typing is not imported at run time: it is a visible share of a CLI process's CPU
 if TYPE_CHECKING:
@@ -93,6 +94,12 @@ def _add_no_daemon_option(p: argparse.ArgumentParser,
     p.add_argument("--no-daemon", action="store_true", help=meaning)
 
 
+def _add_color_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--color", choices=COLOR_CHOICES, default="auto", metavar="WHEN",
+                   help="colour paths, line numbers and matches: auto (on a terminal, unless NO_COLOR is set; "
+                        "the default), always or never")
+
+
 def _add_repo_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repo", action="append", default=None, metavar="PATH",
                    help="the indexed repository (default: the enclosing one); more than once: search them all as one")
@@ -154,6 +161,7 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--context", type=int, default=0, metavar="N", help="N more snippet lines")
         p.add_argument("--max-tokens", type=int, metavar="N",
                        help="fit the answer to about N tokens: shorter snippets, then fewer results")
+        _add_color_option(p)
         _add_no_daemon_option(p)
 
     for name, what in (("callers", "who calls NAME"), ("callees", "what NAME calls")):
@@ -169,6 +177,7 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--lang", help="only this language")
         p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
         p.add_argument("--kind", help="only this kind of chunk (function, method, ...)")
+        _add_color_option(p)
         _add_no_daemon_option(p)
 
     if wanted("grep"):
@@ -194,6 +203,7 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--json", action="store_true")
         p.add_argument("--vimgrep", action="store_true", help="path:line:column:text lines")
         p.add_argument("--explain", action="store_true", help="say why each group ranks where it does")
+        _add_color_option(p)
         _add_no_daemon_option(p)
 
     if wanted("graph"):

@@ -28,7 +28,7 @@ from ..daemon.client_surface import (
     socket_file,
     text_problem,
 )
-from .grep_text import grep_form, write_grep
+from .grep_text import write_grep_answer
 from .parser import EXIT_ERROR, EXIT_NO_MATCH, EXIT_OK, EXIT_USAGE, BadArguments, build_parser, report_error
 
 TYPE_CHECKING = False  # typing is not imported at run time: it is a visible share of a CLI process's CPU
@@ -85,7 +85,7 @@ def _grep_text(args: argparse.Namespace, sock: str) -> int | None:
         return _reported(exc, EXIT_USAGE)
     except (OSError, DaemonError):
         return None  # nobody listens, or the request was refused: the full path answers or explains
-    write_grep(answer, grep_form(args.files_with_matches, args.count, args.vimgrep), explain=args.explain)
+    write_grep_answer(answer, args)
     sys.stdout.flush()
     return EXIT_OK if answer["total"] else EXIT_NO_MATCH
 

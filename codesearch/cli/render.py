@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..api.types import RelatedResult, RelationsAnswer, SearchAnswer, Stats, Status
 from ..text import for_terminal
+from .color import LINE, MATCH, PATH, paint
 
 if TYPE_CHECKING:
     from ..doctor import Report
@@ -69,17 +70,18 @@ def print_vimgrep(answer: SearchAnswer) -> None:
         print(f"{where}:{line}:{column}:{for_terminal(r.kind + ' ' + (r.qualified_name or r.name))}: {shown.strip()}")
 
 
-def format_relations(answer: RelationsAnswer, roots: dict[str | None, Path]) -> str:
+def format_relations(answer: RelationsAnswer, roots: dict[str | None, Path], color: bool = False) -> str:
     """Each related definition, indented by its hops, and under a direct one its call sites as
     grep shows a match (`path:line: the line`), read from the file now. A line that no longer
     names the called name (the file changed, or is gone) is shown by its location alone.
-    `roots`: each repository's root by its name in the answer (None for one repository)."""
+    `roots`: each repository's root by its name in the answer (None for one repository).
+    `color`: paths, line numbers and the called name in ripgrep's colours."""
     files: dict[tuple[str | None, str], list[str]] = {}
     out = []
     for r in answer.results:
         indent = "  " * (r.depth - 1)
-        out.append(indent + for_terminal(f"{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}  {r.kind} "
-                                         f"{r.qualified_name}"))
+        place = _place(f"{f'[{r.repo}] ' if r.repo else ''}{r.path}", r.start_line, color)
+        out.append(f"{indent}{place}  {for_terminal(f'{r.kind} {r.qualified_name}')}")
         path, called = _site_file(answer, r), r.name if answer.direction == "callees" else _last_part(answer.name)
         word = re.compile(rf"(?<![\w$]){re.escape(called)}(?![\w$])")
         for line in r.sites or ():
@@ -89,9 +91,18 @@ def format_relations(answer: RelationsAnswer, roots: dict[str | None, Path]) -> 
                 files[key] = _file_lines(root, path) if root is not None else []
             lines = files[key]
             text = lines[line - 1] if 0 < line <= len(lines) else ""
-            where = f"{f'[{r.repo}] ' if r.repo else ''}{path}:{line}"
-            out.append(indent + "  " + for_terminal(f"{where}: {text.strip()}" if word.search(text) else where))
+            where = _place(f"{f'[{r.repo}] ' if r.repo else ''}{path}", line, color)
+            if word.search(text):
+                shown = for_terminal(text.strip())
+                where += ": " + (word.sub(lambda m: paint(m.group(0), MATCH), shown) if color else shown)
+            out.append(f"{indent}  {where}")
     return "\n".join(out)
+
+
+def _place(path: str, line: int, color: bool) -> str:
+    """`path:line`, escaped for a terminal, in ripgrep's colours when asked."""
+    shown = for_terminal(path)
+    return f"{paint(shown, PATH)}:{paint(str(line), LINE)}" if color else f"{shown}:{line}"
 
 
 def _last_part(name: str) -> str:
