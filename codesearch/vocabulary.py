@@ -28,6 +28,27 @@ RETRIEVERS_OF_MODE: dict[str, tuple[str, ...]] = {
 MODES = tuple(RETRIEVERS_OF_MODE)
 RETRIEVER_NAMES = RETRIEVERS_OF_MODE["hybrid"]
 
+# --- language names ---------------------------------------------------------------------------
+# what people call a language (its usual names and file extensions) -> the name the index gives it;
+# a name the index gives already is its own, in any case
+LANGUAGE_ALIASES = {
+    "golang": "go", "py": "python", "python3": "python", "ts": "typescript", "js": "javascript",
+    "jsx": "javascript", "mjs": "javascript", "cjs": "javascript", "node": "javascript", "rs": "rust",
+    "rb": "ruby", "kt": "kotlin", "kts": "kotlin", "cs": "csharp", "c#": "csharp", "c++": "cpp",
+    "cxx": "cpp", "cc": "cpp", "hpp": "cpp", "h": "c", "objective-c": "objc", "objectivec": "objc",
+    "sh": "bash", "shell": "bash", "yml": "yaml", "md": "markdown", "ex": "elixir", "exs": "elixir",
+    "erl": "erlang", "hs": "haskell", "ml": "ocaml", "fs": "fsharp", "f#": "fsharp", "pl": "perl",
+    "ps1": "powershell", "proto": "protobuf", "tf": "hcl", "terraform": "hcl", "el": "elisp",
+    "emacs-lisp": "elisp", "clj": "clojure", "jl": "julia", "htm": "html", "adoc": "asciidoc",
+    "vimscript": "vim", "docker": "dockerfile", "makefile": "make", "txt": "text", "kotlinscript": "kotlin",
+}
+
+
+def language_name(text: str) -> str:
+    """The index's name for a language as a person writes it (`Go`, `golang`, `py`, `c++`)."""
+    lowered = text.strip().lower()
+    return LANGUAGE_ALIASES.get(lowered, lowered)
+
 
 def __getattr__(name: str) -> Any:
     """`Filters`, a record of the contract, defined in `filters` and loaded on first use: the words

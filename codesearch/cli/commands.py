@@ -223,11 +223,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def _filters(args: argparse.Namespace) -> Filters:
     from ..ingest.languages import known_languages
     from ..vocabulary import ALL_KINDS, Filters
-    if args.lang and args.lang not in known_languages():
+    filters = Filters(language=args.lang, kind=args.kind, path_glob=args.path)
+    if filters.language and filters.language not in known_languages():
         raise UsageError(f"unknown language {args.lang!r}; known: {', '.join(sorted(known_languages()))}")
     if args.kind and args.kind not in ALL_KINDS:
         raise UsageError(f"unknown kind {args.kind!r}; known: {', '.join(sorted(ALL_KINDS))}")
-    return Filters(language=args.lang, kind=args.kind, path_glob=args.path)
+    return filters
 
 
 def cmd_query(args: argparse.Namespace) -> int:
@@ -264,6 +265,8 @@ def cmd_query(args: argparse.Namespace) -> int:
             print_human(answer, color=use_color(args.color, sys.stdout), explain=args.explain)
         if answer.note:
             print(f"codesearch: {answer.note}", file=sys.stderr)
+        if not answer.results:
+            _note_unmatched_path(args)
     return EXIT_OK
 
 
@@ -303,7 +306,15 @@ def cmd_relations(args: argparse.Namespace) -> int:
         print(f"codesearch: {answer.note}", file=sys.stderr)
     if not answer.results:
         print(f"no {direction} of {args.name!r} found", file=sys.stderr)
+        _note_unmatched_path(args)
     return EXIT_OK
+
+
+def _note_unmatched_path(args: argparse.Namespace) -> None:
+    """After an empty answer in text: say so when --path matched no file at all."""
+    from .path_note import note_unmatched_path
+    if args.path:
+        note_unmatched_path([str(root) for root in _roots(args).values()], args.path)
 
 
 def _roots(args: argparse.Namespace) -> dict[str | None, Path]:
@@ -334,7 +345,10 @@ def cmd_grep(args: argparse.Namespace) -> int:
     except CommandError as exc:  # grep's errors exit 2, whatever their kind
         raise UsageError(str(exc)) from None
     write_grep_answer(answer, args)
-    return EXIT_OK if answer["total"] else EXIT_NO_MATCH
+    if answer["total"]:
+        return EXIT_OK
+    _note_unmatched_path(args)
+    return EXIT_NO_MATCH
 
 
 def _grep_dict(service: Service, request: GrepRequest) -> dict:

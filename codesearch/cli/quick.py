@@ -59,7 +59,7 @@ def answer(argv: list[str]) -> int | None:
         return None
     if argv[0] == "query":
         return _query(args, sock)
-    return _grep(args, sock) if args.json else _grep_text(args, sock)
+    return _grep(args, sock) if args.json else _grep_text(args, sock, root)
 
 
 def _query(args: argparse.Namespace, sock: str) -> int | None:
@@ -77,7 +77,7 @@ def _query(args: argparse.Namespace, sock: str) -> int | None:
     return EXIT_OK
 
 
-def _grep_text(args: argparse.Namespace, sock: str) -> int | None:
+def _grep_text(args: argparse.Namespace, sock: str, root: str) -> int | None:
     """grep's text output (grep_text), from the daemon's JSON read into dicts."""
     try:
         answer = json.loads(DaemonClient(sock).call_json("grep", grep_params(args)))
@@ -87,7 +87,11 @@ def _grep_text(args: argparse.Namespace, sock: str) -> int | None:
         return None  # nobody listens, or the request was refused: the full path answers or explains
     write_grep_answer(answer, args)
     sys.stdout.flush()
-    return EXIT_OK if answer["total"] else EXIT_NO_MATCH
+    if answer["total"]:
+        return EXIT_OK
+    from .path_note import note_unmatched_path
+    note_unmatched_path([root], args.path)
+    return EXIT_NO_MATCH
 
 
 def _grep(args: argparse.Namespace, sock: str) -> int | None:

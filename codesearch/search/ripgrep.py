@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from ..access import AccessRule
+from ..filters import rg_globs
 from ..paths import confine, on_disk, unescape_name, unsteady
 from ..wire import RequestError
 from .requests import MAX_GREP_MATCHES, GrepRequest
@@ -67,7 +68,8 @@ def rg_command(root: Path, index_dir: Path, request: GrepRequest) -> list[str]:
     if request.after:
         command += ["--after-context", str(request.after)]
     if request.filters.path_glob:
-        command += ["--glob", request.filters.path_glob]
+        for glob in rg_globs(request.filters.path_glob):
+            command += ["--glob", glob]
     command += access.rg_exclusions()
     command += ["--regexp", request.pattern, "--"]
     if request.paths:

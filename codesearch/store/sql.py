@@ -6,6 +6,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from ..filters import sql_globs
 from ..vocabulary import Filters
 from .sqlite import sqlite3
 
@@ -70,7 +71,9 @@ def filter_clause(filters: Filters, chunk: str = "c", file: str = "f") -> tuple[
         clauses.append(f"{chunk}.kind = ?")
         params.append(filters.kind)
     if filters.path_glob:
-        clauses.append(f"{file}.path GLOB ?")
-        params.append(filters.path_glob)
+        globs = sql_globs(filters.path_glob)
+        clauses.append("(" + " OR ".join([f"{file}.path GLOB ?"] * len(globs)) + ")" if len(globs) > 1
+                       else f"{file}.path GLOB ?")
+        params.extend(globs)
     return (" AND " + " AND ".join(clauses)) if clauses else "", params
 
