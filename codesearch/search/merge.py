@@ -155,7 +155,7 @@ def merge(lists: list[SourceList], boosts: Mapping[str, float] | None = None, k:
         fused = fused[:limit]
     merged = [{**first[entry.item], "source": entry.source, "fused_score": entry.fused,
                "boosted_score": entry.score,
-               "sources": [{"source": name, "rank": rank, "rrfScore": share} for name, rank, share in entry.ranks]}
+               "sources": [{"source": name, "rank": rank, "rrf_score": share} for name, rank, share in entry.ranks]}
               for entry in fused]
     return {"merged_results": merged, "count": len(merged), "boosts": dict(boosts or {}),
             "timing_ms": round((time.perf_counter() - started) * 1000, 3)}

@@ -25,8 +25,8 @@ def test_the_design_example():
     assert top["id"] == "a" and top["source"] == "docs"
     assert top["fused_score"] == pytest.approx(1 / 60 + 1 / 62) == pytest.approx(0.0328, abs=5e-5)
     assert top["boosted_score"] == pytest.approx((1 / 60 + 1 / 62) * 1.2) == pytest.approx(0.0394, abs=5e-5)
-    assert top["sources"] == [{"source": "docs", "rank": 0, "rrfScore": pytest.approx(1 / 60)},
-                              {"source": "memory", "rank": 2, "rrfScore": pytest.approx(1 / 62)}]
+    assert top["sources"] == [{"source": "docs", "rank": 0, "rrf_score": pytest.approx(1 / 60)},
+                              {"source": "memory", "rank": 2, "rrf_score": pytest.approx(1 / 62)}]
     assert answer["count"] == 4 and answer["boosts"] == {"docs": 1.2}
     assert isinstance(answer["timing_ms"], float)
 
