@@ -19,6 +19,7 @@ from ..text import for_terminal, text_problem
 from .color import use_color
 from .graph_export import cmd_graph
 from .parser import (
+    COMMAND_OF_ALIAS,
     EXIT_ERROR,
     EXIT_NO_MATCH,
     EXIT_OK,
@@ -27,8 +28,8 @@ from .parser import (
     CommandError,
     UsageError,
     build_parser,
-    print_json_error,
     report_error,
+    usage_error_line,
 )
 from .quick import grep_exit_code, grep_json_head, grep_params, search_params, stdout_fd
 from .services import (
@@ -523,18 +524,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except BadArguments as exc:
-        if "--json" in argv:
-            print_json_error(str(exc), EXIT_USAGE)
-        exc.parser.print_usage(sys.stderr)
-        print(f"{exc.parser.prog}: error: {exc}", file=sys.stderr)
+        report_error(usage_error_line(parser, argv, str(exc)), EXIT_USAGE, as_json="--json" in argv)
         return EXIT_USAGE
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    args.command = COMMAND_OF_ALIAS.get(args.command, args.command)
     try:
         code, message = _run(args)
     finally:
         close_local_services()
+    if args.command == "grep" and message is not None:
+        code = EXIT_USAGE  # grep's errors exit 2, whatever their kind (README)
     if message is not None:
         report_error(message, code, as_json=getattr(args, "json", False))
     return code
@@ -554,7 +555,7 @@ def _run(args: argparse.Namespace) -> tuple[int, str | None]:
     except (CommandError, OSError) as exc:
         if args.debug:
             raise
-        return EXIT_ERROR, str(exc)
+        return EXIT_ERROR, _one_line(exc)
     except KeyboardInterrupt:
         return 130, "interrupted"
     except Exception as exc:  # the contract: one sentence, no traceback
@@ -574,8 +575,17 @@ def _run(args: argparse.Namespace) -> tuple[int, str | None]:
         return EXIT_ERROR, f"unexpected error: {exc.__class__.__name__}: {exc} (rerun with --debug)"
 
 
+def _one_line(exc: Exception) -> str:
+    """An error as one sentence: a system call's names the file and says what went wrong in words
+    (`/x/.codesearch.toml: permission denied`), not `[Errno 13] ...`."""
+    if isinstance(exc, OSError) and exc.strerror:
+        what = exc.strerror[:1].lower() + exc.strerror[1:]
+        return f"{exc.filename}: {what}" if exc.filename else what
+    return str(exc)
+
+
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "chunks": cmd_chunks, "index": cmd_index, "query": cmd_query, "callers": cmd_relations,
+    "chunks": cmd_chunks, "index": cmd_index, "query": cmd_query, "search": cmd_query, "callers": cmd_relations,
     "callees": cmd_relations, "grep": cmd_grep, "eval": cmd_eval, "daemon": cmd_daemon, "merge": cmd_merge,
     "mcp": cmd_mcp, "lsp": cmd_lsp, "stats": cmd_stats, "doctor": cmd_doctor, "completion": cmd_completion,
     "graph": cmd_graph}

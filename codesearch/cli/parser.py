@@ -14,7 +14,7 @@ from .color import COLOR_CHOICES
 
 TYPE_CHECKING = False  # typing is not imported at run time: it is a visible share of a CLI process's CPU
 if TYPE_CHECKING:
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_NO_MATCH = 1  # grep's "nothing matched"
@@ -48,6 +48,46 @@ class Parser(argparse.ArgumentParser):
 
 
 
+COMMAND_OF_ALIAS = {"search": "query"}
+LANG_HELP = "only this language, by any common name or extension: python, py, go, golang, ts, c++, ..."
+PATH_HELP = "only these paths: a folder (src, src/), a path's start, or a glob (*.py, src/**, **/tests/**)"
+MAIN_EXAMPLES = """examples:
+  codesearch index                          index the repository you are in
+  codesearch query "retry with backoff"     search it by meaning and by name
+  codesearch grep -w parse_config           exact text or a regex, definitions first
+  codesearch callers parse_config           who calls a function
+  codesearch COMMAND --help                 a command's options and examples"""
+EXAMPLES = {
+    "query": """examples:
+  codesearch query "where are retries scheduled"
+  codesearch search "http client timeout" --lang py --path src/ -n 5
+  codesearch query parse_config --mode keyword --json
+  codesearch query "open a database connection" --kind function --files""",
+    "grep": r"""examples:
+  codesearch grep -w parse_config
+  codesearch grep -F "TODO(" --path src/ -C 2
+  codesearch grep -l "import requests" --lang python
+  codesearch grep "def test_\w+" tests --sort path --vimgrep""",
+    "callers": """examples:
+  codesearch callers parse_config
+  codesearch callers Client.send --depth 2
+  codesearch callers compute_backoff --path src/ --json""",
+    "callees": """examples:
+  codesearch callees main
+  codesearch callees Server.handle --depth 2
+  codesearch callees run --lang go --json""",
+    "index": """examples:
+  codesearch index                      the repository you are in
+  codesearch index ~/src/project --no-vectors
+  codesearch index --verify --json
+  codesearch index --rebuild            a damaged catalog, from scratch""",
+    "daemon": """examples:
+  codesearch daemon start               watch and serve the repository you are in
+  codesearch daemon status --json
+  codesearch daemon start --http 8080   also the HTTP API on 127.0.0.1:8080
+  codesearch daemon list
+  codesearch daemon stop""",
+}
 MAX_WAIT_SECONDS = 86_400.0
 GRAPH_FORMATS = ("graphml", "gexf", "json", "dot")  # graph.formats.FORMATS, named here without loading NetworkX
 GRAPH_DEPTH = 2  # `graph export NAME`: as far as the graph retriever's PageRank reaches
@@ -83,7 +123,9 @@ def _terminal_columns() -> int:
 
 def _add_index_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
-    p.add_argument("--model", dest="model", help="sentence-transformers model name or path")
+    p.add_argument("--model", dest="model",
+                   help="the embedding model: a Hugging Face name or a local path (default all-MiniLM-L6-v2, "
+                        "run with ONNX; the embedder setting picks another runtime)")
     p.add_argument("--device", dest="device", help="where the model runs: cpu, cuda or cuda:N "
                    "(default: a CUDA GPU when there is one, else the CPU)")
     p.add_argument("--chroma-url", dest="chroma_url", help="use a Chroma server, e.g. http://localhost:8000")
@@ -113,22 +155,29 @@ def build_parser(only: str | None = None) -> Parser:
     defaults are the same either way."""
 
     def wanted(name: str) -> bool:
-        return only is None or name == only
+        return only is None or COMMAND_OF_ALIAS.get(only, only) == name
 
-    parser = Parser(prog="codesearch", description="Local code search.")
+    def command(name: str, what: str, **more: Any) -> Parser:
+        """A command's parser, with its examples (EXAMPLES) below its options."""
+        return sub.add_parser(name, help=what, description=what[:1].upper() + what[1:] + ".",
+                              epilog=EXAMPLES.get(name), formatter_class=argparse.RawDescriptionHelpFormatter,
+                              **more)
+
+    parser = Parser(prog="codesearch", description="Local code search.", epilog=MAIN_EXAMPLES,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("--version", action="version", version=f"codesearch {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     if wanted("chunks"):
-        p = sub.add_parser("chunks", help="print the chunks of some files (no index needed)")
-        p.add_argument("files", nargs="+", metavar="FILE")
+        p = command("chunks", "print the chunks of some files (no index needed)")
+        p.add_argument("files", nargs="+", metavar="FILE", help="the files to cut into chunks")
         p.add_argument("--json", action="store_true", help="print {\"chunks\": [...]}")
         p.add_argument("--text", action="store_true", help="include each chunk's text")
 
     if wanted("index"):
-        p = sub.add_parser("index", help="build or update the index of a repository")
-        p.add_argument("path", nargs="?", default=".", metavar="PATH")
+        p = command("index", "build or update the index of a repository")
+        p.add_argument("path", nargs="?", default=".", metavar="PATH", help="the repository (default: .)")
         _add_index_options(p)
         p.add_argument("--no-vectors", action="store_true", help="keyword index and graph only; embed later")
         p.add_argument("--verify", action="store_true",
@@ -144,17 +193,20 @@ def build_parser(only: str | None = None) -> Parser:
         _add_no_daemon_option(p, "index in this process (refused while a daemon serves the repository)")
 
     if wanted("query"):
-        p = sub.add_parser("query", help="search the index")
-        p.add_argument("text", nargs="*", metavar="TEXT")
+        p = command("query", "search the index by meaning and by name (alias: search)", aliases=["search"])
+        p.add_argument("text", nargs="*", metavar="TEXT",
+                       help="what to find: words, a question, a name or a piece of code")
         _add_repo_options(p)
         _add_index_options(p)
-        p.add_argument("--limit", "-n", type=int, default=10)
+        p.add_argument("--limit", "-n", type=int, default=10, metavar="N", help="at most N results (default 10)")
         p.add_argument("--json", action="store_true", help="one JSON object (JSON Lines with --batch)")
         p.add_argument("--vimgrep", action="store_true", help="path:line:col:text lines for editors")
         p.add_argument("--files", action="store_true", help="at most one result per file")
-        p.add_argument("--mode", choices=MODES, default="hybrid")
-        p.add_argument("--lang", help="only this language")
-        p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
+        p.add_argument("--mode", choices=MODES, default="hybrid",
+                       help="hybrid: meaning, words and the call graph fused (default); vector: meaning only; "
+                            "keyword: words only (no model); graph: the call graph only")
+        p.add_argument("--lang", help=LANG_HELP)
+        p.add_argument("--path", help=PATH_HELP)
         p.add_argument("--kind", help="only this kind of chunk (function, class, method, file, ...)")
         p.add_argument("--batch", metavar="FILE", help="one query per line; JSON Lines out")
         p.add_argument("--explain", action="store_true", help="show retriever ranks and ranking steps")
@@ -167,47 +219,47 @@ def build_parser(only: str | None = None) -> Parser:
     for name, what in (("callers", "who calls NAME"), ("callees", "what NAME calls")):
         if not wanted(name):
             continue
-        p = sub.add_parser(name, help=what)
-        p.add_argument("name", metavar="NAME")
+        p = command(name, what)
+        p.add_argument("name", metavar="NAME", help="a definition's name, or qualified name (Class.method)")
         _add_repo_options(p)
         _add_index_options(p)
         p.add_argument("--depth", type=int, default=1, help="hops along the call graph (default 1)")
         p.add_argument("--limit", "-n", type=int, default=None, help="at most N results, nearest first")
         p.add_argument("--json", action="store_true", help="one JSON object")
-        p.add_argument("--lang", help="only this language")
-        p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
+        p.add_argument("--lang", help=LANG_HELP)
+        p.add_argument("--path", help=PATH_HELP)
         p.add_argument("--kind", help="only this kind of chunk (function, method, ...)")
         _add_color_option(p)
         _add_no_daemon_option(p)
 
     if wanted("grep"):
-        p = sub.add_parser("grep", help="exact text or a regex, ranked by structure (exit 0 match, 1 none, 2 error)")
-        p.add_argument("pattern", metavar="PATTERN")
+        p = command("grep", "exact text or a regex, ranked by structure (exit 0 match, 1 none, 2 error)")
+        p.add_argument("pattern", metavar="PATTERN", help="a regular expression (ripgrep's syntax), or text with -F")
         p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders inside the repository")
         _add_repo_options(p)
         p.add_argument("--index-dir", help="where the index lives (default: REPO/.codesearch)")
         p.add_argument("-F", "--fixed-strings", action="store_true", help="the pattern is exact text")
         p.add_argument("-w", "--word-regexp", action="store_true", help="whole words only")
-        p.add_argument("-i", "--ignore-case", action="store_true")
+        p.add_argument("-i", "--ignore-case", action="store_true", help="any case matches")
         p.add_argument("-s", "--case-sensitive", action="store_true", help="case matters (the default)")
-        p.add_argument("-A", "--after-context", type=int, metavar="N")
-        p.add_argument("-B", "--before-context", type=int, metavar="N")
-        p.add_argument("-C", "--context", type=int, default=0, metavar="N")
+        p.add_argument("-A", "--after-context", type=int, metavar="N", help="N lines after each match")
+        p.add_argument("-B", "--before-context", type=int, metavar="N", help="N lines before each match")
+        p.add_argument("-C", "--context", type=int, default=0, metavar="N", help="N lines before and after each match")
         p.add_argument("-l", "--files-with-matches", action="store_true", help="only the files, ranked")
         p.add_argument("-c", "--count", action="store_true", help="matching lines per file")
-        p.add_argument("--lang", help="only files of this language")
-        p.add_argument("--path", help="only paths matching this glob, e.g. 'src/*'")
+        p.add_argument("--lang", help=LANG_HELP)
+        p.add_argument("--path", help=PATH_HELP)
         p.add_argument("--sort", choices=("rank", "path"), default="rank",
                        help="rank: definitions, central code, then tests (default); path: file order")
         p.add_argument("--limit", type=int, default=10_000, help="matching lines shown at most (default 10000)")
-        p.add_argument("--json", action="store_true")
+        p.add_argument("--json", action="store_true", help="one JSON object: the matches, their chunks and files")
         p.add_argument("--vimgrep", action="store_true", help="path:line:column:text lines")
         p.add_argument("--explain", action="store_true", help="say why each group ranks where it does")
         _add_color_option(p)
         _add_no_daemon_option(p)
 
     if wanted("graph"):
-        graph = sub.add_parser("graph", help="write the call graph for other tools (GraphML, GEXF, JSON, DOT)")
+        graph = command("graph", "write the call graph for other tools (GraphML, GEXF, JSON, DOT)")
         actions = graph.add_subparsers(dest="action", metavar="ACTION", required=True)
         p = actions.add_parser("export", help="the whole graph, or the neighbourhood of some definitions")
         p.add_argument("names", nargs="*", metavar="NAME",
@@ -222,23 +274,26 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
 
     if wanted("eval"):
-        p = sub.add_parser("eval", help="NDCG@10, MRR@10, P@5, Recall@10 of a query file")
-        p.add_argument("queries", metavar="QUERIES.json")
-        p.add_argument("--repo", default=None, metavar="PATH")
+        p = command("eval", "NDCG@10, MRR@10, P@5, Recall@10 of a query file")
+        p.add_argument("queries", metavar="QUERIES.json", help="the queries and the results each should find")
+        p.add_argument("--repo", default=None, metavar="PATH",
+                       help="the indexed repository (default: the enclosing one)")
         _add_index_options(p)
-        p.add_argument("--mode", choices=MODES, default="hybrid")
-        p.add_argument("--limit", type=int, default=30)
+        p.add_argument("--mode", choices=MODES, default="hybrid", help="the search mode to measure (default hybrid)")
+        p.add_argument("--limit", type=int, default=30, metavar="N", help="results asked per query (default 30)")
         p.add_argument("--files", action="store_true", help="rank files (aggregated) instead of chunks")
-        p.add_argument("--json", action="store_true")
+        p.add_argument("--json", action="store_true", help="the report as JSON")
 
     if wanted("daemon"):
-        p = sub.add_parser("daemon", help="background watcher and socket server")
-        p.add_argument("action", choices=("start", "stop", "status", "list", "run"))
+        p = command("daemon", "background watcher and socket server")
+        p.add_argument("action", choices=("start", "stop", "status", "list", "run"), metavar="ACTION",
+                       help="start (in the background), stop, status, list (every running daemon) or run "
+                            "(in the foreground)")
         p.add_argument("path", nargs="*", metavar="PATH",
                        help="the repository (default: the enclosing one); several: one daemon for all")
         p.add_argument("--workspace", metavar="FILE", help="serve every repository of a workspace file")
         p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
-        p.add_argument("--json", action="store_true")
+        p.add_argument("--json", action="store_true", help="the answer as JSON")
         p.add_argument("--polling", action="store_true", help="poll instead of native file events")
         p.add_argument("--timeout", type=seconds, default=600, help="seconds to wait for readiness on start")
         p.add_argument("--http", metavar="[HOST:]PORT",
@@ -247,7 +302,7 @@ def build_parser(only: str | None = None) -> Parser:
                        help="require `Authorization: Bearer TOKEN` on HTTP (default: $CODESEARCH_HTTP_TOKEN)")
 
     if wanted("merge"):
-        p = sub.add_parser("merge", help="fuse ranked lists from several sources (JSON on stdin) into one")
+        p = command("merge", "fuse ranked lists from several sources (JSON on stdin) into one")
         p.add_argument("--boost-sources", metavar="NAME:W,...",
                        help="multiply the fused score of results first seen in NAME by W, e.g. docs:1.2,memory:0.8")
         p.add_argument("--k", default="60", metavar="K",
@@ -255,39 +310,68 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--limit", default=None, metavar="N", help="at most N merged results")
 
     if wanted("mcp"):
-        p = sub.add_parser("mcp", help="serve the MCP tools over stdio, through the repository's daemon")
+        p = command("mcp", "serve the MCP tools over stdio, through the repository's daemon")
         p.add_argument("path", nargs="*", metavar="PATH", help="the repository (default: .); several: a workspace")
         p.add_argument("--workspace", metavar="FILE", help="serve the repositories of a workspace file")
         p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
         p.add_argument("--no-start", action="store_true", help="do not start a daemon when none runs")
 
     if wanted("lsp"):
-        p = sub.add_parser("lsp", help="serve the Language Server Protocol over stdio (the root comes from initialize)")
+        p = command("lsp", "serve the Language Server Protocol over stdio (the root comes from initialize)")
         p.add_argument("--index-dir", help="where the index lives (default: ROOT/.codesearch)")
         p.add_argument("--no-start", action="store_true", help="do not start a daemon when none runs")
         p.add_argument("--stdio", action="store_true", help="accepted for clients that pass it (stdio is the only way)")
 
     if wanted("stats"):
-        p = sub.add_parser("stats", help="what the index holds")
+        p = command("stats", "what the index holds")
         p.add_argument("--repo", default=None, metavar="PATH",
                        help="the indexed repository (default: the enclosing one)")
         _add_index_options(p)
-        p.add_argument("--json", action="store_true")
+        p.add_argument("--json", action="store_true", help="the statistics as JSON")
         p.add_argument("--fast", action="store_true", help="do not open Chroma to count vectors")
 
     if wanted("doctor"):
-        p = sub.add_parser("doctor",
-                           help="check the install, index, daemon and watcher; say what to do (exit 1: action)")
-        p.add_argument("path", nargs="?", default=".", metavar="PATH")
+        p = command("doctor", "check the install, index, daemon and watcher; say what to do (exit 1: action)")
+        p.add_argument("path", nargs="?", default=".", metavar="PATH", help="the repository (default: .)")
         _add_index_options(p)
         p.add_argument("--json", action="store_true", help="{\"root\", \"healthy\", \"checks\": [...]}")
         p.add_argument("--fast", action="store_true", help="do not load the embedding model to time it")
 
     if wanted("completion"):
         from .completion import SHELLS  # only here: it defines records (dataclasses)
-        p = sub.add_parser("completion", help="print shell completion: eval \"$(codesearch completion bash)\"")
-        p.add_argument("shell", choices=SHELLS)
+        p = command("completion", "print shell completion: eval \"$(codesearch completion bash)\"")
+        p.add_argument("shell", choices=SHELLS, help="the shell: " + ", ".join(SHELLS))
     return parser
+
+
+def usage_error_line(parser: Parser, argv: list[str], message: str) -> str:
+    """argparse's refusal as one line: the message, the nearest spelling of a mistyped command,
+    flag or choice (difflib), and where to read the rest."""
+    import difflib
+    import re
+    name = COMMAND_OF_ALIAS.get(argv[0], argv[0]) if argv else ""
+    command = _commands(parser).get(name)
+    prog = command.prog if command is not None else parser.prog
+    wrong, candidates = "", []
+    chose = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if chose:
+        wrong, candidates = chose.group(1), re.findall(r"'([^']*)'", chose.group(2))
+        message = message[:chose.start(2) - len("(choose from ")].rstrip()
+    elif message.startswith("unrecognized arguments:"):
+        flags = [word for word in message.split()[2:] if word.startswith("-")]
+        wrong = flags[0].split("=")[0] if flags else ""
+        candidates = [o for action in (command or parser)._actions for o in action.option_strings]
+    near = difflib.get_close_matches(wrong, candidates, n=1, cutoff=0.6) if wrong else []
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    return f"{message}{hint}; see {prog} --help"
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The parser's commands by name (aliases too)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
 
 
 def report_error(message: str, code: int, as_json: bool) -> None:

@@ -43,7 +43,7 @@ NO_ANSWER = "the daemon did not answer in time; try again, or add --no-daemon"
 def answer(argv: list[str]) -> int | None:
     """The exit code of a `query --json` or `grep --json` that a running daemon answered (its
     JSON printed), or None when this is not such a command."""
-    if argv[:1] not in (["query"], ["grep"]) or (argv[0] == "query" and "--json" not in argv) \
+    if argv[:1] not in (["query"], ["search"], ["grep"]) or (argv[0] != "grep" and "--json" not in argv) \
             or os.environ.get(NO_DAEMON_ENV) or {"-h", "--help"} & set(argv) or any(map(text_problem, argv)):
         return None  # bad text too: the full path's request refuses it in a line
     try:
@@ -57,7 +57,7 @@ def answer(argv: list[str]) -> int | None:
     sock = socket_file(root, args.index_dir)
     if not os.path.isdir(root) or not os.path.exists(sock):
         return None
-    if argv[0] == "query":
+    if argv[0] != "grep":
         return _query(args, sock)
     return _grep(args, sock) if args.json else _grep_text(args, sock, root)
 

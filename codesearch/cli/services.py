@@ -51,7 +51,7 @@ def root_of(args: argparse.Namespace) -> Path:
         given = given[0] if given else None
     root = Path(command_root(given, getattr(args, "index_dir", None)))
     if not root.is_dir():
-        raise UsageError(f"{root} is not a folder")
+        raise UsageError(f"{root} is not a folder" if root.exists() else f"{root} does not exist")
     return root
 
 
@@ -132,7 +132,8 @@ def answer_with(args: argparse.Namespace, ask: Callable[[Service], Any]) -> Any:
     except ServiceUnavailable as exc:  # its message says what is missing (a workspace: each member's reason)
         raise CommandError(str(exc)) from None
     except DaemonError as exc:
-        raise (UsageError if exc.bad_request else CommandError)(str(exc)) from None
+        # the socket's words for a refused request ("invalid params: ...") are not the command line's
+        raise (UsageError if exc.bad_request else CommandError)(str(exc).removeprefix("invalid params: ")) from None
 
 
 _LOCAL: dict[Path, Service] = {}
