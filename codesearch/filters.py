@@ -1,5 +1,5 @@
 """The filters a search takes: a record of the JSON contract, and how its path filter reads as
-SQLite GLOBs (the catalog) and ripgrep globs (grep). Imported as `vocabulary.Filters`."""
+SQLite GLOBs (the catalog) and ripgrep globs (grep)."""
 
 from __future__ import annotations
 

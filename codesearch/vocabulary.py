@@ -1,13 +1,7 @@
-"""The words every layer shares, defined once: kinds of chunks, search modes and the retrievers
-each runs, and the filters a search takes. Light: the CLI imports it to parse its arguments."""
+"""The words every layer shares, defined once: kinds of chunks, search modes, the retrievers each
+runs and the names of languages. Light: the CLI imports it to parse its arguments."""
 
 from __future__ import annotations
-
-TYPE_CHECKING = False  # typing is not imported at run time: it is a visible share of a CLI process's CPU
-if TYPE_CHECKING:
-    from typing import Any
-
-    from .filters import Filters as Filters
 
 # --- chunk kinds ----------------------------------------------------------------------------
 # chunks that are not named definitions: a whole file, a window of lines, a Markdown section
@@ -48,14 +42,3 @@ def language_name(text: str) -> str:
     """The index's name for a language as a person writes it (`Go`, `golang`, `py`, `c++`)."""
     lowered = text.strip().lower()
     return LANGUAGE_ALIASES.get(lowered, lowered)
-
-
-def __getattr__(name: str) -> Any:
-    """`Filters`, a record of the contract, defined in `filters` and loaded on first use: the words
-    above need no dataclasses, and the CLI's fast path, which parses its arguments with them and
-    builds no record, saves importing dataclasses, typing and the wire (with `filters`, a process
-    that imports this module takes several times the CPU)."""
-    if name == "Filters":
-        from .filters import Filters
-        return Filters
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ..api.protocol import Service
     from ..api.types import Direction, GrepRequest, IndexAnswer, SearchAnswer, SearchRequest
     from ..daemon.client import DaemonClient
-    from ..vocabulary import Filters
+    from ..filters import Filters
     from ..wire import Record
 
 
@@ -222,8 +222,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def _filters(args: argparse.Namespace) -> Filters:
+    from ..filters import Filters
     from ..ingest.languages import known_languages
-    from ..vocabulary import ALL_KINDS, Filters
+    from ..vocabulary import ALL_KINDS
     filters = Filters(language=args.lang, kind=args.kind, path_glob=args.path)
     if filters.language and filters.language not in known_languages():
         raise UsageError(f"unknown language {args.lang!r}; known: {', '.join(sorted(known_languages()))}")

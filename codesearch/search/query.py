@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..analysis.query_shape import QueryShape, exact_phrases, is_long_query, shape_of
 from ..analysis.tokens import looks_like_symbol, query_terms
-from ..vocabulary import Filters
+from ..filters import Filters
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..vocabulary import MODES, RETRIEVER_NAMES, Filters
+from ..filters import Filters
+from ..vocabulary import MODES, RETRIEVER_NAMES
 from ..wire import Record, RequestError
 
 MAX_LIMIT = 1000

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..vocabulary import Filters
+from ..filters import Filters
 
 STORE_FOLDER = "chroma"
 OPEN_MARKER_PREFIX = "vectors.open."

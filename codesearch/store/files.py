@@ -10,8 +10,8 @@ from itertools import groupby
 from operator import itemgetter
 from typing import NamedTuple
 
+from ..filters import Filters
 from ..model import Chunk
-from ..vocabulary import Filters
 from .sql import SQL_IN_SLICE, CatalogCore, blob, filter_clause, select_in
 from .sqlite import sqlite3
 from .vector_tables import queue_deletions

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..vocabulary import Filters
+from ..filters import Filters
 from .sql import CatalogCore, filter_clause
 from .sqlite import sqlite3
 

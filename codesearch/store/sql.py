@@ -6,8 +6,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Protocol
 
-from ..filters import sql_globs
-from ..vocabulary import Filters
+from ..filters import Filters, sql_globs
 from .sqlite import sqlite3
 
 

@@ -24,7 +24,7 @@ from ..api.types import GrepRequest, SearchRequest
 from ..daemon.client import DaemonBusy, DaemonError
 from ..daemon.lifecycle import DaemonTarget
 from ..daemon.session import DaemonSession
-from ..vocabulary import Filters
+from ..filters import Filters
 from ..wire import Record, RequestError, json_schema
 from ..workspace import Workspace
 

@@ -28,8 +28,9 @@ from codesearch.api.types import (
     Stats,
     Status,
 )
+from codesearch.filters import Filters
 from codesearch.search.requests import MAX_QUERY_CHARS
-from codesearch.vocabulary import MODES, Filters
+from codesearch.vocabulary import MODES
 from codesearch.wire import RequestError
 
 RESULT = SearchResult(path="a/b.py", start_line=3, end_line=9, kind="function", name="f", qualified_name="m.f",

@@ -110,7 +110,8 @@ def test_a_device_the_model_cannot_use_is_one_line(repo, capsys, monkeypatch):
 
 def test_every_json_success_parses(repo, capsys, monkeypatch):
     monkeypatch.chdir(repo)
-    commands = [["query", "backoff", "--json", "--mode", "keyword"], ["callers", "clamp", "--json"],
+    commands = [["query", "backoff", "--json", "--mode", "keyword"],
+                ["search", "backoff", "--json", "--mode", "keyword"], ["callers", "clamp", "--json"],
                 ["callees", "compute_backoff", "--json"], ["grep", "clamp", "--json"], ["stats", "--json", "--fast"],
                 ["chunks", "config.py", "--json"], ["daemon", "status", ".", "--json"], ["daemon", "list", "--json"],
                 ["doctor", ".", "--json", "--fast"], ["index", ".", "--json", "--no-vectors"]]

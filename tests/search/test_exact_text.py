@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from conftest import keyword_indexed_sample
 
+from codesearch.filters import Filters
 from codesearch.search.query import Query
 from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
-from codesearch.vocabulary import Filters
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,11 @@ import pytest
 from conftest import run_cli
 
 from codesearch.config import load_settings
-from codesearch.filters import rg_globs, sql_globs
+from codesearch.filters import Filters, rg_globs, sql_globs
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.search.requests import GrepRequest, SearchRequest
 from codesearch.store.sql import filter_clause
-from codesearch.vocabulary import Filters
 
 FILES = {"binding/y.go": "package y\nvar needle = 1\n", "binding/sub/z.py": "needle = 1\n",
          "src/binding/m.py": "needle = 2\n", "src/bindings.py": "needle = 3\n",

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from conftest import keyword_indexed_sample
 
+from codesearch.filters import Filters
 from codesearch.search.query import Query
 from codesearch.search.retrievers import keyword as keyword_module
 from codesearch.search.retrievers.keyword import KeywordRetriever
-from codesearch.vocabulary import Filters
 
 
 @pytest.fixture(scope="module")

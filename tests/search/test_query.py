@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from codesearch.analysis.query_shape import shape_of
 from codesearch.analysis.tokens import query_terms
+from codesearch.filters import Filters
 from codesearch.search.query import Query
-from codesearch.vocabulary import Filters
 
 
 def test_a_question_has_terms_and_no_shape():

@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from ...analysis.query_shape import embedding_text
+from ...filters import Filters
 from ...indexing.index import Index
 from ...store.chroma import VectorStoreError
 from ...store.space import full_disk_line, is_out_of_space
-from ...vocabulary import Filters
 from ..query import Query
 from .retriever import Hits
 
