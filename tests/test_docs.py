@@ -23,7 +23,9 @@ HEADING = re.compile(r"^#{2,} `codesearch(?: (?P<path>[^`]+))?`$")
 ALSO = re.compile(r"^Also: (?P<names>.+)\.$")
 ROW = re.compile(r"^\| (?P<cell>[^|]+) \|")
 LINK = re.compile(r"\[[^\]]*\]\((?P<target>[^)\s]+)\)")
-HISTORY = re.compile(r"\bissue \d+|\bstop \d+|\brounds?\b|\bsession \d+", re.IGNORECASE)
+# issue numbers, stops, and the rounds or sessions of work (not "medians of 5 rounds" of a measurement)
+HISTORY = re.compile(r"\bissues? \d+|\bissue-\d+|\bstops? \d+|\b(?:this|that|the latest|later|earlier) "
+                     r"(?:round|session)s?\b|\bthe (?:round|session) before", re.IGNORECASE)
 
 
 def _parser_surface(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> tuple[set, set]:
