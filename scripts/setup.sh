@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install codesearch for contributors: the default install, the torch backends'
-# extras (sentence-transformers, static: the suite covers every backend) and the test tools.
+# extras (sentence-transformers, static: the suite covers every backend), the test tools and jedi
+# (oracle: tests/scripts/test_bench_callgraph.py runs the call-graph benchmark against it).
 # Safe to run again. A user's install is lighter: pipx install . (README, scripts/check_install.sh).
 # torch is pinned first: an unpinned torch would pull a CUDA build of several GB.
 set -euo pipefail
@@ -15,7 +16,7 @@ pip_install "torch==2.13.0"
 # editable as a plain .pth line (the checkout on sys.path) rather than setuptools' default import
 # hook, which every Python start of this venv imported (pathlib, urllib, ...): `python -c pass`
 # took 24 ms of CPU with it, 12 without (measured loaded); the hook where setuptools has no compat
-EXTRAS="[test,sentence-transformers,static]"
+EXTRAS="[test,sentence-transformers,static,oracle]"
 PYTHONWARNINGS=ignore pip_install -e ".$EXTRAS" --config-settings editable_mode=compat || pip_install -e ".$EXTRAS"
 # the editor tests run a real Neovim (Debian's 0.7.2 is the oldest the plugin supports)
 if ! command -v nvim >/dev/null 2>&1; then
