@@ -48,6 +48,10 @@ class Scopes:
     def __init__(self, spec: LanguageSpec, definitions: list[ParsedDefinition], aliases: Aliases):
         self.spec, self.definitions, self.aliases = spec, definitions, aliases
         self.bound: dict[tuple[int | None, str], str] = {}
+        self.classes: dict[str, int] = {}  # a class's name -> the first definition of it in the file
+        for i, definition in enumerate(definitions):
+            if definition.kind in _CLASS_KINDS:
+                self.classes.setdefault(definition.name, i)
 
     def bind(self, scope: int | None, name: str, type_text: str) -> None:
         """`name` has type `type_text` in `scope`; `self.x` binds field x of the enclosing class."""
@@ -74,16 +78,10 @@ class Scopes:
                 return scope
             if definition.kind == "method" and "." in definition.qualified_name:
                 owner = definition.qualified_name.rsplit(".", 2)[-2]
-                found = self._defined_class(owner)
+                found = self.classes.get(owner)
                 if found is not None:
                     return found
             scope = definition.parent
-        return None
-
-    def _defined_class(self, name: str) -> int | None:
-        for i, definition in enumerate(self.definitions):
-            if definition.name == name and definition.kind in _CLASS_KINDS:
-                return i
         return None
 
     def _lookup(self, scope: int | None, name: str) -> str | None:
@@ -112,7 +110,7 @@ class Scopes:
     def _field(self, type_text: str, field: str) -> str | None:
         """The type of `field` of a class this file defines, or None."""
         name = type_name(type_text)
-        owner = self._defined_class(name) if name and "." not in name else None
+        owner = self.classes.get(name) if name and "." not in name else None
         return self.bound.get((owner, field)) if owner is not None else None
 
     def hint(self, scope: int | None, receiver: str | None, name: str) -> str:

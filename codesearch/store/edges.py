@@ -476,8 +476,8 @@ class _Hinted:
             how = DYNAMIC if dynamic else EXACT if owner == by_name.scope.rsplit(".", 1)[-1] else BY_TYPE
             return members, 1.0 / len(members), how
         if dynamic:  # an interface's method that is no definition of its own: its declaration
-            declared = _Definitions(self.facts, owner, _symbols(self.facts.db, [owner]).get(owner, []), True)
-            found = [s for s in declared.symbols if not files or s.path in files]
+            declared = _symbols(self.facts.db, [owner]).get(owner, [])
+            found = [s for s in declared if not files or s.path in files]
             return (found, 1.0 / len(found), DYNAMIC) if found else by_name.choose()
         if files and not kinds:  # a module inside a module of this repository (`from pkg import sub`)
             inner = module + owner if module.endswith(".") else f"{module}.{owner}"
