@@ -70,6 +70,10 @@ class RankingOptions:
         """Every step off: the fused order as it came."""
         return cls(**{f.name: False for f in fields(cls) if f.type in (bool, "bool")})
 
+    def exact_least(self, phrases: int) -> float:
+        """The share of a query's `phrases` exact phrases a chunk must hold to go up."""
+        return max(self.exact_min_share, min(self.exact_min_phrases, phrases) / phrases)
+
 
 @dataclass(slots=True)
 class Ranked:
@@ -104,8 +108,8 @@ def rank(query: Query, fused: list[tuple[Chunk, float]], options: RankingOptions
     if options.symbol_boost and query.symbol:  # last: its tiers must not be reordered
         _boost_symbol(query.text, items, options.symbol_test_demotion, options.symbol_stem_bonus)
     if options.exact_text and exact:
-        least = max(options.exact_min_share, min(options.exact_min_phrases, len(query.phrases)) / len(query.phrases))
-        _boost_exact(items, exact, least, options.test_factor if options.test_penalty else 1.0, vendored)
+        _boost_exact(items, exact, options.exact_least(len(query.phrases)),
+                     options.test_factor if options.test_penalty else 1.0, vendored)
     items.sort(key=lambda r: -r.score)
     if options.parent_child_dedupe:
         items = _dedupe_parent_child(items)

@@ -174,14 +174,16 @@ class Searcher:
 
     def _rank(self, query: Query, lists: dict[str, list[str]], request: SearchRequest,
               exact: dict[str, float] | None = None) -> list[Ranked]:
-        """`exact`: chunk id -> the share of the query's exact phrases it holds; those that no
-        list found join the candidates."""
+        """`exact`: chunk id -> the share of the query's exact phrases it holds; those that hold
+        enough of them to go up (RankingOptions.exact_least) and that no list found join the
+        candidates."""
+        options = self._options(request)
         fused = weighted_rrf(lists, self._weights(lists, query.long), k=self.settings.rrf_k)
         if exact:
-            taken = {i for i, _ in fused}
-            fused += [(i, 0.0) for i in exact if i not in taken]
+            least, taken = options.exact_least(len(query.phrases)), {i for i, _ in fused}
+            fused += [(i, 0.0) for i, share in exact.items() if share >= least and i not in taken]
         chunks = self.catalog.files.chunks_by_ids([i for i, _ in fused])
-        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], self._options(request),
+        return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], options,
                     self.vendored_folders(), exact or {})
 
     def _exact_matches(self, query: Query) -> dict[str, float]:
