@@ -1,5 +1,6 @@
 """scripts/bench_callgraph.py: the call graph against a type-aware tool computes its figures on a
-small repository (not their values), and a missing tool is reported, not a crash."""
+small repository, scores a link the tool confirms or contradicts as such on a repository whose
+answer is known, and a missing tool is reported, not a crash."""
 
 from __future__ import annotations
 
@@ -17,7 +18,23 @@ assert _spec is not None and _spec.loader is not None
 bench_callgraph = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_callgraph)
 
-from callgraph_oracles import OracleMissing, name_column  # noqa: E402  (scripts/ is on the path now)
+from callgraph_oracles import Answer, OracleMissing, name_column  # noqa: E402  (scripts/ is on the path now)
+
+# `load` defined twice; main.py imports and calls pkg/loader.py's, and os.path.join (outside code)
+KNOWN = {
+    "pkg/__init__.py": "",
+    "pkg/loader.py": "def load(path):\n    \"\"\"Read a file.\"\"\"\n    return open(path).read()\n",
+    "pkg/other.py": "def load(path):\n    \"\"\"Another load, never called.\"\"\"\n    return path\n",
+    "pkg/main.py": "import os\n\nfrom pkg.loader import load\n\n\ndef run(path):\n"
+                   "    text = load(path)\n    return os.path.join(text, \"x\")\n",
+}
+
+
+def _known_repo(root: Path) -> Path:
+    for name, text in KNOWN.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
 
 
 def test_the_python_figures_are_computed(tmp_path: Path) -> None:
@@ -32,6 +49,31 @@ def test_the_python_figures_are_computed(tmp_path: Path) -> None:
     assert "language:python" in result["groups"]
     assert any(group.startswith("kind:") for group in result["groups"])
     assert result["name_only_share_all_sites"] is not None
+
+
+def test_a_link_the_tool_confirms_scores_full_marks(tmp_path: Path) -> None:
+    pytest.importorskip("jedi")
+    result = bench_callgraph.measure("known", _known_repo(tmp_path / "repo"), tmp_path / "index", 500, 0)
+    overall = result["groups"]["all"]
+    assert (overall["in_repo"], overall["links"], overall["confirmed"], overall["truth"], overall["found"]) == (
+        1, 1, 1, 1, 1)
+    assert (overall["precision"], overall["recall"], overall["name_only_share"]) == (1.0, 1.0, 0.0)
+    assert overall["false_outside_sites"] == 0 and overall["outside"] == overall["sites"] - 1
+    assert result["groups"]["kind:resolved"]["sites"] == 1 and result["groups"]["how:import"]["confirmed"] == 1
+
+
+def test_a_link_the_tool_contradicts_scores_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool that places `load(path)` on pkg/other.py's definition (and the rest outside):
+    codesearch's link to pkg/loader.py's is wrong, and the one it should have made is missing."""
+    def elsewhere(root: Path, sites: list) -> dict:
+        return {site: Answer(frozenset({("pkg/other.py", 1)}) if site.name == "load" else frozenset(), True)
+                for site in sites}
+
+    monkeypatch.setitem(bench_callgraph.ORACLES, "python", ("fake", elsewhere))
+    result = bench_callgraph.measure("known", _known_repo(tmp_path / "repo"), tmp_path / "index", 500, 0)
+    overall = result["groups"]["all"]
+    assert (overall["links"], overall["confirmed"], overall["truth"], overall["found"]) == (1, 0, 1, 0)
+    assert (overall["precision"], overall["recall"]) == (0.0, 0.0)
 
 
 def test_a_missing_tool_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
