@@ -69,3 +69,17 @@ def keyword_indexed_sample(parent: Path, sample: str):
     index = Index(root, load_settings(root), create=True)
     Indexer(index).run(embed=False)
     return index
+
+
+def keyword_indexed_files(root: Path, files: dict[str, str]):
+    """FILES (path -> text) written under `root`, indexed for keyword and graph search (no model):
+    the open Index, for a module-scoped fixture to yield from and close."""
+    from codesearch.config import load_settings
+    from codesearch.indexing.index import Index
+    from codesearch.indexing.indexer import Indexer
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    index = Index(root, load_settings(root), create=True)
+    Indexer(index).run(embed=False)
+    return index

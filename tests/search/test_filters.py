@@ -6,12 +6,9 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from conftest import run_cli
+from conftest import keyword_indexed_files, run_cli
 
-from codesearch.config import load_settings
 from codesearch.filters import Filters, rg_globs, sql_globs
-from codesearch.indexing.index import Index
-from codesearch.indexing.indexer import Indexer
 from codesearch.search.requests import GrepRequest, SearchRequest
 from codesearch.store.sql import filter_clause
 
@@ -61,12 +58,7 @@ def test_languages_by_their_common_names_on_every_front_end(given, name):
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
     root = tmp_path_factory.mktemp("filters") / "repo"
-    for path, text in FILES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    index = Index(root, load_settings(root), create=True)
-    Indexer(index).run(embed=False)
-    index.close()
+    keyword_indexed_files(root, FILES).close()
     return root
 
 

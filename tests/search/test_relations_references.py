@@ -5,10 +5,8 @@ links to nothing here says nothing of it."""
 from __future__ import annotations
 
 import pytest
+from conftest import keyword_indexed_files
 
-from codesearch.config import load_settings
-from codesearch.indexing.index import Index
-from codesearch.indexing.indexer import Indexer
 from codesearch.search.requests import ReferencesRequest
 from codesearch.search.searcher import Searcher
 
@@ -31,12 +29,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def searcher(tmp_path_factory):
-    root = tmp_path_factory.mktemp("references") / "repo"
-    for path, text in FILES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    index = Index(root, load_settings(root), create=True)
-    Indexer(index).run(embed=False)
+    index = keyword_indexed_files(tmp_path_factory.mktemp("references") / "repo", FILES)
     yield Searcher(index)
     index.close()
 
