@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 import time
 from collections.abc import Iterator
@@ -89,9 +90,10 @@ class Searcher:
         names = RETRIEVERS_OF_MODE[request.mode] if request.retrievers is None else request.retrievers
         candidates = max(self.settings.candidates, request.limit * 3)
         relation = self._related(query, candidates) if "graph" in names else None
-        exact_text = bool(relation is None and query.phrases and "keyword" in names
-                          and self._options(request).exact_text)
-        exact_future = _POOL.submit(self._exact_matches, query) if exact_text and side_by_side else None
+        options = self._options(request)
+        exact_text = bool(relation is None and query.phrases and "keyword" in names and options.exact_text)
+        least = options.exact_least(len(query.phrases)) if exact_text else 1.0
+        exact_future = _POOL.submit(self._exact_matches, query, least) if exact_text and side_by_side else None
         lists, notes, timing, problems = self._retrieve(
             query, [n for n in names if not (relation and n == "graph")], candidates, side_by_side)
         t = time.perf_counter()
@@ -101,7 +103,7 @@ class Searcher:
             notes["graph"] = f"{direction} of the named definitions"
             ranked = self._rank_relation(query, related, lists, request)
         else:
-            exact = exact_future.result() if exact_future else self._exact_matches(query) if exact_text else {}
+            exact = exact_future.result() if exact_future else self._exact_matches(query, least) if exact_text else {}
             ranked = self._rank(query, lists, request, exact)
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
@@ -174,22 +176,23 @@ class Searcher:
 
     def _rank(self, query: Query, lists: dict[str, list[str]], request: SearchRequest,
               exact: dict[str, float] | None = None) -> list[Ranked]:
-        """`exact`: chunk id -> the share of the query's exact phrases it holds; those that hold
-        enough of them to go up (RankingOptions.exact_least) and that no list found join the
+        """`exact`: chunk id -> the share of the query's exact phrases it holds, for chunks that
+        hold enough of them to go up (RankingOptions.exact_least); those no list found join the
         candidates."""
         options = self._options(request)
         fused = weighted_rrf(lists, self._weights(lists, query.long), k=self.settings.rrf_k)
         if exact:
-            least, taken = options.exact_least(len(query.phrases)), {i for i, _ in fused}
-            fused += [(i, 0.0) for i, share in exact.items() if share >= least and i not in taken]
+            taken = {i for i, _ in fused}
+            fused += [(i, 0.0) for i in exact if i not in taken]
         chunks = self.catalog.files.chunks_by_ids([i for i, _ in fused])
         return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], options,
                     self.vendored_folders(), exact or {})
 
-    def _exact_matches(self, query: Query) -> dict[str, float]:
+    def _exact_matches(self, query: Query, least: float) -> dict[str, float]:
         """Chunk id -> the share of the query's exact phrases its keyword index holds, for the
-        EXACT_CANDIDATES that hold the most."""
-        counts = self.catalog.keywords.phrase_counts(query.phrases, query.filters, EXACT_CANDIDATES)
+        EXACT_CANDIDATES that hold the most, among those holding the `least` share that goes up."""
+        at_least = math.ceil(least * len(query.phrases) - 1e-9)
+        counts = self.catalog.keywords.phrase_counts(query.phrases, query.filters, EXACT_CANDIDATES, at_least)
         return {i: n / len(query.phrases) for i, n in counts}
 
     def vendored_folders(self) -> frozenset[str]:

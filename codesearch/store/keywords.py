@@ -46,16 +46,18 @@ class Keywords:
         return [(r[0], -r[1]) for r in rows]
 
 
-    def phrase_counts(self, phrases: Sequence[str], filters: Filters, limit: int) -> list[tuple[str, int]]:
-        """(chunk id, how many of `phrases` its keyword index holds word for word), most first:
-        one statement, each phrase a branch of a union counted per chunk."""
+    def phrase_counts(self, phrases: Sequence[str], filters: Filters, limit: int,
+                      at_least: int = 1) -> list[tuple[str, int]]:
+        """(chunk id, how many of `phrases` its keyword index holds word for word), most first,
+        for chunks holding `at_least` of them: one statement, each phrase a branch of a union
+        counted per chunk."""
         union = " UNION ALL ".join(["SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?"] * len(phrases))
         where, params = filter_clause(filters)
         files = " JOIN files f ON f.fid = c.fid" if where else ""
         rows = self._catalog.db.execute(
             f"SELECT c.id, COUNT(*) AS n FROM ({union}) m JOIN chunks c ON c.rid = m.rowid{files} "
-            f"WHERE 1{where} GROUP BY m.rowid ORDER BY n DESC LIMIT ?",
-            [*(f'"{p}"' for p in phrases), *params, limit]).fetchall()
+            f"WHERE 1{where} GROUP BY m.rowid HAVING n >= ? ORDER BY n DESC LIMIT ?",
+            [*(f'"{p}"' for p in phrases), *params, at_least, limit]).fetchall()
         return [(r[0], r[1]) for r in rows]
 
 
