@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .locations import INDEX_DIR_NAME as INDEX_DIR_NAME  # where it is defined; imported from here too
-from .locations import enclosing_repository, index_folder
+from .locations import index_folder
 from .wire import RequestError
 
 
@@ -31,11 +31,6 @@ def sqlite_uri(path: str | os.PathLike, readonly: bool = False) -> str:
     otherwise end or change the path (a catalog written to the wrong file)."""
     uri = Path(path).absolute().as_uri()
     return f"{uri}?mode=ro" if readonly else uri
-
-
-def project_root(start: Path) -> Path:
-    """The repository a command run in `start` means (`locations.enclosing_repository`)."""
-    return Path(enclosing_repository(start))
 
 
 class OutsideRoot(RequestError):
