@@ -41,8 +41,6 @@ def check_settings(args: argparse.Namespace, workspace: Workspace | None, root: 
         settings_for(served, args)
 
 
-
-
 def root_of(args: argparse.Namespace) -> Path:
     """The repository a command works on: `index PATH` and `daemon ... PATH`, else --repo."""
     attr = "path" if args.command in ("index", "daemon", "mcp", "doctor") else "repo"

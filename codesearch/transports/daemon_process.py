@@ -92,7 +92,6 @@ def run_workspace(workspace: Workspace, force_polling: bool = False, http: str |
     from ..api.workspace_service import Member, WorkspaceService
     from ..embedding.backends import EmbedderPool
     from ..embedding.worker import daemon_embedder
-    from ..transports.socket import RpcServer
 
     def build(stopping: threading.Event, served: _Served) -> Service:
         pool = EmbedderPool(daemon_embedder)
@@ -243,8 +242,6 @@ def main(argv: list[str] | None = None) -> int:
     serve(Path(args.paths[0] if args.paths else "."), args.index_dir, args.polling, args.http, workspace,
           args.idle_minutes)
     return 0  # not reached
-
-
 
 
 if __name__ == "__main__":
