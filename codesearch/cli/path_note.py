@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import sys
 
-IGNORED_FOLDERS = frozenset({".git", ".codesearch", "node_modules"})  # never indexed, not worth walking
+from ..locations import INDEX_DIR_NAME
+
+IGNORED_FOLDERS = frozenset({".git", INDEX_DIR_NAME, "node_modules"})  # never indexed, not worth walking
 
 
 def matches_no_file(root: str, path_glob: str) -> bool:

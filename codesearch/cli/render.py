@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..api.types import RelatedResult, RelationsAnswer, SearchAnswer, Stats, Status
 from ..text import for_terminal
-from .color import LINE, MATCH, PATH, paint
+from .color import LINE, MATCH, PATH, RESET, paint
 
 if TYPE_CHECKING:
     from ..doctor import Report
 
-BOLD, DIM, CYAN, YELLOW, RESET = "\033[1m", "\033[2m", "\033[36m", "\033[33m", "\033[0m"
+BOLD, DIM, CYAN, YELLOW = "\033[1m", "\033[2m", "\033[36m", "\033[33m"
 
 
 def _highlight(line: str, terms: list[str], color: bool) -> str:
