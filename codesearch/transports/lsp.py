@@ -36,6 +36,7 @@ from ..daemon.client import DaemonBusy, DaemonError
 from ..daemon.lifecycle import DaemonTarget
 from ..daemon.session import DaemonSession
 from ..paths import OutsideRoot, confine, on_disk
+from ..store.schema import RESOLUTIONS
 from ..wire import RequestError
 from ..workspace import WorkspaceError, workspace_of_paths
 from .lsp_progress import TITLE, ProgressReporter
@@ -50,7 +51,7 @@ REFERENCE_LIMIT = 1000
 PROGRESS_CREATE_SECONDS = 5.0  # the client's answer to window/workDoneProgress/create
 # resolutions that beat a guess by name (search/requests.py RelatedResult.resolution): where a
 # site or name has one of these, its name-only links are not shown
-RESOLVED = frozenset({"exact", "import", "type", "dynamic"})
+RESOLVED = frozenset(RESOLUTIONS) - {"name-only"}
 
 SYMBOL_KINDS = {
     "class": lsp.SymbolKind.Class, "struct": lsp.SymbolKind.Struct, "interface": lsp.SymbolKind.Interface,
