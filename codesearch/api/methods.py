@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ SERVICE_METHODS = frozenset({m.service for m in METHODS.values()}
                             | {m.service + "_json" for m in METHODS.values() if m.writes_json})
 
 
+@cache
 def record(name: str) -> type[Record]:
     """The record class of that name: search's own from `search.requests` (a client that only
     searches imports no more), the rest from `api.types`."""

@@ -64,8 +64,8 @@ class Daemon(IndexService):
         self.embedder = BackgroundEmbedder(self._stop, self.writer.enqueue, self.touch)
         self._open_indexes()
         self.rebuilding = threading.Event()  # set while a damaged catalog is rebuilt
-        self.admission = Admission(READ_SLOTS, READ_WAITING, READ_WAIT_MS)
-        self.serving = Serving(self.touch, self._unavailable, self.admission, self._no_model)
+        self.serving = Serving(self.touch, self._unavailable, Admission(READ_SLOTS, READ_WAITING, READ_WAIT_MS),
+                               self._no_model)
         self.http_address: str | None = None  # set when an HTTP front-end serves this daemon
         self.ready = threading.Event()
         self.stopping = stopping or threading.Event()  # set by the shutdown method or a signal
