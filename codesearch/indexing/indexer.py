@@ -34,7 +34,7 @@ from ..text import for_terminal
 from ..vocabulary import NON_DEFINITION_KINDS
 from .events import ProgressSink, StageCounter, no_progress
 from .index import Index, IndexLock
-from .vectors import VectorSync
+from .vectors import IndexWork, VectorSync
 from .vendored import FileEntry, vendored_folders
 
 
@@ -114,16 +114,12 @@ class _RunState:
             self.arrived_or_gone.add(rel)
 
 
-class Indexer:
+class Indexer(IndexWork[Index]):
     """Brings an Index up to date with the files on disk."""
 
     def __init__(self, index: Index, log: Callable[[str], None] | None = None,
                  on_progress: ProgressSink = no_progress):
-        self.index = index
-        self.catalog = index.catalog
-        self.settings = index.settings
-        self.on_progress = on_progress
-        self.log = log or (lambda message: None)
+        super().__init__(index, log, on_progress)
         self.vectors = VectorSync(index, self.log, on_progress)
 
     # --- public ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 import numpy as np
 
@@ -262,18 +262,26 @@ class IndexVectors:
             self._store = None
 
 
-class VectorSync:
-    """Keeps one index's vector store in step with its catalog: checks it (a probe in a child
-    process), rebuilds it from the catalog when damaged, adds the vectors it lacks and deletes
-    those of chunks gone, and reconciles every id on request."""
+IndexT = TypeVar("IndexT", bound=IndexParts)
 
-    def __init__(self, index: IndexParts, log: Callable[[str], None] | None = None,
+
+class IndexWork(Generic[IndexT]):
+    """What a pass over one index holds: the index, its catalog and settings, where it logs and
+    where it reports progress (the Indexer, and the VectorSync it runs)."""
+
+    def __init__(self, index: IndexT, log: Callable[[str], None] | None = None,
                  on_progress: ProgressSink = no_progress):
         self.index = index
         self.catalog = index.catalog
         self.settings = index.settings
         self.on_progress = on_progress
         self.log = log or (lambda message: None)
+
+
+class VectorSync(IndexWork[IndexParts]):
+    """Keeps one index's vector store in step with its catalog: checks it (a probe in a child
+    process), rebuilds it from the catalog when damaged, adds the vectors it lacks and deletes
+    those of chunks gone, and reconciles every id on request."""
 
     def needed(self) -> bool:
         """Whether there is vector work: a store to rebuild, chunks without vectors, vectors to delete."""
