@@ -21,7 +21,6 @@ LAYOUT_VERSION = 4  # PRAGMA user_version: the tables' shape (format 1 had text 
 # be deleted from SQLite 3.43 on; an older library keeps a copy so that deletes work.
 FTS_OPTIONS = "content='', contentless_delete=1" if CONTENTLESS_DELETE else ""
 EDGE_KINDS = {"calls": 0, "imports": 1}  # `contains` is chunks.parent
-EDGE_KIND_NAMES = {v: k for k, v in EDGE_KINDS.items()}
 # how a call edge was resolved (`edges.how`): in the caller's own file or class, through an import,
 # by the receiver's type, by a name defined once, or to the declaration of an interface's method
 RESOLUTIONS = ("exact", "import", "type", "name-only", "dynamic")
