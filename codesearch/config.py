@@ -95,6 +95,11 @@ class Settings:
     # graph at once and lets that daemon embed); false: everything in the foreground, as --no-daemon
     auto_daemon: bool = True
     daemon_idle_minutes: float = 60.0  # an auto-started daemon stops after this long with nothing to do
+    # after this long with nothing to do, a daemon gives back its model and caches: a small dormant
+    # process keeps its socket and locks and wakes it on the next request (0: never)
+    daemon_dormant_minutes: float = 5.0
+    # on-demand daemons on this machine: starting one more stops the least recently used first
+    max_auto_daemons: int = 8
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -133,6 +138,8 @@ SETTING_RANGES: dict[str, tuple[float, float]] = {
     "daemon_embed_threads": (0, 1024),
     "embed_threads": (0, 1024),
     "daemon_idle_minutes": (0.01, 525_600.0),  # up to a year
+    "daemon_dormant_minutes": (0.0, 525_600.0),
+    "max_auto_daemons": (1, 100_000),
 }
 SETTING_CHOICES: dict[str, tuple[str, ...]] = {
     "embedder": EMBEDDERS, "embed_runtime": EMBED_RUNTIMES, "file_aggregation": FILE_AGGREGATIONS}

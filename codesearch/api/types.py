@@ -167,7 +167,7 @@ class EmbeddingProgress(Record):
 class Status(Record):
     """A running daemon: what it serves and what it is doing."""
 
-    OMIT_WHEN_NONE = frozenset({"indexing", "idle_stop_minutes", "model_error", "write_error"})
+    OMIT_WHEN_NONE = frozenset({"indexing", "idle_stop_minutes", "model_error", "write_error", "dormant"})
 
     pid: int
     root: str
@@ -193,11 +193,14 @@ class Status(Record):
     model_error: str | None = None  # why the embedding model could not be loaded (keyword and graph only)
     # why the last write failed (a full disk, a lock held too long): its changes are kept and tried again
     write_error: str | None = None
+    # true: its model and caches given back after quiet minutes; the next request wakes it (this
+    # status is the one it had then)
+    dormant: bool | None = None
 
 
 @dataclass(frozen=True)
 class Health(Record):
-    OMIT_WHEN_NONE = frozenset({"http", "pending_changes", "stale", "write_error"})
+    OMIT_WHEN_NONE = frozenset({"http", "pending_changes", "stale", "write_error", "dormant"})
 
     ok: bool
     pid: int
@@ -208,6 +211,7 @@ class Health(Record):
     pending_changes: int | None = None
     stale: bool | None = None
     write_error: str | None = None
+    dormant: bool | None = None  # true: a dormant daemon answered; the next other request wakes it
 
 
 @dataclass(frozen=True)

@@ -418,6 +418,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     served = target.label
     if args.action in ("start", "run"):
         check_settings(args, workspace, root)
+    idle_minutes = lifecycle.idle_stop_minutes(args.idle_stop, root)
     token = args.http_token or os.environ.get(TOKEN_ENV)
     try:
         if args.http:
@@ -429,9 +430,9 @@ def cmd_daemon(args: argparse.Namespace) -> int:
             from ..transports.daemon_process import serve
             if token:
                 os.environ[TOKEN_ENV] = token
-            serve(root, args.index_dir, args.polling, args.http, workspace)  # ends the process
+            serve(root, args.index_dir, args.polling, args.http, workspace, idle_minutes)  # ends the process
         if args.action == "start":
-            health = lifecycle.start_target(target, args.timeout, args.polling, args.http, token)
+            health = lifecycle.start_target(target, args.timeout, args.polling, args.http, token, idle_minutes)
             already = bool(health.get("already_running"))
             if already and args.http and not health.get("http"):
                 raise CommandError(f"a daemon already serves {served} without HTTP; "

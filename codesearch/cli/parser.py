@@ -89,6 +89,7 @@ EXAMPLES = {
   codesearch daemon stop""",
 }
 MAX_WAIT_SECONDS = 86_400.0
+MAX_IDLE_STOP_MINUTES = 525_600  # a year: the range of the daemon_idle_minutes setting
 GRAPH_FORMATS = ("graphml", "gexf", "json", "dot")  # graph.formats.FORMATS, named here without loading NetworkX
 GRAPH_DEPTH = 2  # `graph export NAME`: as far as the graph retriever's PageRank reaches
 
@@ -103,6 +104,20 @@ def seconds(text: str) -> float:
     if not 0 <= value <= MAX_WAIT_SECONDS:  # also false for nan
         raise argparse.ArgumentTypeError(f"{text!r} is not from 0 to {MAX_WAIT_SECONDS:,.0f} seconds")
     return value
+
+
+def idle_stop(text: str) -> str:
+    """`daemon start --idle-stop`: minutes from 0 (never) to a year, `auto` or `never`."""
+    word = text.strip().lower()
+    if word in ("auto", "never"):
+        return word
+    try:
+        minutes = float(word)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not minutes, auto or never") from None
+    if not 0 <= minutes <= MAX_IDLE_STOP_MINUTES:  # also false for nan
+        raise argparse.ArgumentTypeError(f"{text!r} is not from 0 to {MAX_IDLE_STOP_MINUTES:,} minutes")
+    return "never" if minutes == 0 else repr(minutes)
 
 
 def _terminal_columns() -> int:
@@ -296,6 +311,9 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--json", action="store_true", help="the answer as JSON")
         p.add_argument("--polling", action="store_true", help="poll instead of native file events")
         p.add_argument("--timeout", type=seconds, default=600, help="seconds to wait for readiness on start")
+        p.add_argument("--idle-stop", metavar="MINUTES", type=idle_stop,
+                       help="stop after MINUTES with no request and no work; auto: as a daemon a client starts "
+                            "(the daemon_idle_minutes setting); 0 or never: run until stopped (the default)")
         p.add_argument("--http", metavar="[HOST:]PORT",
                        help="also serve the HTTP API (127.0.0.1 unless HOST is given; another host needs a token)")
         p.add_argument("--http-token", metavar="TOKEN",

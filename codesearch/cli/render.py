@@ -181,6 +181,8 @@ def format_status(s: Status) -> str:
         lines.append(f"indexing: {event['done']}{total} {event['unit']} ({event['stage']})")
     if s.idle_stop_minutes is not None:
         lines.append(f"started on demand: stops after {s.idle_stop_minutes:g} idle minutes")
+    if s.dormant:
+        lines.append("dormant: model and caches given back while quiet; the next request wakes it")
     if s.watcher_note:
         lines.append(s.watcher_note)
     return "\n".join(lines)
@@ -193,6 +195,7 @@ def format_daemons(daemons: list[dict[str, Any]]) -> str:
     for d in daemons:
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(d["started"]))
         how = f"on demand, stops after {d['idle_minutes']:g} idle minutes" if d.get("auto") else "started by hand"
+        how += "; dormant" if d.get("dormant") else ""
         lines.append(f"pid {d['pid']}  {for_terminal(d['root'])}  (since {started}; {how})")
     return "\n".join(lines)
 

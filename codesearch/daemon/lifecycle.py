@@ -131,6 +131,13 @@ class DaemonLock:
                     return False
                 time.sleep(0.05)
 
+    def adopt(self, fd: int) -> bool:
+        """Hold the lock through a descriptor this process inherited already locked (a dormant
+        daemon's, handed to the daemon it wakes)."""
+        os.set_inheritable(fd, False)
+        self.fd = fd
+        return True
+
     def release(self) -> None:
         if self.fd is not None and not DaemonLock.held_until_exit:
             os.close(self.fd)  # closing the descriptor releases the lock
@@ -165,6 +172,36 @@ def running_at(files: DaemonFiles) -> dict | None:
         with contextlib.suppress(OSError, ValueError, DaemonError):
             return call(files.sock, "health", timeout=5)
     return {"pid": read_pid(files.pid), "ready": False, "starting": True}
+
+
+def stop_least_recent(cap: int, keep: Path) -> list[roster.DaemonEntry]:
+    """Ask the least recently used on-demand daemons to stop until at most `cap` run (never one
+    started by hand, nor the daemon of the index folder `keep`); returns those asked. Their
+    shutdown is not waited for: the daemon that calls this serves meanwhile."""
+    on_demand = sorted((e for e in list_daemons() if e.auto), key=lambda e: e.last_request or e.started)
+    excess = len(on_demand) - cap
+    asked = []
+    for entry in on_demand:
+        if excess <= 0:
+            break
+        if Path(entry.index_dir) == keep:
+            continue
+        with contextlib.suppress(OSError, ValueError, DaemonError):
+            call(Path(entry.index_dir) / SOCKET_NAME, "shutdown", timeout=5)
+            log.info("%d on-demand daemons run (max_auto_daemons): stopped the least recently used, of %s",
+                     len(on_demand), entry.root)
+            asked.append(entry)
+        excess -= 1
+    return asked
+
+
+def idle_stop_minutes(value: str | None, root: Path) -> float | None:
+    """`daemon start --idle-stop VALUE` (checked by the parser: minutes, `auto` or `never`) as
+    minutes, or None for no idle stop (also when not given: a daemon started by hand runs until
+    stopped). `auto`: as a daemon a client starts on demand, the setting `daemon_idle_minutes`."""
+    if value is None or value == "never":
+        return None
+    return load_settings(root).daemon_idle_minutes if value == "auto" else float(value)
 
 
 def daemon_settings(root: Path) -> Settings:

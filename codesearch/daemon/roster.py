@@ -36,20 +36,29 @@ class DaemonEntry:
     started: float
     auto: bool  # started by a query or an editor, and so stopped when idle
     idle_minutes: float | None = None
+    last_request: float = 0.0  # when it last answered or did something (the cap stops the oldest first)
+    dormant: bool = False  # its model and caches given back; the next request wakes it
 
     @property
     def lock(self) -> Path:
         return Path(self.index_dir) / "daemon.lock"
 
 
-def _entry_path(index_dir: Path) -> Path:
+def entry_path(index_dir: Path) -> Path:
     return runtime_dir() / (hashlib.sha1(str(index_dir).encode()).hexdigest()[:16] + ".json")
 
 
-def register(root: Path, index_dir: Path, auto: bool, idle_minutes: float | None) -> None:
+def register(root: Path, index_dir: Path, auto: bool, idle_minutes: float | None) -> DaemonEntry:
     """Best effort: a daemon serves even where the runtime folder cannot be written."""
-    entry = DaemonEntry(str(root), str(index_dir), os.getpid(), time.time(), auto, idle_minutes)
-    path = _entry_path(index_dir)
+    now = time.time()
+    entry = DaemonEntry(str(root), str(index_dir), os.getpid(), now, auto, idle_minutes, last_request=now)
+    write(entry)
+    return entry
+
+
+def write(entry: DaemonEntry) -> None:
+    """The entry's file replaced at once (readers never see half of it); best effort."""
+    path = entry_path(Path(entry.index_dir))
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         partial = path.with_suffix(f".{os.getpid()}.tmp")
@@ -58,7 +67,7 @@ def register(root: Path, index_dir: Path, auto: bool, idle_minutes: float | None
 
 
 def unregister(index_dir: Path) -> None:
-    path = _entry_path(index_dir)
+    path = entry_path(index_dir)
     with contextlib.suppress(OSError, ValueError):
         if json.loads(path.read_text()).get("pid") == os.getpid():  # not a successor's entry
             path.unlink()

@@ -209,9 +209,15 @@ class RpcServer(BoundedThreads, socketserver.UnixStreamServer):
 
     allow_reuse_address = True
 
-    def __init__(self, path: Path, service: Service):
+    def __init__(self, path: Path, service: Service, listening: socket.socket | None = None):
+        """`listening`: a socket already bound to `path` and listening (a dormant daemon's)."""
         self.path = Path(path)
         self.service = service
+        if listening is not None:
+            super().__init__(str(self.path), _Handler, bind_and_activate=False)
+            self.socket.close()
+            self.socket = listening
+            return
         if self.path.exists():
             self.path.unlink()
         old_umask = os.umask(0o177)  # the socket is born 0600

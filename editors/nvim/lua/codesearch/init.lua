@@ -13,6 +13,8 @@ M.config = {
   index_dir = nil, -- where the index lives (default: $CODESEARCH_INDEX_DIR, else ROOT/.codesearch)
   timeout_ms = 30000, -- how long a request may take
   start_timeout_ms = 600000, -- how long the first start (and first indexing) may take
+  -- a daemon the plugin starts stops after this long idle: "auto" (the daemon_idle_minutes setting), minutes, or "never"
+  idle_stop = "auto",
 }
 
 function M.setup(opts)
@@ -77,7 +79,8 @@ local function start_daemon(root, callback)
     end
   end
   local timeout_s = tostring(math.floor(M.config.start_timeout_ms / 1000))
-  local command = { M.config.cmd, "daemon", "start", root, "--timeout", timeout_s, "--index-dir", index_dir_of(root) }
+  local command = { M.config.cmd, "daemon", "start", root, "--timeout", timeout_s, "--index-dir", index_dir_of(root),
+    "--idle-stop", tostring(M.config.idle_stop) }
   local ok, job = pcall(vim.fn.jobstart, command, {
     stdout_buffered = true,
     stderr_buffered = true,
