@@ -84,7 +84,9 @@ class _NameFacts:
         """The repository's files as imports name them, read once a run (only where a call goes
         through an import)."""
         if self._modules is None:
-            self._modules = ModuleFiles(r[0] for r in self.db.execute("SELECT path FROM files"))
+            root = self.db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+            self._modules = ModuleFiles((r[0] for r in self.db.execute("SELECT path FROM files")),
+                                        posixpath.basename(root[0]) if root else "")
         return self._modules
 
     def crowded(self, name: str) -> bool:

@@ -18,11 +18,14 @@ class ModuleFiles:
     """The files a module names, by language: `files(module, importer)` is a list of paths, []
     where it cannot tell (resolve by name), or None where the module is not the repository's."""
 
-    def __init__(self, paths: Iterable[str]):
+    def __init__(self, paths: Iterable[str], root_name: str = ""):
         self.by_stem: dict[str, list[str]] = defaultdict(list)  # last stem component -> paths
         self.by_folder: dict[str, list[str]] = defaultdict(list)  # last folder component -> folders
         self.folders: dict[str, list[str]] = defaultdict(list)  # folder -> its files
+        self.root_package = ""  # the indexed folder's name where it is a Python package itself
         for path in paths:
+            if path == "__init__.py":
+                self.root_package = root_name
             stem = posixpath.splitext(path)[0]
             self.by_stem[stem.rsplit("/", 1)[-1]].append(path)
             folder = posixpath.dirname(path)
@@ -64,6 +67,17 @@ class ModuleFiles:
         parts = module.split(".")
         while parts:  # `a.b.C` (a member of a.b), then a.b, then a
             found = self._package("/".join(parts))
+            if found:
+                return found
+            parts.pop()
+        return self._inside_root_package(module) if module.partition(".")[0] == self.root_package else None
+
+    def _inside_root_package(self, module: str) -> list[str] | None:
+        """`pkg.a.b` where the indexed folder is the package `pkg` itself (its name is not part of
+        any path here): `a/b` from the top, exactly."""
+        parts = module.split(".")[1:]
+        while parts:
+            found = self._package("/".join(parts), exact=True)
             if found:
                 return found
             parts.pop()

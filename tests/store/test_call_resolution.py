@@ -93,8 +93,8 @@ TYPESCRIPT = {
 }
 
 
-def _index(tmp_path, files: dict[str, str]) -> Index:
-    root = tmp_path / "repo"
+def _index(tmp_path, files: dict[str, str], folder: str = "repo") -> Index:
+    root = tmp_path / folder
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
@@ -130,6 +130,21 @@ def test_python_receivers_types_imports_and_references(python):
 def test_python_super_and_recursion(python):
     assert _related(python, "App.helper", "callees") == {"Base.close": "import"}
     assert _related(python, "fact", "callers") == {"fact": "exact"}
+
+
+def test_python_absolute_imports_of_the_package_the_indexed_folder_is(tmp_path):
+    """A package indexed from inside (its own folder as the root): `from pkg.util import helper`
+    names `util.py` at the top, while a module from elsewhere still links nothing."""
+    index = _index(tmp_path, {
+        "__init__.py": "",
+        "util.py": "def helper():\n    return 1\n\ndef dumps(x):\n    return x\n",
+        "core.py": ("from pkg.util import helper\nfrom otherlib.util import dumps\n\n"
+                    "def run():\n    helper()\n    return dumps(2)\n"),
+    }, folder="pkg")
+    try:
+        assert _related(index, "run", "callees") == {"helper": "import"}
+    finally:
+        index.close()
 
 
 def test_python_references_that_are_not_calls_are_recorded(python):
