@@ -9,6 +9,12 @@ serialized by a second lock (`start.lock`), so two starts give one daemon. The p
 files are written only by the lock's holder and removed when it stops; what a killed daemon
 left is removed by whoever next finds the lock free.
 
+A daemon with an idle stop is an on-demand one (started by a query, an editor, an agent, or
+`daemon start --idle-stop`): at most `max_auto_daemons` of them run on a machine, and one that
+starts asks the least recently used others to stop (`stop_least_recent`). A quiet daemon goes
+dormant (`daemon.dormant`): the same process, pid, lock and socket, without its model and index,
+so everything here treats it as running.
+
 A workspace daemon serves several repositories from one process (one model): it keeps its own
 lock, pid, socket and log in the workspace's folder (`Workspace.state_dir`), and for each
 repository it serves, that repository's lock, pid and socket too, so that a command about one of

@@ -209,14 +209,16 @@ def _run(files: DaemonFiles, label: str, http: str | None, build: Callable[[thre
                                  daemon=True).start()
         log.info("serving %s on %s (pid %d)", label, files.sock, os.getpid())
         StartHandoff.serving()
+        next_write = 0.0  # when the registry's last request time may be written again
         while not stopping.wait(0.5):
             idle = min(d.idle_seconds() for d in served.daemons) if served.daemons else 0.0
             if idle_minutes is not None and served.daemons and idle > idle_minutes * 60:
                 log.info("idle for %.0f minutes: stopping", idle_minutes)
                 break
-            if entry is not None and time.time() - idle - entry.last_request > ROSTER_WRITE_SECONDS:
+            if entry is not None and time.time() - idle > entry.last_request + 1 and time.monotonic() > next_write:
                 entry = replace(entry, last_request=time.time() - idle)
                 roster.write(entry)
+                next_write = time.monotonic() + ROSTER_WRITE_SECONDS
             dormant_minutes = served.daemons[0].settings.daemon_dormant_minutes if served.daemons else 0.0
             if wake is not None and entry is not None and dormant_minutes and idle > dormant_minutes * 60:
                 _go_dormant(files, lock, server, served, entry, wake, idle, idle_minutes)
