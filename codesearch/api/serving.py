@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..indexing.index import Index
@@ -33,26 +33,31 @@ class NoModelYet:
     `every_search`: the vectors are being made elsewhere (the daemon a first query started), so
     every mode answers from keyword and graph, and symbols keep their ranking; otherwise (the
     model is still loading) only the modes that embed the query change (vector mode then runs
-    no retriever), and symbols are ranked without vectors."""
+    no retriever), and symbols are ranked without vectors. `wait`: a read that would embed the
+    query first waits for the model this way (true: it loaded, and the rule is left aside)."""
 
     note: str
     every_search: bool = False
+    wait: Callable[[], bool] | None = field(default=None, compare=False)
 
     def search(self, request: t.SearchRequest) -> t.SearchRequest | None:
         """The request answered without a model, or None when the rule leaves it alone."""
         if self.every_search:
             return replace(request, retrievers=WITHOUT_VECTORS)
-        if request.mode == "hybrid":
-            return replace(request, retrievers=WITHOUT_VECTORS)
-        if request.mode == "vector":
-            return replace(request, retrievers=())
-        return None
+        if request.mode not in ("hybrid", "vector") or self._model_came():
+            return None
+        return replace(request, retrievers=WITHOUT_VECTORS if request.mode == "hybrid" else ())
 
     def symbols_retrievers(self) -> tuple[str, ...] | None:
-        return None if self.every_search else WITHOUT_VECTORS
+        return None if self.every_search or self._model_came() else WITHOUT_VECTORS
 
-    def mark(self, answer: t.SearchAnswer) -> t.SearchAnswer:
-        return replace(answer, partial=True, embedded_share=answer.embedded_share or 0.0, note=self.note)
+    def _model_came(self) -> bool:
+        return self.wait is not None and self.wait()
+
+    def mark(self, answer: t.SearchAnswer, share: float) -> t.SearchAnswer:
+        """The answer marked partial, with the share of vectors the index holds (not whether a
+        model is loaded)."""
+        return replace(answer, partial=True, embedded_share=share, note=self.note)
 
 
 def _nothing() -> None:
@@ -115,6 +120,17 @@ class IndexService:
     def open_searcher(self) -> Searcher:
         return Searcher(self.reader_index)
 
+    def vector_coverage(self) -> float | None:
+        """The share of the chunks that get a vector which have one now, as vector search sees
+        it (None: no chunk gets one)."""
+        return self.searcher.retriever("vector").coverage()
+
+    def embedded_share(self) -> float:
+        """`vector_coverage` as answers, status and clients show it (1.0 when no chunk gets a
+        vector): counted in the index, the same whether or not a model is loaded."""
+        coverage = self.vector_coverage()
+        return 1.0 if coverage is None else round(coverage, 4)
+
     def search(self, request: t.SearchRequest) -> t.SearchAnswer:
         self.serving.check()
         rule = self.serving.no_model()
@@ -122,7 +138,7 @@ class IndexService:
         with self.serving.slot() as alone:
             answer = self.searcher.search(asked or request, side_by_side=alone)
         if rule is not None and asked is not None:
-            answer = rule.mark(answer)
+            answer = rule.mark(answer, self.embedded_share())
         return self.finished(answer)
 
     def finished(self, answer: t.SearchAnswer) -> t.SearchAnswer:

@@ -8,7 +8,7 @@ never wait for writers; writers take turns):
   alone talks to Chroma for writing, and never holds up the writer;
 - request threads answer queries side by side, each through its own catalog connection; until
   the model is loaded, queries are answered from the keyword index and the graph, marked
-  partial, instead of waiting.
+  partial (over an index that holds vectors, only once a short wait for the model is over).
 
 The daemon is the API's `Service`: the socket server (and every other front-end) calls it.
 """
@@ -27,7 +27,7 @@ from ..api.local import confined_paths, index_answer
 from ..api.protocol import ServiceUnavailable
 from ..api.serving import IndexService, NoModelYet, Serving
 from ..api.stats import collect_stats
-from ..api.types import Health, IndexAnswer, IndexRequest, Ok, SearchAnswer, Stats, Status, embedded_share
+from ..api.types import Health, IndexAnswer, IndexRequest, Ok, SearchAnswer, Stats, Status
 from ..config import Settings
 from ..embedding.backends import SharedEmbedder
 from ..embedding.worker import daemon_embedder
@@ -44,9 +44,6 @@ log = logging.getLogger("codesearch.daemon")
 # More at once only queue on the GIL: throughput stops growing past one slot per core
 # (scripts/bench_concurrency.py, docs/benchmarks.md, "Concurrency (daemon)")
 READ_SLOTS, READ_WAITING, READ_WAIT_MS = max(2, os.cpu_count() or 2), 256, 10_000
-
-
-MODEL_LOADING = NoModelYet("the embedding model is still loading: keyword and graph results only")
 
 
 class Daemon(IndexService):
@@ -162,8 +159,11 @@ class Daemon(IndexService):
         return None
 
     def _no_model(self) -> NoModelYet | None:
-        """Until the model is loaded, answers come from what needs no model; vectors join once it loads."""
-        return None if self.embedder.model_ready.is_set() else MODEL_LOADING
+        """Until the model is loaded, answers come from what needs no model (over an index that
+        holds vectors, after a short wait for it); vectors join once it loads."""
+        if self.embedder.model_ready.is_set():
+            return None
+        return self.embedder.no_model(holds_vectors=bool(self.vector_coverage()))
 
     def finished(self, answer: SearchAnswer) -> SearchAnswer:
         pending = self.pending_paths()
@@ -234,7 +234,7 @@ class Daemon(IndexService):
             embedding=self.embedder.progress(left),
             watcher=self.watcher.mode if self.watcher else None,
             watcher_note=self.watcher.fallback_reason if self.watcher else "",
-            embedded_share=embedded_share(stats.vectors, left),
+            embedded_share=self.embedded_share(),
             stale=bool(pending),
             indexing=[event.to_dict() for event in list(self.writer.indexing.values())] or None,
             idle_stop_minutes=self.idle_stop_minutes, model_error=self.embedder.model_error,

@@ -1,6 +1,7 @@
 """The daemon's embedder thread: gives vectors to what lacks them, most useful chunks first, in
 small slices. It alone writes to the vector store (a verification takes turns with it), and never
-holds up the writer: until its model is loaded, queries are answered without vectors."""
+holds up the writer. Until its model is loaded, a search over an index that holds vectors waits
+for it a little (MODEL_WAIT_SECONDS), then is answered without vectors and says why."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from ..api.serving import NoModelYet
 from ..api.types import EmbeddingProgress
 from ..embedding.base import EmbeddingError
 from ..indexing.index import Index
@@ -19,6 +21,9 @@ from .backoff import Backoff
 log = logging.getLogger("codesearch.daemon")
 EMBED_SLICE = 64  # chunks embedded between looks at the clock and the stop flag
 EMBEDDING_ACTIVE_SECONDS = 10.0  # the embedder counts as busy this long after its last slice
+# a search over an index that holds vectors waits this long for a model still loading: answered
+# without vectors it ranks worse than the same search a moment later
+MODEL_WAIT_SECONDS = 2.0
 
 
 class BackgroundEmbedder:
@@ -59,24 +64,30 @@ class BackgroundEmbedder:
         or the daemon stops)."""
         self._wanted.set()
 
+    def no_model(self, holds_vectors: bool) -> NoModelYet | None:
+        """The rule for a read now: None once the model is loaded. Over an index that holds
+        vectors, a read that would embed its query waits for a model still loading, up to
+        MODEL_WAIT_SECONDS."""
+        if self.model_ready.is_set():
+            return None
+        if self.model_error is not None:
+            return NoModelYet(f"the embedding model could not be loaded ({self.model_error}): "
+                              "keyword and graph results only")
+        if not holds_vectors:
+            return NoModelYet("the embedding model is still loading: keyword and graph results only")
+        return NoModelYet(f"the embedding model did not load within {MODEL_WAIT_SECONDS:g} s: "
+                          "keyword and graph results only", wait=lambda: self.model_ready.wait(MODEL_WAIT_SECONDS))
+
     def _loop(self) -> None:
-        """Check the vector store, load the model, then embed whatever lacks vectors, slice by
-        slice. A store found damaged now or later is rebuilt from the catalog here."""
-        try:
-            with self._busy:
-                self.vectors.check(IndexReport())
-        except Exception:  # searches go on from keyword and graph; the slices try again
-            log.exception("checking the vector store failed")
-        try:
-            self.index.embedder.encode_query("warm up")
-        except Exception as exc:  # queries will report the problem; keep serving keywords
-            if isinstance(exc, EmbeddingError):  # it says what is missing (an extra's install line): no traceback
-                log.error("the embedding model cannot be loaded (%s); serving keyword and graph search only", exc)
-            else:
-                log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
-            self.model_error = str(exc)
+        """Check the vector store (beside the model's loading: its probe runs in a child
+        process), load the model, then embed whatever lacks vectors, slice by slice. A store found
+        damaged now or later is rebuilt from the catalog here."""
+        checking = threading.Thread(target=self._check_store, name="vector-check", daemon=True)
+        checking.start()
+        loaded = self._load_model()
+        checking.join()
+        if not loaded:
             return
-        self.model_ready.set()
         embedded_since_prune = False
         while not self._stop.is_set():
             if not self.vectors.needed():
@@ -88,6 +99,30 @@ class BackgroundEmbedder:
                 continue
             self._slice()
             embedded_since_prune = True
+
+    def _check_store(self) -> None:
+        """Check the store, then open it here: the first search would otherwise wait for that."""
+        try:
+            with self._busy:
+                self.vectors.check(IndexReport())
+                if self.index.catalog.vectors.expected_count():
+                    self.index.vectors.store  # noqa: B018 - opened for the searches to come
+        except Exception:  # searches go on from keyword and graph; the slices try again
+            log.exception("checking the vector store failed")
+
+    def _load_model(self) -> bool:
+        """Whether the model loaded (else `model_error` says why; keyword and graph serve on)."""
+        try:
+            self.index.embedder.encode_query("warm up")
+        except Exception as exc:  # queries will report the problem; keep serving keywords
+            if isinstance(exc, EmbeddingError):  # it says what is missing (an extra's install line): no traceback
+                log.error("the embedding model cannot be loaded (%s); serving keyword and graph search only", exc)
+            else:
+                log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
+            self.model_error = str(exc)
+            return False
+        self.model_ready.set()
+        return True
 
     def _slice(self) -> None:
         report = IndexReport()
