@@ -78,6 +78,11 @@ class Settings:
     min_semantic_score: float = 0.0
     file_aggregation: str = "weighted_top"
     ranking: bool = True
+    # graph: a SCIP index (written by a type-aware indexer: scip-typescript, scip-python, ...) whose
+    # precise edges replace the name-based ones of the files it covers; a path relative to the
+    # repository, or "" for the one at its root (`index.scip`) when scip_discover is on
+    scip: str = ""
+    scip_discover: bool = True
     # daemon
     debounce_ms: int = 500
     # the model's threads for the daemon's background embedding (0: all cores). Its child process

@@ -205,6 +205,7 @@ def _index_checks(index: Index, status: dict | None) -> Iterator[Check]:
                     "the daemon is embedding them" if embedding_now else
                     f"embed them: codesearch daemon start {index.root} (in the background) or codesearch index "
                     f"{index.root}")
+    yield from _scip(index)
     from .api.stats import disk_size
     index_bytes = disk_size(index.dir)
     source = counts["source_bytes"]
@@ -214,6 +215,23 @@ def _index_checks(index: Index, status: dict | None) -> Iterator[Check]:
         yield Check("size", "note", detail, "generated or data files may be indexed: see the biggest folders below")
     else:
         yield Check("size", "ok", detail)
+
+
+def _scip(index: Index) -> Iterator[Check]:
+    """Where the call edges come from a SCIP index: which, for how many files, and whether it is stale."""
+    from .indexing.scip_source import read_state
+    state = read_state(index.catalog)
+    if not state.path:
+        return
+    if state.problem:
+        yield Check("scip", "fail", f"the SCIP index is not used: {state.problem}",
+                    "make it again with its indexer (scip-typescript index, scip-python index), then codesearch index")
+    elif state.stale:
+        yield Check("scip", "note", f"{state.path} gives the call edges of {state.files} files; {state.stale} files "
+                                    "changed since it was made and are resolved by name",
+                    "make it again with its indexer to cover them, then codesearch index")
+    else:
+        yield Check("scip", "ok", f"{state.path} gives the call edges of {state.files} files")
 
 
 # --- daemon and watcher ----------------------------------------------------------------------

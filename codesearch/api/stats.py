@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from ..indexing.index import Index
+from ..indexing.scip_source import read_state
 from .types import Stats
 
 
@@ -35,6 +36,7 @@ def collect_stats(index: Index, count_vectors: bool = True) -> Stats:
         store_error = index.vectors.problem
     last = cat.get_meta("last_index_time")
     seconds = cat.get_meta("last_index_seconds")
+    scip = read_state(cat)
     return Stats(
         files=counts["files"], chunks=counts["chunks"], vectors=counts["vectors"], edges=counts["edges"],
         skipped=counts["skipped"], languages=counts["languages"],
@@ -42,4 +44,6 @@ def collect_stats(index: Index, count_vectors: bool = True) -> Stats:
         source_bytes=counts["source_bytes"], index_dir=str(index.dir), root=str(index.root),
         model=cat.get_meta("model") or index.settings.model,
         last_index_time=float(last) if last else None, last_index_seconds=float(seconds) if seconds else None,
-        vectors_in_store=in_store, vector_store_error=store_error)
+        vectors_in_store=in_store, vector_store_error=store_error, scip_path=scip.path or None,
+        scip_files=scip.files if scip.path else None, scip_stale_files=scip.stale if scip.path else None,
+        scip_problem=scip.problem or None)

@@ -135,7 +135,8 @@ def embedded_share(vectors: int, without_vectors: int) -> float:
 class Stats(Record):
     """What an index holds (`codesearch stats --json`)."""
 
-    OMIT_WHEN_NONE = frozenset({"vectors_in_store", "vector_store_error"})
+    OMIT_WHEN_NONE = frozenset({"vectors_in_store", "vector_store_error", "scip_path", "scip_files",
+                                "scip_stale_files", "scip_problem"})
 
     files: int
     chunks: int
@@ -153,6 +154,12 @@ class Stats(Record):
     last_index_seconds: float | None
     vectors_in_store: int | None = None  # counted in Chroma itself, when asked
     vector_store_error: str | None = None
+    # the SCIP index whose precise call edges the index holds (indexing/scip_source.py): the files
+    # that take theirs from it, those changed since it was made, why it was not used
+    scip_path: str | None = None
+    scip_files: int | None = None
+    scip_stale_files: int | None = None
+    scip_problem: str | None = None
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,8 @@ def _not_a_file(path: Path) -> str | None:
 
 def cmd_index(args: argparse.Namespace) -> int:
     from ..api.types import IndexRequest
+    if args.scip:  # an absolute path (parser.existing_file), as the `scip` setting
+        args.overrides["scip"] = args.scip
     client = _index_owner(args)
     if args.rebuild:
         answer = _rebuild(args)
@@ -138,9 +140,9 @@ def _index_owner(args: argparse.Namespace) -> DaemonClient | None:
     if health is None:
         return None
     pid = health.get("pid")
-    if args.rebuild:
-        raise CommandError(f"a codesearch daemon (pid {pid}) serves {root} and alone writes its index; "
-                           f"stop it first (codesearch daemon stop {root}), then rebuild")
+    if args.rebuild or args.scip:  # the daemon reads its own SCIP index (the scip setting, or index.scip)
+        raise CommandError(f"a codesearch daemon (pid {pid}) serves {root} and alone writes its index; stop it "
+                           f"first (codesearch daemon stop {root}), then {'rebuild' if args.rebuild else 'index'}")
     if args.no_daemon or os.environ.get(NO_DAEMON_ENV):
         raise CommandError(f"a codesearch daemon (pid {pid}) serves {root} and alone writes its index; run "
                            f"codesearch index {root} without --no-daemon to have it reindex, or stop it first")

@@ -7,6 +7,7 @@ running daemon parses its arguments here and imports nothing else of the command
 from __future__ import annotations
 
 import argparse
+import os
 
 from .. import __version__
 from ..vocabulary import MODES
@@ -92,6 +93,14 @@ MAX_WAIT_SECONDS = 86_400.0
 MAX_IDLE_STOP_MINUTES = 525_600  # a year: the range of the daemon_idle_minutes setting
 GRAPH_FORMATS = ("graphml", "gexf", "json", "dot")  # graph.formats.FORMATS, named here without loading NetworkX
 GRAPH_DEPTH = 2  # `graph export NAME`: as far as the graph retriever's PageRank reaches
+
+
+def existing_file(text: str) -> str:
+    """A file to read, as an absolute path (so that a later run in another folder finds it too)."""
+    path = os.path.realpath(os.path.expanduser(text))
+    if not os.path.isfile(path):
+        raise argparse.ArgumentTypeError(f"{text!r}: no such file")
+    return path
 
 
 def seconds(text: str) -> float:
@@ -201,6 +210,10 @@ def build_parser(only: str | None = None) -> Parser:
                        help="build the index again from scratch (a damaged catalog); cached vectors are kept")
         p.add_argument("--wait", type=seconds, default=60.0, metavar="SECONDS",
                        help="how long to wait for another indexer to finish (default 60)")
+        p.add_argument("--scip", metavar="FILE", type=existing_file,
+                       help="a SCIP index (from scip-typescript, scip-python, ...) whose precise call edges replace "
+                            "the name-based ones of the files it covers; remembered for later runs (default: "
+                            "index.scip at the repository's root, unless the scip_discover setting is off)")
         p.add_argument("--json", action="store_true", help="print the report as JSON")
         p.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary")
         p.add_argument("--progress-json", action="store_true",

@@ -144,6 +144,11 @@ def format_stats(stats: Stats) -> str:
         f"model:     {stats.model}",
         f"indexed:   {when}" + (f" in {stats.last_index_seconds:.1f}s" if stats.last_index_seconds else ""),
     ]
+    if stats.scip_path:
+        lines.append(f"scip:      {for_terminal(stats.scip_path)}: " + (
+            f"not used ({for_terminal(stats.scip_problem)})" if stats.scip_problem else
+            f"call edges of {stats.scip_files} files" + (f", {stats.scip_stale_files} changed since (resolved by name)"
+                                                         if stats.scip_stale_files else "")))
     return "\n".join(lines)
 
 

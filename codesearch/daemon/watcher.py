@@ -26,6 +26,7 @@ from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
 from ..ingest.ignore import ALWAYS_SKIPPED_DIRS, IGNORE_FILES, IgnoreRules
+from ..ingest.scip import SCIP_SUFFIX
 from ..paths import INDEX_DIR_NAME, escape_name
 
 # An editor's save is several events within a few milliseconds (truncate then write; or write a
@@ -184,6 +185,9 @@ class RepoWatcher:
         if parts[-1] in IGNORE_FILES:
             self.rules.forget()
             self.on_rules_changed()
+            return
+        if rel.endswith(SCIP_SUFFIX) and not is_dir:  # a SCIP index, often ignored: the indexer reads it again
+            self.debouncer.add(rel)
             return
         if self.rules.is_ignored_anywhere(rel, is_dir):
             return

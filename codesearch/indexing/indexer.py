@@ -34,6 +34,7 @@ from ..text import for_terminal
 from ..vocabulary import NON_DEFINITION_KINDS
 from .events import ProgressSink, StageCounter, no_progress
 from .index import Index, IndexLock
+from .scip_source import update_scip_edges
 from .vectors import IndexWork, VectorSync
 from .vendored import FileEntry, vendored_folders
 
@@ -257,6 +258,7 @@ class Indexer(IndexWork[Index]):
             else:
                 candidates.append(entry)
         state = _RunState(known, everything=fresh or edges_stale)
+        affected: list[int] | None = []  # the callers whose calls were resolved again (None: all)
 
         with self.catalog.transaction() as db:
             for rel, skip in skipped.items():
@@ -308,7 +310,7 @@ class Indexer(IndexWork[Index]):
                 self.catalog.set_meta("edges_stale", "1")  # until the calls below are resolved
             else:
                 if state.changed:
-                    resolve_call_edges(db, state.changed_paths, state.dirty_names)
+                    affected = resolve_call_edges(db, state.changed_paths, state.dirty_names)
                 # resolved, or nothing to resolve: files only touched (same content) were written
                 # in batches that marked the edges stale, and the next run would resolve them all
                 self.catalog.set_meta("edges_stale", "0")
@@ -319,8 +321,9 @@ class Indexer(IndexWork[Index]):
             # every call, its slices worked out on the extraction workers, which read the catalog
             # as committed above (on one core, a long step on a monorepo)
             with self.catalog.transaction() as db:
-                resolve_call_edges(db, set(), set(), everything=True, fan_out=map_on_workers)
+                affected = resolve_call_edges(db, set(), set(), everything=True, fan_out=map_on_workers)
                 self.catalog.set_meta("edges_stale", "0")
+        update_scip_edges(self.catalog, self.index.root, self.settings, affected, self.log)
         if paths is None:  # the whole tree is written: a rebuild's held vectors are settled
             kept, given_up = self.catalog.vectors.settle_held()
             report.vectors_kept += kept

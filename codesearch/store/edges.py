@@ -247,11 +247,12 @@ FanOut = Callable[[Callable[[Any], Any], Iterator[Any]], Iterator[Any]]  # an or
 
 
 def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_names: set[str],
-                       everything: bool = False, fan_out: FanOut | None = None) -> None:
-    """Re-resolve every call site of the affected callers: those in changed files and those that
-    call a name the changed files define or defined; or all of them, in slices of callers. With
-    `fan_out`, the slices of a full resolution are worked out on other processes, each reading
-    the catalog as last committed (so everything but the call edges must be), and written here."""
+                       everything: bool = False, fan_out: FanOut | None = None) -> list[int] | None:
+    """Re-resolve every call site of the affected callers, returned: those in changed files and
+    those that call a name the changed files define or defined; or all of them (None), in slices
+    of callers. With `fan_out`, the slices of a full resolution are worked out on other
+    processes, each reading the catalog as last committed (so everything but the call edges
+    must be), and written here."""
     if everything:
         db.execute(f"DELETE FROM edges WHERE kind = {CALLS}")
         db.execute("UPDATE calls SET guess = 0 WHERE guess = 1")  # once, not a slice at a time
@@ -262,14 +263,14 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
             facts = _NameFacts(db)
             for callers in slices:
                 _write_resolution(db, *_resolution(db, callers, facts))
-            return
+            return None
         run = (db.execute("PRAGMA database_list").fetchone()[2], uuid.uuid4().hex)
         try:
             for edges, guesses in fan_out(resolve_slice, ((run, c) for c in slices)):
                 _write_resolution(db, edges, guesses)
         finally:
             _forget_run(run)  # slices done in this process (the workers broke) left what they learned
-        return
+        return None
     facts = _NameFacts(db)
     affected = {r[0] for r in select_in(db, "SELECT k.caller FROM calls k JOIN chunks c ON c.rid = k.caller "
                                             "JOIN files f ON f.fid = c.fid WHERE f.path IN ({})",
@@ -282,6 +283,7 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
         select_in(db, f"DELETE FROM edges WHERE kind = {CALLS} AND src IN ({{}})", callers)
         select_in(db, "UPDATE calls SET guess = 0 WHERE caller IN ({}) AND guess = 1", callers)
         _write_resolution(db, *_resolution(db, callers, facts))
+    return ordered
 
 
 # in a process that resolves slices for another: what it learned about names in one run (catalog

@@ -22,9 +22,10 @@ LAYOUT_VERSION = 4  # PRAGMA user_version: the tables' shape (format 1 had text 
 FTS_OPTIONS = "content='', contentless_delete=1" if CONTENTLESS_DELETE else ""
 EDGE_KINDS = {"calls": 0, "imports": 1}  # `contains` is chunks.parent
 # how a call edge was resolved (`edges.how`): in the caller's own file or class, through an import,
-# by the receiver's type, by a name defined once, or to the declaration of an interface's method
-RESOLUTIONS = ("exact", "import", "type", "name-only", "dynamic")
-EXACT, BY_IMPORT, BY_TYPE, BY_NAME, DYNAMIC = range(len(RESOLUTIONS))
+# by the receiver's type, by a name defined once, to the declaration of an interface's method, or
+# by a SCIP index that a type-aware indexer wrote (store/scip_edges.py)
+RESOLUTIONS = ("exact", "import", "type", "name-only", "dynamic", "scip")
+EXACT, BY_IMPORT, BY_TYPE, BY_NAME, DYNAMIC, BY_SCIP = range(len(RESOLUTIONS))
 
 NOT_DEFINITIONS = ", ".join(f"'{kind}'" for kind in sorted(NON_DEFINITION_KINDS))
 
@@ -52,7 +53,8 @@ CREATE TABLE IF NOT EXISTS names(nid INTEGER PRIMARY KEY, name TEXT NOT NULL UNI
 -- order, so writing them appends), and by name in calls_name (who calls NAME). `guess`:
 -- resolution found no better candidates than every definition of the name, so no edge is stored
 -- for it; relations answer it by name (store/edges.py). `hint`: what the receiver is
--- (ingest/scopes.py; NULL: nothing known); `ref`: 1 where the name is used, not called
+-- (ingest/scopes.py; NULL: nothing known); `ref`: 1 where the name is used, not called, 2 where a
+-- SCIP index found a use that the parser did not record (store/scip_edges.py)
 CREATE TABLE IF NOT EXISTS calls(nid INTEGER NOT NULL, caller INTEGER NOT NULL, line INTEGER NOT NULL,
                                  guess INTEGER NOT NULL DEFAULT 0, hint TEXT, ref INTEGER NOT NULL DEFAULT 0,
                                  PRIMARY KEY (caller, nid, line)) WITHOUT ROWID;

@@ -1211,7 +1211,7 @@ def _parsed(language: str, rel: str):
 def test_every_fixture_language_has_expectations():
     from conftest import SAMPLES
 
-    fixtures = {"ranking"}  # sample_repos/ranking is the ranking tests' small shop, not a language sample
+    fixtures = {"ranking", "scip"}  # the ranking tests' small shop, the SCIP tests' project: not language samples
     assert set(LANGUAGES) == {p.name for p in SAMPLES.iterdir() if p.is_dir()} - fixtures
     for language, spec in LANGUAGES.items():
         assert spec["definitions"], language

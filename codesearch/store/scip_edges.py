@@ -1,0 +1,215 @@
+"""Precise call edges from a SCIP index: the name-based edges and references of the files the index
+covers replaced by the ones a type-aware indexer found.
+
+A file is covered when the index has a document for it and the file has not changed since the
+index was made (its mtime is not later); a changed file keeps codesearch's own resolution. In a
+covered file, each occurrence of a symbol that is not its definition becomes an edge, marked
+`scip`, from the chunk it stands in to the chunk that holds the symbol's definition: a call where
+the parser recorded a call of that name on that line, a reference otherwise (recorded as a call
+site with `ref` = 2, so that relations list it and a later run can take it back). A symbol the
+index defines in no document (the standard library, a dependency) links to nothing; so does one
+defined where no chunk of that name stands (a local variable, a field).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..ingest.scip import METHOD, NAMESPACE, PARAMETER, TYPE_PARAMETER, Descriptor, ScipIndex, descriptors, is_local
+from ..vocabulary import NON_DEFINITION_KINDS
+from .schema import BY_SCIP, EDGE_KINDS
+from .sql import select_in
+from .sqlite import sqlite3
+
+CALLS = EDGE_KINDS["calls"]
+SCIP_REFERENCE = 2  # calls.ref of a use that only the SCIP index recorded
+# descriptors no chunk stands for: a file or folder (a namespace), a parameter
+_NO_CHUNK = frozenset({NAMESPACE, PARAMETER, TYPE_PARAMETER})
+CONSTRUCTORS = frozenset({"constructor", "__init__", "new", "init"})  # and `<constructor>`, `<init>`
+
+
+@dataclass
+class ScipCoverage:
+    """What an application of a SCIP index did: the files it covered, those it left to
+    codesearch's resolution because they changed after it was made, and the edges it wrote."""
+
+    files: int = 0
+    stale: int = 0
+    edges: int = 0
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    rid: int
+    kind: str
+    name: str
+    qualified_name: str
+    start_line: int
+    end_line: int
+    part: int
+    name_line: int | None
+    parent: int | None
+
+
+class _Files:
+    """The chunks of the files an application reads, by path: where a use stands (its caller)
+    and where a definition stands (its target)."""
+
+    def __init__(self, db: sqlite3.Connection, paths: list[str]):
+        self.fid: dict[str, int] = {}
+        self.mtime_ns: dict[str, int] = {}
+        for fid, path, mtime_ns in select_in(db, "SELECT fid, path, mtime_ns FROM files WHERE skip_reason IS NULL "
+                                                 "AND path IN ({})", paths):
+            self.fid[path], self.mtime_ns[path] = fid, mtime_ns or 0
+        self.chunks: dict[str, list[_Chunk]] = defaultdict(list)
+        path_of = {fid: path for path, fid in self.fid.items()}
+        for fid, *row in select_in(db, "SELECT fid, rid, kind, name, COALESCE(qualified_name, name), start_line, "
+                                       "end_line, part, name_line, parent FROM chunks WHERE fid IN ({})",
+                                   sorted(path_of)):
+            self.chunks[path_of[fid]].append(_Chunk(*row))
+
+    def caller_at(self, path: str, line: int) -> int | None:
+        """The chunk a use on this 1-based line belongs to, as the parser attributes calls: the
+        innermost definition around it (its first part), else the file."""
+        chunks = self.chunks.get(path, [])
+        around = [c for c in chunks if c.kind not in NON_DEFINITION_KINDS and c.start_line <= line <= c.end_line]
+        if around:
+            inner = min(around, key=lambda c: (c.end_line - c.start_line, -c.start_line))
+            if inner.part == 1:
+                return inner.rid
+            first = [c for c in chunks if c.part == 1 and c.parent == inner.parent and c.name == inner.name
+                     and c.qualified_name == inner.qualified_name]
+            return first[0].rid if first else inner.rid
+        files = [c.rid for c in chunks if c.kind == "file"]
+        return files[0] if files else None
+
+    def definition(self, path: str, line: int, chain: list[Descriptor], fresh: bool) -> int | None:
+        """The chunk of the definition named by the last of `chain` whose name stands on this
+        1-based line of `path`; in a changed file (lines may have moved), the one definition of
+        that name there whose qualified name ends as the chain does."""
+        name = chain[-1].name
+        named = [c for c in self.chunks.get(path, ()) if c.name == name and c.part == 1
+                 and c.kind not in NON_DEFINITION_KINDS]
+        if fresh:
+            at = [c for c in named if c.name_line == line]
+            if at:
+                return at[0].rid
+        words = [d.name for d in chain if d.suffix not in _NO_CHUNK]
+        for depth in range(len(words), 0, -1):
+            dotted = ".".join(words[-depth:])
+            found = [c for c in named if c.qualified_name == dotted or c.qualified_name.endswith("." + dotted)]
+            if len(found) == 1:
+                return found[0].rid
+        return named[0].rid if len(named) == 1 else None
+
+
+def covered_paths(db: sqlite3.Connection, index: ScipIndex, made_ns: int) -> tuple[list[str], list[str]]:
+    """(covered, stale): the indexed files the SCIP index has documents for, unchanged since it
+    was made or changed after."""
+    rows = select_in(db, "SELECT path, mtime_ns FROM files WHERE skip_reason IS NULL AND path IN ({})",
+                     sorted(index.documents))
+    covered = sorted(path for path, mtime_ns in rows if (mtime_ns or 0) <= made_ns)
+    stale = sorted(path for path, mtime_ns in rows if (mtime_ns or 0) > made_ns)
+    return covered, stale
+
+
+def drop_scip_edges(db: sqlite3.Connection) -> list[str]:
+    """Forget what a SCIP index gave: the uses only it recorded go, and the files whose chunks
+    had its edges are returned, for codesearch's own resolution to redo their calls."""
+    paths = [r[0] for r in db.execute(
+        f"SELECT DISTINCT f.path FROM edges e JOIN chunks c ON c.rid = e.src JOIN files f ON f.fid = c.fid "
+        f"WHERE e.kind = {CALLS} AND e.how = {BY_SCIP} "
+        f"UNION SELECT DISTINCT f.path FROM calls k JOIN chunks c ON c.rid = k.caller "
+        f"JOIN files f ON f.fid = c.fid WHERE k.ref = {SCIP_REFERENCE}")]
+    db.execute(f"DELETE FROM calls WHERE ref = {SCIP_REFERENCE}")
+    return sorted(paths)
+
+
+def apply_scip_edges(db: sqlite3.Connection, index: ScipIndex, made_ns: int,
+                     callers: Iterable[int] | None = None) -> ScipCoverage:
+    """Replace the call edges and references of the covered files' chunks (or only of these
+    `callers`, those a run resolved again by name) with the SCIP index's."""
+    covered, stale = covered_paths(db, index, made_ns)
+    coverage = ScipCoverage(files=len(covered), stale=len(stale))
+    definitions = index.definitions()
+    wanted = set(callers) if callers is not None else None
+    if wanted is not None:  # only the files these callers are in
+        around = {r[0] for r in select_in(db, "SELECT DISTINCT f.path FROM chunks c JOIN files f ON f.fid = c.fid "
+                                              "WHERE c.rid IN ({})", sorted(wanted))}
+        covered = [path for path in covered if path in around]
+    sites: list[tuple[str, int, list[Descriptor]]] = []  # (path, 1-based line, the symbol's chain)
+    target_paths: set[str] = set()
+    for path in covered:
+        for occurrence in index.documents[path]:
+            if occurrence.definition or is_local(occurrence.symbol):
+                continue
+            chain = descriptors(occurrence.symbol)
+            if chain and chain[-1].suffix not in _NO_CHUNK and any(d.symbol in definitions for d in chain):
+                sites.append((path, occurrence.line + 1, chain))
+                target_paths.update(definitions[d.symbol][0] for d in chain if d.symbol in definitions)
+    files = _Files(db, sorted(set(covered) | target_paths))
+    fresh = set(covered)
+    mine = [c.rid for path in covered for c in files.chunks.get(path, ())
+            if wanted is None or c.rid in wanted]
+    if not mine:
+        return coverage
+    mine_set = set(mine)
+    recorded: dict[tuple[str, int, str], int] = {}  # (path, line, name) -> the caller the parser recorded
+    for caller, path, line, name in select_in(db, "SELECT k.caller, f.path, k.line, n.name FROM calls k "
+                                                   "JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller "
+                                                   "JOIN files f ON f.fid = c.fid WHERE k.caller IN ({})", mine):
+        recorded[(path, line, name)] = caller
+    select_in(db, f"DELETE FROM edges WHERE kind = {CALLS} AND src IN ({{}})", mine)
+    select_in(db, "UPDATE calls SET guess = 0 WHERE caller IN ({}) AND guess = 1", mine)
+    select_in(db, f"DELETE FROM calls WHERE ref = {SCIP_REFERENCE} AND caller IN ({{}})", mine)
+    edges: set[tuple[int, int]] = set()
+    references: set[tuple[int, str, int]] = set()  # (caller, name, line)
+    for path, line, chain in sites:
+        caller, target_chain = _use(recorded, path, line, chain)
+        if caller is None:
+            caller = files.caller_at(path, line)
+        if caller is None or caller not in mine_set:
+            continue
+        symbol = target_chain[-1].symbol
+        if symbol not in definitions:
+            continue
+        where, at = definitions[symbol]
+        target = files.definition(where, at + 1, target_chain, where in fresh)
+        if target is None:
+            continue
+        edges.add((caller, target))
+        if (path, line, target_chain[-1].name) not in recorded:
+            references.add((caller, target_chain[-1].name, line))
+    _write(db, edges, references)
+    coverage.edges = len(edges)
+    return coverage
+
+
+def _use(recorded: dict[tuple[str, int, str], int], path: str, line: int,
+         chain: list[Descriptor]) -> tuple[int | None, list[Descriptor]]:
+    """The recorded call site this occurrence stands at, and the part of its symbol that names
+    what is called: `new Circle()` is recorded as a call of `Circle`, and the index names the
+    constructor (`Circle#<constructor>().`), so the call goes to the class. (None, the whole
+    chain) where the parser recorded no call of any of its names on that line."""
+    for depth in range(len(chain), 0, -1):
+        descriptor = chain[depth - 1]
+        caller = recorded.get((path, line, descriptor.name))
+        if caller is not None and descriptor.suffix not in _NO_CHUNK:
+            return caller, chain[:depth]
+        constructor = descriptor.suffix == METHOD and (descriptor.name in CONSTRUCTORS
+                                                       or descriptor.name.startswith("<"))
+        if depth == len(chain) and not constructor:
+            break  # only a constructor stands for the type it belongs to
+    return None, chain
+
+
+def _write(db: sqlite3.Connection, edges: set[tuple[int, int]], references: set[tuple[int, str, int]]) -> None:
+    db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight, how) VALUES (?, {CALLS}, ?, 1.0, {BY_SCIP})",
+                   sorted(edges))
+    names = sorted({name for _, name, _ in references})
+    db.executemany("INSERT OR IGNORE INTO names(name) VALUES (?)", [(n,) for n in names])
+    nid = dict(select_in(db, "SELECT name, nid FROM names WHERE name IN ({})", names))
+    db.executemany(f"INSERT OR IGNORE INTO calls(nid, caller, line, ref) VALUES (?, ?, ?, {SCIP_REFERENCE})",
+                   sorted((nid[name], caller, line) for caller, name, line in references))
