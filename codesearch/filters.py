@@ -21,11 +21,16 @@ class Filters(Record):
                         "ts, c++, ...",
             "kind": "A chunk kind: function, method, class, file, ... (definitions and files).",
             "path_glob": "A folder (src, src/), a path's start, or a glob over the path relative to the "
-                         "root (*.py, src/**, **/tests/**)."}
+                         "root (*.py, src/**, **/tests/**).",
+            "repo": "In a team store (--store): only this repository, by its name in the store.",
+            "branch": "In a team store (--store): only this branch."}
+    OMIT_WHEN_NONE = frozenset({"repo", "branch"})
 
     language: str | None = None
     kind: str | None = None
     path_glob: str | None = None
+    repo: str | None = None  # a team store's repository and branch (team/): a local index has one of each
+    branch: str | None = None
 
     def __post_init__(self) -> None:
         """The language by the index's name for it: every front-end takes `Go`, `golang` or `go`."""

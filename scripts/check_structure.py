@@ -18,6 +18,7 @@ Rules, read with `ast` from the source of `codesearch/` (nothing is imported):
       search       reads the store
       workspace    the repositories one answer covers (their boosts follow search's fusion rule)
       api          calls search and indexing
+      team         many repositories in Milvus: stateless indexers, search with search's ranking
       daemon       serves the api in a process of its own
       transports   carry api requests to a service
       cli, doctor, eval   front-ends and tools, beside each other at the top
@@ -46,7 +47,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "model", "paths", "text", "faults", "gc_pause", "filters", "wire", "locations", "vocabulary",
      "config"),
     ("ingest",), ("access",), ("analysis",), ("embedding",), ("store",), ("indexing",), ("graph",), ("search",),
-    ("workspace",), ("api",), ("daemon",), ("transports",), ("cli", "doctor", "eval"),
+    ("workspace",), ("api",), ("team",), ("daemon",), ("transports",), ("cli", "doctor", "eval"),
 )
 RANK: dict[str, int] = {name: rank for rank, names in enumerate(LAYERS) for name in names}
 MAX_METHODS = 30

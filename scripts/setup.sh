@@ -16,7 +16,7 @@ pip_install "torch==2.13.0"
 # editable as a plain .pth line (the checkout on sys.path) rather than setuptools' default import
 # hook, which every Python start of this venv imported (pathlib, urllib, ...): `python -c pass`
 # took 24 ms of CPU with it, 12 without (measured loaded); the hook where setuptools has no compat
-EXTRAS="[test,sentence-transformers,static,oracle]"
+EXTRAS="[test,sentence-transformers,static,oracle,team]"
 PYTHONWARNINGS=ignore pip_install -e ".$EXTRAS" --config-settings editable_mode=compat || pip_install -e ".$EXTRAS"
 # the editor tests run a real Neovim (Debian's 0.7.2 is the oldest the plugin supports)
 if ! command -v nvim >/dev/null 2>&1; then

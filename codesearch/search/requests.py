@@ -84,7 +84,8 @@ class ChunkPlace(Record):
 class SearchResult(ChunkPlace):
     """One chunk found: where it is, what it is, how it ranked, and a snippet."""
 
-    OMIT_WHEN_NONE = frozenset({"explain", "stale", "name_line", "name_column", "repo", "repo_rank", "fused_score"})
+    OMIT_WHEN_NONE = frozenset({"explain", "stale", "name_line", "name_column", "repo", "repo_rank", "fused_score",
+                                "branch"})
 
     score: float
     sources: dict[str, int | None]  # the rank each retriever of the mode gave it (1-based), or null
@@ -101,6 +102,7 @@ class SearchResult(ChunkPlace):
     repo: str | None = None
     repo_rank: int | None = None
     fused_score: float | None = None
+    branch: str | None = None  # in a team store (--store): the branch of `repo` it was indexed from
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,7 @@ class RelationTarget(Record):
 
 @dataclass(frozen=True)
 class RelatedResult(ChunkPlace):
-    OMIT_WHEN_NONE = frozenset({"name_line", "name_column", "sites", "repo", "resolution"})
+    OMIT_WHEN_NONE = frozenset({"name_line", "name_column", "sites", "repo", "resolution", "branch"})
 
     score: float
     depth: int  # hops from the target
@@ -174,6 +176,7 @@ class RelatedResult(ChunkPlace):
     # how the edge that reached it was resolved: exact (own file or class), import, type (the
     # receiver's), name-only (a name defined once, or guessed at), dynamic (an interface's method)
     resolution: str | None = None
+    branch: str | None = None  # in a team store (--store)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,299 @@
+"""Search over the team store: a keyword list from Milvus BM25 and a vector list from Milvus dense
+search, over every live repository and branch asked for, fused with codesearch's weighted RRF and
+ranked by the same ranking stage as a local search; callers and callees from the call sites.
+
+Filters go to Milvus as a boolean expression; what an expression cannot say exactly (a path glob's
+character classes, which rows are live) is checked on the candidates it returns.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import threading
+import time
+from dataclasses import dataclass, replace
+
+from ..analysis.query_shape import embedding_text, keyword_terms
+from ..analysis.tokens import indexed
+from ..config import Settings
+from ..embedding.base import Embedder
+from ..filters import Filters, sql_globs
+from ..model import Chunk
+from ..search.fusion import weighted_rrf
+from ..search.present import related_result, search_result, term_pattern
+from ..search.query import Query
+from ..search.ranking import RankingOptions, aggregate_files, rank
+from ..search.requests import (
+    RelatedResult,
+    RelationsAnswer,
+    RelationsRequest,
+    RelationTarget,
+    SearchAnswer,
+    SearchRequest,
+    SearchResult,
+)
+from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
+from .milvus_store import CALLS, FILES, LiveFile, MilvusStore, RepoState, literal, live_files, row_uid
+from .stemming import porter
+
+MAX_QUERY_TERMS = 256
+OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
+MAX_CALL_SITES = 1000
+TEAM_RETRIEVERS = ("vector", "keyword")  # the call graph answers relations here, not searches
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The repositories and branches one answer covers (None: all)."""
+
+    repo: str | None = None
+    branch: str | None = None
+
+    def covers(self, state: RepoState) -> bool:
+        return (self.repo is None or state.repo == self.repo) and (self.branch is None or state.branch == self.branch)
+
+
+class TeamSearcher:
+    """Answers searches and relations over a team store; keeps each branch's live file map
+    until its state record names another generation."""
+
+    def __init__(self, store: MilvusStore, settings: Settings, embedder: Embedder | None):
+        self.store = store
+        self.settings = settings
+        self.embedder = embedder
+        self._live: dict[tuple[str, str], tuple[int, dict[str, LiveFile]]] = {}
+        self._lock = threading.Lock()
+
+    # --- what is live -----------------------------------------------------------------------
+    def states(self, scope: Scope) -> list[RepoState]:
+        return [s for s in self.store.states() if scope.covers(s) and s.live_gen > 0]
+
+    def live(self, state: RepoState) -> dict[str, LiveFile]:
+        key = (state.repo, state.branch)
+        with self._lock:
+            have = self._live.get(key)
+        if have is None or have[0] != state.live_gen:
+            files = live_files(self.store.file_rows(state.repo, state.branch, state.live_gen))
+            have = (state.live_gen, files)
+            with self._lock:
+                self._live[key] = have
+        return have[1]
+
+    def _visible(self, states: list[RepoState], row: dict) -> bool:
+        live = self._maps(states).get((row["repo"], row["branch"]))
+        found = live.get(row["path"]) if live is not None else None
+        return found is not None and found.gen == row["gen"]
+
+    def _maps(self, states: list[RepoState]) -> dict[tuple[str, str], dict[str, LiveFile]]:
+        return {(s.repo, s.branch): self.live(s) for s in states}
+
+    @staticmethod
+    def expression(states: list[RepoState], filters: Filters) -> str:
+        """The Milvus filter: the live generations of the branches covered, and the filters."""
+        scopes = " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})" for s in states)
+        parts = [f"({scopes})"]
+        if filters.language:
+            parts.append(f"language == {literal(filters.language)}")
+        if filters.kind:
+            parts.append(f"kind == {literal(filters.kind)}")
+        if filters.path_glob:
+            likes = [_like(g) for g in sql_globs(filters.path_glob)]
+            if all(likes):
+                parts.append("(" + " or ".join(f"path like {literal(x)}" for x in likes if x) + ")")
+        return " and ".join(parts)
+
+    # --- search -----------------------------------------------------------------------------
+    def search(self, request: SearchRequest, scope: Scope | None = None) -> SearchAnswer:
+        started = time.perf_counter()
+        scope = scope or Scope()
+        query = Query.parse(request.query, request.mode, request.filters)
+        states = self.states(scope)
+        names = [n for n in (request.retrievers or RETRIEVERS_OF_MODE[request.mode]) if n in TEAM_RETRIEVERS]
+        candidates = max(self.settings.candidates, request.limit * 3)
+        timing: dict[str, float] = {}
+        lists: dict[str, list[str]] = {}
+        rows: dict[str, dict] = {}
+        notes: list[str] = []
+        if not states:
+            notes.append("the team store holds no repository" + (f" named {scope.repo}" if scope.repo else "")
+                         + (f" on branch {scope.branch}" if scope.branch else ""))
+        elif request.mode == "graph":
+            notes.append("the team store answers relations from its call sites, not graph searches")
+        else:
+            where = self.expression(states, query.filters)
+            for name in names:
+                t = time.perf_counter()
+                hits = self._keyword(query, where, candidates) if name == "keyword" else \
+                    self._vector(query, where, candidates)
+                kept = [h for h in hits if self._visible(states, h) and _glob_ok(h["path"], query.filters)]
+                lists[name] = [h["uid"] for h in kept][:candidates]
+                timing[name] = _ms(t)
+        t = time.perf_counter()
+        weights = {n: float(getattr(self.settings, f"weight_{n}", 1.0)) for n in lists}
+        fused = weighted_rrf(lists, weights, k=self.settings.rrf_k)
+        rows = self.store.chunks_by_uid([uid for uid, _ in fused])
+        chunks = {uid: _chunk(row) for uid, row in rows.items()}
+        options = request.ranking or (RankingOptions() if self.settings.ranking else RankingOptions.off())
+        vendored = frozenset(f for s in states for f in s.vendored)
+        ranked = rank(query, [(chunks[uid], score) for uid, score in fused if uid in chunks], options, vendored)
+        timing["rank"] = _ms(t)
+        ranks = {name: {uid: i for i, uid in enumerate(ids, start=1)} for name, ids in lists.items()}
+        pattern = term_pattern(query.terms)
+        entries = aggregate_files(ranked, self.settings.file_aggregation)[:request.limit] if request.files else \
+            [(r, None) for r in ranked[:request.limit]]
+        results = tuple(_placed(search_result(r, ranks, pattern, request.context, request.explain, score=agg),
+                                rows[r.chunk.id]) for r, agg in entries)
+        timing["total"] = _ms(started)
+        writing = [s for s in states if s.writing_gen]
+        return SearchAnswer(query=request.query, mode=request.mode, results=results,
+                            timing_ms={k: round(v, 2) for k, v in timing.items()},
+                            partial=True if writing else None, note="; ".join(notes) or None,
+                            truncated=True if request.truncated else None)
+
+    def _keyword(self, query: Query, where: str, limit: int) -> list[dict]:
+        terms = [t for t in (keyword_terms(query.shape) if query.shape else query.terms[:MAX_QUERY_TERMS])
+                 if indexed(t)]
+        if not terms:
+            return []
+        return self.store.keyword_search(" ".join(porter(t) for t in terms), where, limit * OVERFETCH)
+
+    def _vector(self, query: Query, where: str, limit: int) -> list[dict]:
+        if self.embedder is None:
+            return []
+        vector = self.embedder.encode_query(embedding_text(query.shape) if query.shape else query.text)
+        hits = self.store.vector_search(vector.tolist(), where, limit * OVERFETCH)
+        minimum = self.settings.min_semantic_score
+        return [h for h in hits if h["score"] >= minimum]
+
+    # --- relations --------------------------------------------------------------------------
+    def definitions_named(self, states: list[RepoState], name: str, filters: Filters | None = None) -> list[dict]:
+        """Live definitions whose name or qualified name is `name`."""
+        if not states:
+            return []
+        short = re.split(r"\.|::", name.strip())[-1]
+        kinds = ", ".join(literal(k) for k in sorted(NON_DEFINITION_KINDS))
+        where = (f"{self.expression(states, filters or Filters())} and kind not in [{kinds}] and "
+                 f"(name == {literal(short)} or qualified_name == {literal(name.strip())})")
+        rows = [r for r in self.store.chunks_where(where, MAX_CALL_SITES) if self._visible(states, r)]
+        if short != name.strip():  # a qualified name: those whose qualified name ends with it
+            rows = [r for r in rows if r["qualified_name"].endswith(name.strip())] or rows
+        return rows
+
+    def relations(self, request: RelationsRequest, scope: Scope | None = None) -> RelationsAnswer:
+        started = time.perf_counter()
+        scope = scope or Scope()
+        states = self.states(scope)
+        targets = self.definitions_named(states, request.name)
+        found: list[tuple[dict, int, str, tuple[int, ...]]] = []  # row, depth, resolution, call lines
+        seen = {t["uid"] for t in targets}
+        frontier = targets
+        for depth in range(1, request.depth + 1):
+            step = self._callers(states, frontier) if request.direction == "callers" else \
+                self._callees(states, frontier)
+            frontier = []
+            for row, how, lines in step:
+                if row["uid"] not in seen:
+                    seen.add(row["uid"])
+                    frontier.append(row)
+                    found.append((row, depth, how, lines))
+        if request.filters.active:
+            found = [f for f in found if _filters_ok(f[0], request.filters)]
+        if request.limit is not None:
+            found = found[:request.limit]
+        results = tuple(_placed_related(related_result(_chunk(row), 1.0 / depth, depth, request.name,
+                                                       lines or None, how), row)
+                        for row, depth, how, lines in found)
+        answer_targets = tuple(RelationTarget(t["path"], t["start_line"], t["qualified_name"], repo=t["repo"])
+                               for t in targets)
+        note = None if targets else f"no definition named {request.name!r} in the team store"
+        return RelationsAnswer(name=request.name, direction=request.direction, targets=answer_targets,
+                               results=results, timing_ms={"total": round(_ms(started), 2)}, note=note)
+
+    def _callers(self, states: list[RepoState], targets: list[dict]) -> list[tuple[dict, str, tuple[int, ...]]]:
+        """The live chunks whose calls name a target (in any repository covered)."""
+        names = sorted({t["name"] for t in targets if t["name"]})
+        if not names:
+            return []
+        where = f"{self._calls_scope(states)} and callee in [{', '.join(map(literal, names))}]"
+        sites = [s for s in self.store.calls_where(where, MAX_CALL_SITES) if self._visible(states, s)]
+        by_caller: dict[str, tuple[str, list[int]]] = {}
+        for s in sites:
+            uid = row_uid(s["repo"], s["branch"], s["gen"], s["caller_id"])
+            _, lines = by_caller.setdefault(uid, (s["resolution"], []))
+            lines.append(s["line"])
+        rows = self.store.chunks_by_uid(list(by_caller))
+        return [(rows[u], by_caller[u][0], tuple(sorted(set(by_caller[u][1])))) for u in by_caller if u in rows]
+
+    def _callees(self, states: list[RepoState], targets: list[dict]) -> list[tuple[dict, str, tuple[int, ...]]]:
+        """The live definitions named by the targets' calls, in the target's repository first."""
+        out: list[tuple[dict, str, tuple[int, ...]]] = []
+        for target in targets:
+            where = (f"{MilvusStore.scope(target['repo'], target['branch'])} and gen == {target['gen']} and "
+                     f"caller_id == {literal(target['chunk_id'])}")
+            sites = self.store.calls_where(where, MAX_CALL_SITES)
+            called: dict[str, tuple[str, list[int]]] = {}
+            for s in sites:
+                how, lines = called.setdefault(s["callee"], (s["resolution"], []))
+                lines.append(s["line"])
+            for callee, (how, lines) in called.items():
+                defined = self.definitions_named(states, callee)
+                same = [d for d in defined if d["repo"] == target["repo"]] or defined
+                out += [(d, how, tuple(sorted(set(lines)))) for d in same]
+        return out
+
+    @staticmethod
+    def _calls_scope(states: list[RepoState]) -> str:
+        scopes = " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})" for s in states)
+        return f"({scopes})"
+
+    def stats(self, scope: Scope) -> dict:
+        states = self.states(scope)
+        counts = self.store.counts()
+        return {"repos": [{"repo": s.repo, "branch": s.branch, "generation": s.live_gen, "files": s.files,
+                           "chunks": s.chunks, "writing": bool(s.writing_gen)} for s in states],
+                "files": sum(s.files for s in states), "chunks": sum(s.chunks for s in states),
+                "rows": {name.removeprefix("codesearch_"): n for name, n in counts.items() if name not in
+                         (FILES, CALLS)} | {"files": counts.get(FILES, 0), "calls": counts.get(CALLS, 0)}}
+
+
+def _chunk(row: dict) -> Chunk:
+    """A store row as the ranking's Chunk; its id is the row's key (chunk ids repeat across
+    repositories and branches), its parent's likewise."""
+    parent = row_uid(row["repo"], row["branch"], row["gen"], row["parent_id"]) if row["parent_id"] else None
+    return Chunk(id=row["uid"], parent_id=parent, path=row["path"], language=row["language"], kind=row["kind"],
+                 name=row["name"], qualified_name=row["qualified_name"], signature=row["signature"],
+                 docstring=row["docstring"], start_line=row["start_line"], end_line=row["end_line"],
+                 content_hash=row["content_hash"], header="", text=row["text"], part=row["part"],
+                 name_line=row["name_line"], name_column=row["name_column"])
+
+
+def _placed(result: SearchResult, row: dict) -> SearchResult:
+    return replace(result, id=row["chunk_id"], repo=row["repo"], branch=row["branch"])
+
+
+def _placed_related(result: RelatedResult, row: dict) -> RelatedResult:
+    return replace(result, id=row["chunk_id"], repo=row["repo"], branch=row["branch"])
+
+
+def _like(glob: str) -> str | None:
+    """A SQLite GLOB as a Milvus `like` pattern where one says the same (a literal start, then `*`)."""
+    head = glob[:-1] if glob.endswith("*") else glob
+    if any(c in head for c in "*?[%_\\"):
+        return None
+    return head + "%" if glob.endswith("*") else head
+
+
+def _glob_ok(path: str, filters: Filters) -> bool:
+    if not filters.path_glob:
+        return True
+    return any(fnmatch.fnmatchcase(path, g) for g in sql_globs(filters.path_glob))
+
+
+def _filters_ok(row: dict, filters: Filters) -> bool:
+    return ((not filters.language or row["language"] == filters.language)
+            and (not filters.kind or row["kind"] == filters.kind) and _glob_ok(row["path"], filters))
+
+
+def _ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000

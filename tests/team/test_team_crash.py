@@ -1,0 +1,62 @@
+"""A killed indexer leaves the previous state searchable, and the next run completes the work."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from team_helpers import BILLING, index, write
+
+from codesearch.config import Settings
+from codesearch.search.requests import SearchRequest
+from codesearch.team.team_search import TeamSearcher
+
+HERE = Path(__file__).resolve().parent
+RUN = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {here!r})
+from team_helpers import index
+from codesearch.team.front import open_store
+index(open_store({uri!r}), Path({root!r}), "billing")
+"""
+
+
+def index_killed_at(point: str, uri: str, root: Path) -> int:
+    env = {**os.environ, "CODESEARCH_FAULT": point}
+    done = subprocess.run([sys.executable, "-c", RUN.format(here=str(HERE), uri=uri, root=str(root))], env=env,
+                          capture_output=True, timeout=120)
+    return done.returncode
+
+
+def names(store, text: str) -> tuple[list[str], bool]:
+    answer = TeamSearcher(store, Settings(), None).search(SearchRequest(query=text, mode="keyword"))
+    return [r.name for r in answer.results], bool(answer.partial)
+
+
+@pytest.mark.parametrize("point", ["team-rows-written", "team-switched"])
+def test_a_killed_indexer_leaves_a_searchable_store_that_the_next_run_completes(tmp_path, point):
+    from codesearch.team.front import open_store
+    uri = f"milvus://{tmp_path}/team.db"
+    root = write(tmp_path / "billing", BILLING)
+    store = open_store(uri)
+    index(store, root, "billing")
+    store.close()
+    (root / "billing/retry.py").write_text("def retry_forever(call):\n    return call()\n")
+    assert index_killed_at(point, uri, root) == -9
+    store = open_store(uri)
+    found, partial = names(store, "retry backoff forever")
+    if point == "team-rows-written":  # not switched: the previous generation answers, flagged partial
+        assert "retry_with_backoff" in found and "retry_forever" not in found and partial
+    else:  # switched, not cleaned: the new generation answers; the replaced rows are invisible
+        assert "retry_forever" in found and "retry_with_backoff" not in found and not partial
+    report = index(store, root, "billing")
+    assert report.generation == 2  # written again after a kill before the switch; nothing new after it
+    rows = store.chunks_where('repo == "billing" and path == "billing/retry.py"', 100, ("name", "gen"))
+    assert {r["gen"] for r in rows} == {2} and "retry_with_backoff" not in {r["name"] for r in rows}
+    found, partial = names(store, "retry backoff forever")
+    assert found[0] == "retry_forever" and "retry_with_backoff" not in found and not partial
+    store.close()
