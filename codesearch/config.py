@@ -65,6 +65,9 @@ class Settings:
     device: str = ""  # "" = cuda when available, else cpu
     # vectors
     chroma_url: str = ""
+    # a team store (team/, docs/team.md) that index, query, callers and callees use instead of the local
+    # index: milvus:///ABS/PATH.db, milvus://HOST:19530; "" = the local index
+    store: str = ""
     hnsw_m: int = 16
     hnsw_construction_ef: int = 100
     hnsw_search_ef: int = 100

@@ -43,6 +43,7 @@ from .services import (
     settings_for,
     workspace_of,
 )
+from .team_commands import run_team, store_of
 
 if TYPE_CHECKING:
     from ..api.protocol import Service
@@ -548,6 +549,9 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> tuple[int, str | None]:
     """The command's exit code, and the one sentence that explains a failure."""
     handler = HANDLERS[args.command]
+    store = store_of(args)
+    if store:  # a team store: codesearch/team
+        handler = partial(run_team, uri=store)
     args.overrides = {"model": getattr(args, "model", None), "chroma_url": getattr(args, "chroma_url", None),
                       "device": getattr(args, "device", None)}
     try:

@@ -173,6 +173,16 @@ def _add_repo_options(p: argparse.ArgumentParser) -> None:
                    help="the repositories of a workspace file ([[repo]] tables: path, name, boost)")
 
 
+def _add_store_options(p: argparse.ArgumentParser, indexing: bool = False) -> None:
+    p.add_argument("--store", metavar="URI", help="a team store instead of the local index: milvus:///ABS/PATH.db "
+                   "(Milvus Lite), milvus://HOST:19530 or milvus+https://HOST (token: $CODESEARCH_MILVUS_TOKEN)")
+    p.add_argument("--branch", metavar="BRANCH", help="with --store: the branch "
+                   + ("indexed (default: the checkout's)" if indexing else "searched (default: every branch)"))
+    if indexing:
+        p.add_argument("--name", metavar="NAME",
+                       help="with --store: the repository's name there (default: its folder's)")
+
+
 def build_parser(only: str | None = None) -> Parser:
     """The command line; `only`: the command that argv names, whose part alone is built (a
     fraction of the CPU that building all of them takes); that command's errors, help and
@@ -219,6 +229,7 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--progress-json", action="store_true",
                        help="progress as JSON lines on stderr, for editors: {\"event\": \"progress\", \"stage\", ...}")
         _add_no_daemon_option(p, "index in this process (refused while a daemon serves the repository)")
+        _add_store_options(p, indexing=True)
 
     if wanted("query"):
         p = command("query", "search the index by meaning and by name (alias: search)", aliases=["search"])
@@ -243,6 +254,7 @@ def build_parser(only: str | None = None) -> Parser:
                        help="fit the answer to about N tokens: shorter snippets, then fewer results")
         _add_color_option(p)
         _add_no_daemon_option(p)
+        _add_store_options(p)
 
     for name, what in (("callers", "who calls NAME"), ("callees", "what NAME calls")):
         if not wanted(name):
@@ -259,6 +271,7 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--kind", help="only this kind of chunk (function, method, ...)")
         _add_color_option(p)
         _add_no_daemon_option(p)
+        _add_store_options(p)
 
     if wanted("grep"):
         p = command("grep", "exact text or a regex, ranked by structure (exit 0 match, 1 none, 2 error)")
@@ -331,6 +344,8 @@ def build_parser(only: str | None = None) -> Parser:
                        help="also serve the HTTP API (127.0.0.1 unless HOST is given; another host needs a token)")
         p.add_argument("--http-token", metavar="TOKEN",
                        help="require `Authorization: Bearer TOKEN` on HTTP (default: $CODESEARCH_HTTP_TOKEN)")
+        p.add_argument("--store", metavar="URI", help="run (with --http) the team service of this store: every "
+                       "repository in it (milvus:///ABS/PATH.db, milvus://HOST:19530)")
 
     if wanted("merge"):
         p = command("merge", "fuse ranked lists from several sources (JSON on stdin) into one")

@@ -102,5 +102,10 @@ class ModuleFiles:
         if module.startswith("node:"):
             return None
         key = module.lstrip("@~/").removeprefix("src/")
-        found = self._package(key) if "/" in key else []
-        return found or None
+        if "/" not in key:
+            return None
+        package, _, inside = key.partition("/")
+        # a package's own source under its name (`pkg/src/sub`), or indexed from that source folder
+        # itself, where `pkg/sub` is `sub` from the top
+        return (self._package(key) or self._package(f"{package}/src/{inside}")
+                or self._package(inside, exact=True) or None)

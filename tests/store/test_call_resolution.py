@@ -178,6 +178,20 @@ def test_typescript_fields_constructors_this_and_modules(tmp_path):
         index.close()
 
 
+def test_typescript_imports_of_the_package_by_its_own_name(tmp_path):
+    """A package's source folder indexed alone: its tests import it by name (`pkg/v4`), which is
+    `v4/index.ts` from the top; a subpath of another package the tree does not hold links nothing."""
+    index = _index(tmp_path, {
+        "v4/index.ts": "export function string() { return 1; }\nexport function merge() { return 2; }\n",
+        "v4/tests/string.test.ts": ('import * as z from "pkg/v4";\nimport merge from "lodash/merge";\n\n'
+                                    'export function check() {\n  z.string();\n  return merge();\n}\n'),
+    }, folder="src")
+    try:
+        assert _related(index, "check", "callees") == {"string": "import"}
+    finally:
+        index.close()
+
+
 def test_call_sites_say_how_they_resolved_and_whether_they_call(python):
     sites = {(s.path, s.line): (s.reference, s.resolution) for s in python.catalog.graph.call_sites("helper", 100)}
     assert sites == {("pkg/app.py", 27): (False, "exact"), ("pkg/app.py", 28): (True, "exact")}
