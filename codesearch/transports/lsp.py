@@ -180,12 +180,31 @@ class CodeSearchServer(LanguageServer):
         return lsp.Location(uri=selection_uri(self, path, repo), range=lsp.Range(start, end))
 
     def note_freshness(self, answer: Any) -> None:
-        if getattr(answer, "partial", None) and not self.warned_partial:
+        """A partial answer is told once, with why and the daemon's share; told again once the
+        daemon has caught up (without progress polling: at the next whole answer)."""
+        if not hasattr(answer, "partial"):
+            return
+        if answer.partial and not self.warned_partial:
             self.warned_partial = True
-            share = answer.embedded_share or 0.0
-            self.window_show_message(lsp.ShowMessageParams(
-                type=lsp.MessageType.Info,
-                message=f"codesearch: vectors are still being built ({share:.0%} done); results may miss some code"))
+            share = answer.embedded_share if answer.embedded_share is not None else 0.0
+            why = answer.note or "vectors are still being built"
+            self.show_info(f"codesearch: partial results ({why}; {share:.0%} of chunks have vectors)")
+            if self.progress_reporter is not None:
+                self.progress_reporter.when_caught_up(self.caught_up)
+        elif not answer.partial and self.warned_partial and self.progress_reporter is None:
+            self.caught_up({})
+
+    def caught_up(self, status: dict) -> None:
+        """The correction of a partial answer's message: what answers use now."""
+        self.warned_partial = False
+        problem = status.get("model_error")
+        self.show_info(f"codesearch: the embedding model could not be loaded ({problem}); results come from "
+                       "keyword and graph" if problem else
+                       f"codesearch: vectors ready ({status.get('embedded_share', 1.0):.0%} of chunks); "
+                       "results are complete")
+
+    def show_info(self, message: str) -> None:
+        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Info, message=message))
 
     def word_at(self, uri: str, position: lsp.Position) -> str:
         document = self.workspace.get_text_document(uri)

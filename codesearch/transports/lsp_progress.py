@@ -26,23 +26,37 @@ def progress_of(status: dict[str, Any]) -> tuple[str, int | None] | None:
         return f"indexing: {done} {event.get('unit', '')}", None
     if not status.get("ready", True):
         return "indexing the repository", None
-    left = (status.get("embedding") or {}).get("chunks_without_vectors", 0)
+    if status.get("dormant"):  # asleep until the next request: nothing under way
+        return None
+    embedding = status.get("embedding") or {}
+    left = embedding.get("chunks_without_vectors", 0)
+    share = status.get("embedded_share")
+    if (left or status.get("vectors")) and not status.get("model_ready") and not status.get("model_error"):
+        return "loading the embedding model", None  # searches wait for it, or answer without vectors
     if left and status.get("model_ready"):
-        share = status.get("embedded_share") or 0.0
-        return f"embedding: {left} chunks left", int(share * 100)
-    if left and not status.get("model_error"):
-        return "loading the embedding model", None
+        eta = embedding.get("eta_seconds")
+        about = f", about {_duration(eta)} to go" if eta else ""
+        return f"embedding: {left} chunks left{about}", int((share or 0.0) * 100)
     return None
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(max(1, round(seconds)), 60)
+    return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
 
 
 class ProgressReporter:
     """Polls `fetch_status` on a thread of its own and drives `begin`, `report` and `end`
-    (each taking a message and a percentage) while there is something to show."""
+    (each taking a message and a percentage) while there is something to show; `when_caught_up`
+    callbacks run once the daemon has nothing left that answers lack (a partial answer's
+    correction)."""
 
     def __init__(self, fetch_status: Callable[[], dict | None], begin: Callable[[str, int | None], bool],
                  report: Callable[[str, int | None], None], end: Callable[[str], None]):
         self.fetch_status, self.begin, self.report, self.end = fetch_status, begin, report, end
         self.stopped = threading.Event()
+        self._wake = threading.Event()
+        self._caught_up: list[Callable[[dict], None]] = []
         self.thread = threading.Thread(target=self._loop, name="lsp-progress", daemon=True)
 
     def start(self) -> None:
@@ -50,6 +64,12 @@ class ProgressReporter:
 
     def stop(self) -> None:
         self.stopped.set()
+        self._wake.set()
+
+    def when_caught_up(self, callback: Callable[[dict], None]) -> None:
+        """Call `callback(status)` once the daemon shows nothing left to wait for; look now."""
+        self._caught_up.append(callback)
+        self._wake.set()
 
     def _loop(self) -> None:
         showing = False
@@ -67,5 +87,9 @@ class ProgressReporter:
             elif not now and showing and status is not None:
                 self.end("index ready")
                 showing = False
+            if not now and status is not None:
+                while self._caught_up:
+                    self._caught_up.pop(0)(status)
             last = now
-            self.stopped.wait(POLL_SECONDS if now or status is None else IDLE_POLL_SECONDS)
+            self._wake.wait(POLL_SECONDS if now or status is None or self._caught_up else IDLE_POLL_SECONDS)
+            self._wake.clear()

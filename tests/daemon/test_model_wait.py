@@ -13,16 +13,14 @@ import threading
 import time
 from dataclasses import replace
 
-import numpy as np
 import pytest
 from daemon_helpers import seed_repo, seeded_tree, start_daemon, wait_for  # noqa: F401 - fixtures
+from gated_daemon import GatedDaemon
 
 from codesearch.api.types import SearchRequest
 from codesearch.config import load_settings
 from codesearch.daemon.core import Daemon
 from codesearch.daemon.embedder import MODEL_WAIT_SECONDS
-from codesearch.embedding.backends import SharedEmbedder, create_embedder
-from codesearch.embedding.base import WrappedEmbedder
 
 QUESTION = "retry delay with exponential backoff"
 
@@ -45,35 +43,15 @@ def test_the_first_search_after_a_restart_uses_the_vectors_the_index_holds(reque
         daemon.start()
 
 
-class GatedModel(WrappedEmbedder):
-    """The real model, whose first query (the daemon's warm-up: its load) waits for `gate`."""
-
-    def __init__(self, inner, gate: threading.Event):
-        self.inner, self.gate = inner, gate
-
-    def encode_query(self, text: str) -> np.ndarray:
-        self.gate.wait()
-        return self.inner.encode_query(text)
-
-    def encode_documents(self, texts):
-        return self.inner.encode_documents(texts)
-
-
 @pytest.fixture
 def gated(seeded_tree):
     """(an in-process daemon over the embedded seed whose model loads once the gate opens, the gate)."""
-    settings = replace(load_settings(seeded_tree), daemon_embed_in_child=False)
-    gate = threading.Event()
-    model = create_embedder(settings)
-    model.encode_query("loaded now")  # so that the gate alone decides when the daemon has it
-    daemon = Daemon(seeded_tree, settings, embedder=SharedEmbedder(GatedModel(model, gate)))
-    daemon.start()
+    held = GatedDaemon(seeded_tree)
     try:
-        assert daemon.ready.wait(120), "the daemon's first reconcile"
-        yield daemon, gate
+        held.start()
+        yield held.daemon, held.gate
     finally:
-        gate.set()
-        daemon.stop()
+        held.close()
 
 
 def timed_search(daemon: Daemon, mode: str = "hybrid") -> tuple[dict, float]:

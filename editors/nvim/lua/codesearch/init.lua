@@ -13,6 +13,7 @@ M.config = {
   index_dir = nil, -- where the index lives (default: $CODESEARCH_INDEX_DIR, else ROOT/.codesearch)
   timeout_ms = 30000, -- how long a request may take
   start_timeout_ms = 600000, -- how long the first start (and first indexing) may take
+  watch_ms = 1000, -- after a partial answer, how often the daemon is asked whether answers are whole again
   -- a daemon the plugin starts stops after this long idle: "auto" (the daemon_idle_minutes setting), minutes, or "never"
   idle_stop = "auto",
 }
@@ -23,6 +24,16 @@ end
 
 local function notify(message, level)
   vim.notify("codesearch: " .. message, level or vim.log.levels.INFO)
+end
+
+-- A JSON value that is there (null arrives as vim.NIL, which Lua counts as true).
+local function given(value)
+  return value ~= nil and value ~= vim.NIL
+end
+
+-- A share (0 to 1) as a whole percentage, never rounded up to 100 before it is.
+local function percent(share)
+  return math.floor(100 * (given(share) and share or 0) + 1e-9)
 end
 
 -- The project of the current buffer: the nearest folder with an index, else with .git, else cwd.
@@ -181,9 +192,53 @@ function M.search(words, opts)
     end
     local title = (opts.files and "CodeSearchFiles " or "CodeSearch ") .. words
     if answer.partial then
-      title = title .. " (partial: vectors still being built)"
+      title = title .. string.format(" (partial: %d%% of chunks have vectors)", percent(answer.embedded_share))
+      if given(answer.note) then
+        notify(answer.note)
+      end
+      M.watch_until_whole(root)
     end
     show(title, answer.results, root)
+  end)
+end
+
+local watching = {} -- root -> the timer that watches its daemon after a partial answer
+
+-- After a partial answer: look at the daemon's status every `watch_ms` until its answers are
+-- whole again (the model loaded, every vector made) or cannot be (no model), then say so once.
+function M.watch_until_whole(root)
+  if watching[root] then
+    return
+  end
+  local timer = vim.loop.new_timer()
+  watching[root] = timer
+  local asking = false
+  local function stop(message)
+    if watching[root] ~= timer then
+      return
+    end
+    watching[root] = nil
+    timer:stop()
+    timer:close()
+    notify(message)
+  end
+  timer:start(M.config.watch_ms, M.config.watch_ms, function()
+    if asking then
+      return
+    end
+    asking = true
+    rpc.request(socket_of(root), "status", nil, function(err, s)
+      asking = false
+      if err then
+        return
+      end
+      if given(s.model_error) then
+        stop("no embedding model (" .. s.model_error .. "): results come from keyword and graph")
+      elseif s.model_ready and (s.embedding or {}).chunks_without_vectors == 0 then
+        stop(string.format("vectors ready (%d%% embedded): search again for complete results",
+          percent(s.embedded_share)))
+      end
+    end, M.config.timeout_ms)
   end)
 end
 
@@ -205,11 +260,26 @@ function M.relations(direction, name)
   end)
 end
 
+-- The daemon's status in a line: its own share of vectors (what its answers use) and what it waits for.
+function M.status_line(s, root)
+  local embedding = s.embedding or {}
+  local waiting = ""
+  if s.dormant then
+    waiting = ", dormant until the next request"
+  elseif given(s.model_error) then
+    waiting = ", no embedding model (" .. s.model_error .. ")"
+  elseif not s.model_ready and (s.vectors > 0 or (embedding.chunks_without_vectors or 0) > 0) then
+    waiting = ", the embedding model is loading"
+  elseif given(embedding.eta_seconds) then
+    waiting = string.format(", %d left, about %d s to go", embedding.chunks_without_vectors, math.ceil(embedding.eta_seconds))
+  end
+  return string.format("%s: %d files, %d chunks, %d%% embedded%s, %d changes pending%s", root, s.files, s.chunks,
+    percent(s.embedded_share), waiting, s.pending_changes, s.ready and "" or " (still starting)")
+end
+
 function M.status()
   M.request("status", nil, function(s, root)
-    local share = s.chunks > 0 and math.floor(100 * s.vectors / s.chunks) or 100
-    notify(string.format("%s: %d files, %d chunks, %d%% embedded, %d changes pending%s", root, s.files, s.chunks,
-      share, s.pending_changes, s.ready and "" or " (still starting)"))
+    notify(M.status_line(s, root))
   end)
 end
 
