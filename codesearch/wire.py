@@ -9,6 +9,7 @@ Light on purpose: the CLI imports it to talk to a daemon without loading any sea
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from collections.abc import Callable
@@ -19,8 +20,25 @@ from .text import text_problem
 R = TypeVar("R", bound="Record")
 
 
+# Unicode's White_Space, as a regular expression's character class: what a blank field holds. Named
+# one by one because `\s` differs between Python (which counts \x1c-\x1f) and the ECMAScript and
+# Rust engines that read a published pattern; `is_blank` and the patterns use this one set.
+BLANKS = r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK_PATTERN = f"[^{BLANKS}]"
+_BLANK = re.compile(f"[{BLANKS}]*")
+
+
+def is_blank(text: str) -> bool:
+    """Whether `text` holds nothing but blanks (as NOT_BLANK_PATTERN, published, says)."""
+    return _BLANK.fullmatch(text) is not None
+
+
 class RequestError(ValueError):
     """A request that cannot be answered as asked (a missing field, a bad type or value)."""
+
+
+class NotFound(RequestError):
+    """A well-formed request for something that is not there (a file, a chunk id): HTTP's 404."""
 
 
 class Record:
@@ -39,8 +57,11 @@ class Record:
     RANGES: ClassVar[dict[str, tuple[float, float]]] = {}
     # more JSON Schema for a field than its type says (an enum of allowed words, a pattern)
     SCHEMA: ClassVar[dict[str, dict[str, Any]]] = {}
-    # string fields that must hold more than blanks (checked by `check`, published as a pattern)
+    # string fields that must hold more than blanks when given (checked by `check`, published as a pattern)
     NOT_BLANK: ClassVar[frozenset[str]] = frozenset()
+    # more JSON Schema for the whole object: a rule between fields that the record's __post_init__
+    # checks (a path or a chunk id), so that the schema accepts what the check accepts
+    OBJECT_SCHEMA: ClassVar[dict[str, Any]] = {}
 
     def __post_init__(self) -> None:
         self.check()
@@ -51,7 +72,8 @@ class Record:
             for name in _plan(type(self)).texts:
                 _check_text(name, getattr(self, name))
         for name in self.NOT_BLANK:
-            if not getattr(self, name).strip():
+            value = getattr(self, name)
+            if value is not None and is_blank(value):
                 raise RequestError(f"the {name} is empty")
         for name, (low, high) in self.RANGES.items():
             value = getattr(self, name)
@@ -276,6 +298,9 @@ def _read_bool(value: Any) -> bool:
 
 
 def _read_int(value: Any) -> int:
+    """An integer, also as JSON Schema counts one: 509.0 is 509."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise _Bad(f"must be an integer, not {_json_type(value)}")
     return value
@@ -319,10 +344,13 @@ def json_depth(value: Any, limit: int) -> int:
     return deepest
 
 
-def json_schema(cls: type[Record], *, omit: frozenset[str] = frozenset()) -> dict[str, Any]:
+def json_schema(cls: type[Record], *, omit: frozenset[str] = frozenset(),
+                between_fields: bool = True) -> dict[str, Any]:
     """The JSON Schema (2020-12 subset) of a record as `from_dict` reads it and `to_dict` writes
     it: every wire field with its type, description and bounds; fields without a default are
-    required. Nested records are written inline (the contract's records are small)."""
+    required; with `between_fields`, the record's OBJECT_SCHEMA (some tool-calling APIs refuse
+    anyOf and oneOf at a schema's top). Nested records are written inline (the contract's
+    records are small)."""
     hints = typing.get_type_hints(cls)
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -332,8 +360,8 @@ def json_schema(cls: type[Record], *, omit: frozenset[str] = frozenset()) -> dic
         schema = _type_schema(hints[f.name])
         if f.name in cls.DOCS:
             schema["description"] = cls.DOCS[f.name]
-        if f.name in cls.NOT_BLANK:
-            schema["pattern"] = r"\S"
+        if cls.DOCS:  # a request: its text is checked by `_check_text`
+            _pattern_strings(schema, _NOT_BLANK_TEXT if f.name in cls.NOT_BLANK else _TEXT)
         schema.update(cls.SCHEMA.get(f.name, {}))
         if f.name in cls.RANGES:
             low, high = cls.RANGES[f.name]
@@ -346,9 +374,28 @@ def json_schema(cls: type[Record], *, omit: frozenset[str] = frozenset()) -> dic
     out: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         out["required"] = required
+    if between_fields:
+        out.update(cls.OBJECT_SCHEMA)
     if cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "("):  # not dataclass's generated one
         out["description"] = " ".join(cls.__doc__.split())
     return out
+
+
+# what `text_problem` lets through, as a pattern: no NUL (a lone surrogate is no Unicode text, so a
+# schema has no need to, and the Rust regex engines of schema validators cannot, name one); and
+# with more than blanks
+_TEXT = r"^[^\u0000]*$"
+_NOT_BLANK_TEXT = rf"^[^\u0000]*[^\u0000{BLANKS}][^\u0000]*$"
+
+
+def _pattern_strings(schema: dict[str, Any], pattern: str) -> None:
+    """Give every string in a field's schema (itself, an option of it, its items) the pattern."""
+    if schema.get("type") == "string":
+        schema["pattern"] = pattern
+    for option in schema.get("anyOf", ()):
+        _pattern_strings(option, pattern)
+    if schema.get("type") == "array":
+        _pattern_strings(schema["items"], pattern)
 
 
 def _type_schema(hint: Any) -> dict[str, Any]:

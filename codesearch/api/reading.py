@@ -12,17 +12,18 @@ import os
 from ..access import AccessRule
 from ..indexing.index import Index
 from ..paths import NotRegularFile, OutsideRoot, confine, inside, on_disk, open_checked
-from ..wire import RequestError
+from ..wire import NotFound, RequestError
 from .types import MAX_READ_LINES, ReadAnswer, ReadRequest
 
 
 def read_source(index: Index, request: ReadRequest) -> ReadAnswer:
-    """Raises RequestError (OutsideRoot among them) for anything that cannot be read as asked."""
+    """Raises RequestError for anything that cannot be read as asked: OutsideRoot for what
+    lies outside the repository or is private, NotFound for what is not there."""
     end: int | None
     if request.id is not None:
         chunk = index.catalog.files.chunks_by_ids([request.id]).get(request.id)
         if chunk is None:
-            raise RequestError(f"no chunk with id {request.id!r} (the file may have changed: search again)")
+            raise NotFound(f"no chunk with id {request.id!r} (the file may have changed: search again)")
         rel, start, end = chunk.path, chunk.start_line, chunk.end_line
     else:
         assert request.path is not None
@@ -47,13 +48,13 @@ def _read_lines(index: Index, rel: str, start: int, end: int | None) -> ReadAnsw
                 if start <= total <= last:
                     lines.append(raw.decode("utf-8", errors="replace"))
     except NotRegularFile as exc:
-        raise RequestError(f"{rel} is {exc.kind}, not a file") from None
+        raise NotFound(f"{rel} is {exc.kind}, not a file") from None
     except FileNotFoundError:
-        raise RequestError(f"{rel} does not exist") from None
+        raise NotFound(f"{rel} does not exist") from None
     except OSError as exc:
         raise RequestError(f"{rel} cannot be read ({exc.strerror or exc})") from None
     if start > max(total, 1):
-        raise RequestError(f"{rel} has {total} lines; start_line {start} is past its end")
+        raise NotFound(f"{rel} has {total} lines; start_line {start} is past its end")
     wanted_end = total if end is None else min(end, total)
     returned_end = start - 1 + len(lines)
     return ReadAnswer(path=rel, start_line=start, end_line=returned_end, total_lines=total,

@@ -227,11 +227,17 @@ class ReadRequest(Record):
 
     DOCS = {"path": "A file, relative to the root; it must lie inside the repository.",
             "start_line": "First line (1-based); default 1.",
-            "end_line": "Last line, inclusive; default the end of the file (at most 2,000 lines per read).",
+            "end_line": "Last line, inclusive; default the end of the file (at most 2,000 lines per read); "
+                        "an end_line before start_line reads no line.",
             "id": "A chunk id from a search result, instead of path and lines.",
             "repo": "In a workspace: the repository (by name) the path or id belongs to."}
     RANGES = {"start_line": (1, 1 << 31), "end_line": (1, 1 << 31)}
     OMIT_WHEN_NONE = frozenset({"repo"})
+    NOT_BLANK = frozenset({"path"})
+    OBJECT_SCHEMA = {"oneOf": [
+        {"required": ["path"], "properties": {"path": {"type": "string"}, "id": {"type": "null"}}},
+        {"required": ["id"], "properties": {"id": {"type": "string"}, "path": {"type": "null"},
+                                            "start_line": {"type": "null"}, "end_line": {"type": "null"}}}]}
 
     path: str | None = None
     start_line: int | None = None
@@ -245,8 +251,6 @@ class ReadRequest(Record):
         if self.id is not None and (self.start_line is not None or self.end_line is not None):
             raise RequestError("lines go with a path, not with a chunk id")
         self.check()
-        if self.start_line and self.end_line and self.end_line < self.start_line:
-            raise RequestError(f"end_line {self.end_line} is before start_line {self.start_line}")
 
 
 @dataclass(frozen=True)

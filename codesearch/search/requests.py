@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from ..filters import Filters
 from ..vocabulary import MODES, RETRIEVER_NAMES
-from ..wire import Record, RequestError
+from ..wire import BLANKS, NOT_BLANK_PATTERN, Record, RequestError, is_blank
 
 MAX_LIMIT = 1000
 MAX_QUERY_CHARS = 65_536  # a longer query is cut here, and the answer says so
@@ -134,6 +134,8 @@ class RelationsRequest(Record):
             "filters": "Only results of this language, of this kind, or whose path matches this glob."}
     RANGES = {"depth": (1, MAX_RELATION_DEPTH), "limit": (1, MAX_LIMIT)}
     OMIT_WHEN_NONE = frozenset({"id", "across", "limit"})
+    OBJECT_SCHEMA = {"anyOf": [{"required": ["name"], "properties": {"name": {"pattern": NOT_BLANK_PATTERN}}},
+                               {"required": ["id"], "properties": {"id": {"type": "string", "minLength": 1}}}]}
 
     name: str = ""
     depth: int = 1
@@ -144,7 +146,7 @@ class RelationsRequest(Record):
     direction: Direction = field(default="callers", metadata={"wire": False})  # set by the method called
 
     def __post_init__(self) -> None:
-        if not self.name.strip() and not self.id:
+        if is_blank(self.name) and not self.id:
             raise RequestError("give a name or a chunk id: the name is empty")
         self.check()
 
@@ -354,6 +356,8 @@ class GrepRequest(Record):
     }
     RANGES = {"before": (0, MAX_GREP_CONTEXT), "after": (0, MAX_GREP_CONTEXT), "limit": (1, MAX_GREP_MATCHES)}
     NOT_BLANK = frozenset({"pattern"})
+    # a match lies within one line: a pattern that holds a line break is refused
+    SCHEMA = {"pattern": {"pattern": rf"^[^\u0000\n]*[^\u0000{BLANKS}][^\u0000\n]*$"}}
     OMIT_WHEN_NONE = frozenset({"paths"})
 
     pattern: str
@@ -367,6 +371,11 @@ class GrepRequest(Record):
     sort: GrepSort = "rank"
     limit: int = 1000
     explain: bool = False
+
+    def __post_init__(self) -> None:
+        self.check()
+        if "\n" in self.pattern:
+            raise RequestError("the pattern holds a line break: grep matches within one line")
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,8 @@ from ..api.methods import call
 from ..api.protocol import Service, ServiceUnavailable
 from ..daemon.http_address import HttpAddress, check_exposure
 from ..gc_pause import paused_gc
-from ..wire import RequestError
+from ..paths import OutsideRoot
+from ..wire import NotFound, RequestError
 from . import limits
 from .openapi import OPENAPI_PATH, Route, openapi_document, routes
 
@@ -140,11 +141,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The base class's own errors (a bad request line, headers too large, a method it has
-        no handler for) as JSON too; an unknown method is 405 there, as everywhere."""
+        no handler for) as JSON too; a method it has no handler for gets what any other method
+        the endpoint does not take gets: 405 with `Allow` (404 where there is no endpoint)."""
+        reply = _Reply(code, _CODES.get(code, "error"), message or explain or "")
         if code == 501:
-            code, message = 405, f"{self.command} is not a method this server takes"
+            try:
+                route = self._route(self.command)
+            except _Reply as refused:
+                reply = refused
+            else:
+                reply = _Reply(405, _CODES[405], f"{self.command} is not a method this server takes",
+                               {"Allow": route.verb})
         self.close_connection = True
-        self._send(code, _encode({"error": {"code": _CODES.get(code, "error"), "message": message or explain or ""}}))
+        self._send(reply.status, _encode(reply.body()), reply.headers)
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)
@@ -259,6 +268,10 @@ class _Handler(BaseHTTPRequestHandler):
             raise _Reply(400, "bad_request", "the body must be a JSON object")
         try:
             return call(self.server.service, method, params)
+        except OutsideRoot as exc:
+            raise _Reply(403, "forbidden", str(exc)) from None
+        except NotFound as exc:
+            raise _Reply(404, "not_found", str(exc)) from None
         except RequestError as exc:
             raise _Reply(400, "bad_request", str(exc)) from None
         except Busy as exc:

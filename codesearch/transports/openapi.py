@@ -36,15 +36,17 @@ ERRORS = {
     "400": "The request cannot be answered as asked: not JSON, a missing or wrong field (the message names it), "
            "or ambiguous framing (two Content-Length headers, Transfer-Encoding with Content-Length).",
     "401": "The server has a token and the request did not carry it as `Authorization: Bearer TOKEN`.",
-    "403": "A loopback server without a token answers only requests addressed to localhost.",
-    "404": "No such endpoint.",
-    "405": "The endpoint takes the other HTTP method.",
+    "403": "A path outside the repository, or one it keeps private (.git, the index folder, an ignored file that "
+           "looks like a secret); or a request to a loopback server without a token not addressed to localhost.",
+    "404": "No such endpoint, or no such file, line or chunk id in the repository.",
+    "405": "The endpoint takes the other HTTP method (the `Allow` header names it).",
     "411": "A chunked body: send a Content-Length.",
     "413": "The body is larger than 1 MiB.",
     "415": "A POST without Content-Type: application/json (body or not).",
     "500": "A bug: the message says which exception; the daemon's log has the rest.",
     "503": "The index cannot answer now (busy, or being rebuilt): try again after Retry-After seconds.",
 }
+ERROR_HEADERS = {"401": "WWW-Authenticate", "405": "Allow", "503": "Retry-After"}  # sent with every such answer
 ERROR_SCHEMA = {
     "type": "object", "required": ["error"], "additionalProperties": False,
     "properties": {"error": {"type": "object", "required": ["code", "message"], "additionalProperties": False,
@@ -62,13 +64,14 @@ def _operation(name: str, route: Route) -> dict[str, Any]:
     method = METHODS[route.method]
     errors = {code: {"description": text, "content": _json({"$ref": "#/components/schemas/Error"})}
               for code, text in ERRORS.items()}
+    for code, header in ERROR_HEADERS.items():
+        errors[code]["headers"] = {header: {"required": True, "schema": {"type": "string"}}}
     op: dict[str, Any] = {
         "operationId": name, "summary": method.summary,
         "responses": {"200": {"description": "The answer: the same JSON as the CLI's --json and the socket's.",
                               "content": _json(json_schema(method.answer))}, **errors}}
-    if route.verb == "POST":
-        schema = json_schema(method.request)
-        op["requestBody"] = {"required": bool(schema.get("required")), "content": _json(schema)}
+    if route.verb == "POST":  # a body is required: `{}` where every field is optional (see 415)
+        op["requestBody"] = {"required": True, "content": _json(json_schema(method.request))}
     return op
 
 
