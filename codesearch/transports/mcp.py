@@ -14,6 +14,7 @@ import logging
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +55,22 @@ class Tool:
     params: Callable[[dict[str, Any]], dict[str, Any]] = field(default=lambda arguments: arguments)
     schema: Callable[[], dict[str, Any]] | None = None  # default: the method's request schema
 
+    @cached_property
     def input_schema(self) -> dict[str, Any]:
+        """What the tool publishes, and what `unknown_argument` checks arguments against. Rules
+        between fields (a path or an id) stay out: agents' APIs refuse anyOf and oneOf at the top
+        of a tool's schema; the method's own check still applies them."""
         if self.schema is not None:
             return self.schema()
-        return json_schema(METHODS[self.method].request)
+        return json_schema(METHODS[self.method].request, between_fields=False)
+
+    def unknown_argument(self, arguments: dict[str, Any]) -> str | None:
+        """Why the arguments name a field the tool does not publish, or None."""
+        known = self.input_schema["properties"]
+        unknown = sorted(set(arguments) - set(known))
+        if not unknown:
+            return None
+        return f"arguments: unknown field {unknown[0]!r}; known: {', '.join(known)}"
 
     def output_schema(self) -> dict[str, Any]:
         return json_schema(METHODS[self.method].answer)
@@ -66,7 +79,7 @@ class Tool:
 def _flat_schema(request: type[Record], names: tuple[str, ...]) -> Callable[[], dict[str, Any]]:
     """The request's schema with the named filters at the top level (one level less for an agent)."""
     def schema() -> dict[str, Any]:
-        out = json_schema(request, omit=HIDDEN)
+        out = json_schema(request, omit=HIDDEN, between_fields=False)
         filters = json_schema(Filters)["properties"]
         out["properties"].update({name: filters[name] for name in names})
         return out
@@ -148,8 +161,12 @@ class CodeSearchTools:
         if tool is None:
             raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOLS_BY_NAME)}")
         method = METHODS[tool.method]
+        arguments = dict(arguments or {})
+        unknown = tool.unknown_argument(arguments)
+        if unknown:
+            raise ToolError(unknown)
         try:
-            request = method.request.from_dict(tool.params(dict(arguments or {})), "arguments")
+            request = method.request.from_dict(tool.params(arguments), "arguments")
             answer = self.session.call(lambda client: method.call(client, request))
         except RequestError as exc:
             raise ToolError(str(exc)) from None
@@ -169,7 +186,7 @@ def build_server(tools: CodeSearchTools):
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
-    listed = [types.Tool(name=t.name, description=t.description, input_schema=t.input_schema(),
+    listed = [types.Tool(name=t.name, description=t.description, input_schema=t.input_schema,
                          output_schema=t.output_schema(),
                          annotations=types.ToolAnnotations(read_only_hint=t.read_only, open_world_hint=False))
               for t in TOOLS]

@@ -156,6 +156,24 @@ def test_errors_are_tool_errors_the_agent_can_read(repo):
     assert errors["still fine"]["results"]
 
 
+def test_an_unknown_argument_is_told_the_fields_the_tool_publishes(repo):
+    async def script(client):
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        errors = {name: error_of(await client.call_tool(name, {**arguments, "bogus": 1}))
+                  for name, arguments in (("search", {"query": "x"}), ("grep", {"pattern": "x"}),
+                                          ("read", {"path": "config.py"}), ("callers", {"name": "main"}))}
+        hidden = error_of(await client.call_tool("search", {"query": "x", "explain": True}))
+        return listed, errors, hidden
+
+    listed, errors, hidden = run_session(repo, script)
+    for name, message in errors.items():
+        published = list(listed[name].input_schema["properties"])
+        assert message == f"arguments: unknown field 'bogus'; known: {', '.join(published)}", message
+    assert "language" in errors["search"] and not {"filters", "explain", "truncated"} & set(
+        errors["search"].split("known: ")[1].split(", "))
+    assert hidden.startswith("arguments: unknown field 'explain'")
+
+
 def test_a_daemon_killed_mid_session_is_started_again(repo):
     daemon = Daemon(repo)
 
