@@ -40,6 +40,7 @@ from .stemming import porter
 MAX_QUERY_TERMS = 256
 OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
 MAX_CALL_SITES = 1000
+MAX_SCOPED_BRANCHES = 8  # up to this many branches searched, the expression names each one's live generation
 TEAM_RETRIEVERS = ("vector", "keyword")  # the call graph answers relations here, not searches
 
 
@@ -89,10 +90,18 @@ class TeamSearcher:
         return {(s.repo, s.branch): self.live(s) for s in states}
 
     @staticmethod
-    def expression(states: list[RepoState], filters: Filters) -> str:
-        """The Milvus filter: the live generations of the branches covered, and the filters."""
-        scopes = " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})" for s in states)
-        parts = [f"({scopes})"]
+    def expression(states: list[RepoState], filters: Filters, scope: Scope | None = None) -> str:
+        """The Milvus filter: the branches covered and the filters. Which rows are live is checked
+        on the candidates (their generation against the live file map): an expression naming every
+        branch's generation grew with the number of repositories, and so did each search's time."""
+        parts = []
+        if scope is not None and scope.repo is not None:
+            parts.append(f"repo == {literal(scope.repo)}")
+        if scope is not None and scope.branch is not None:
+            parts.append(f"branch == {literal(scope.branch)}")
+        if len(states) <= MAX_SCOPED_BRANCHES:  # a few: each branch's generations being written left out
+            parts.append("(" + " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})"
+                                           for s in states) + ")")
         if filters.language:
             parts.append(f"language == {literal(filters.language)}")
         if filters.kind:
@@ -101,7 +110,7 @@ class TeamSearcher:
             likes = [_like(g) for g in sql_globs(filters.path_glob)]
             if all(likes):
                 parts.append("(" + " or ".join(f"path like {literal(x)}" for x in likes if x) + ")")
-        return " and ".join(parts)
+        return " and ".join(parts) or 'repo != ""'
 
     # --- search -----------------------------------------------------------------------------
     def search(self, request: SearchRequest, scope: Scope | None = None) -> SearchAnswer:
@@ -121,7 +130,7 @@ class TeamSearcher:
         elif request.mode == "graph":
             notes.append("the team store answers relations from its call sites, not graph searches")
         else:
-            where = self.expression(states, query.filters)
+            where = self.expression(states, query.filters, scope)
             for name in names:
                 t = time.perf_counter()
                 hits = self._keyword(query, where, candidates) if name == "keyword" else \

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""The team store on the shared benchmark: the 22 repositories indexed into one Milvus Lite store,
+NDCG@10 per repository beside the local store's (same process, same queries), query latency
+through the HTTP team service, one changed file from `index` start to searchable, and a scale run
+(the store's chunks repeated under other repository names).
+
+Usage: scripts/bench_team.py [--store /tmp/team-bench.db] [--scale-chunks N] [--json OUT] [NAME ...]
+
+Vectors: each chunk's vector is taken from the local index's embedding cache
+(~/.cache/codesearch-bench-index/NAME, made by scripts/bench_quality.py) when its embed-text hash
+matches (the same model, the same text: the same vector, as the local store holds it); the rest
+are embedded by the model. The local figures come from the same indexes in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np
+
+from codesearch.config import load_settings
+from codesearch.daemon.http_address import HttpAddress
+from codesearch.embedding.backends import process_embedder
+from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, benchmark_roots, half_of
+from codesearch.eval.metrics import mean, score_query
+from codesearch.indexing.index import Index
+from codesearch.search.requests import SearchRequest
+from codesearch.search.searcher import Searcher
+from codesearch.team.front import index_repository, open_store
+from codesearch.team.milvus_store import CHUNKS, FILES, MilvusStore, row_uid
+from codesearch.team.team_search import Scope, TeamSearcher
+from codesearch.team.team_service import TeamService
+from codesearch.transports.http import HttpServer
+
+SCALE_BATCH = 2000
+
+
+class CachedVectors:
+    """Vectors from a local index's embedding cache by text hash, the model for the rest."""
+
+    def __init__(self, index: Index, embedder):
+        self.index = index
+        self.embedder = embedder
+        self.hits = 0
+        self.embedded = 0
+
+    def __call__(self, hashes, texts) -> np.ndarray:
+        cached = self.index.catalog.vectors.cached(list(hashes))
+        missing = [i for i, h in enumerate(hashes) if h not in cached]
+        made = self.embedder.encode_documents([texts[i] for i in missing]) if missing else []
+        out = np.zeros((len(hashes), self.embedder.dimension), dtype=np.float32)
+        for i, h in enumerate(hashes):
+            if h in cached:
+                out[i] = cached[h]
+        for i, vector in zip(missing, made):
+            out[i] = vector
+        self.hits += len(hashes) - len(missing)
+        self.embedded += len(missing)
+        return out
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))] if ordered else 0.0
+
+
+def post(conn: http.client.HTTPConnection, path: str, body: dict) -> dict:
+    conn.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+    return json.loads(conn.getresponse().read())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--store", type=Path, default=Path(tempfile.gettempdir()) / "codesearch-team-bench.db")
+    parser.add_argument("--bench-dir", type=Path, default=DEFAULT_CHECKOUTS)
+    parser.add_argument("--index-root", type=Path, default=Path.home() / ".cache/codesearch-bench-index")
+    parser.add_argument("--annotations", type=Path, default=SHARED_BENCH / "annotations")
+    parser.add_argument("--repos-json", type=Path, default=SHARED_BENCH / "repos.json")
+    parser.add_argument("--scale-chunks", type=int, default=0, help="repeat the store's chunks toward this many")
+    parser.add_argument("--scale-minutes", type=float, default=20.0, help="stop the scale run after this long")
+    parser.add_argument("--fresh", action="store_true", help="start from an empty store")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("names", nargs="*")
+    args = parser.parse_args()
+    if args.fresh and args.store.exists():
+        shutil.rmtree(args.store) if args.store.is_dir() else args.store.unlink()
+    roots = benchmark_roots(args.repos_json, args.bench_dir, args.names)
+    settings = load_settings(None)
+    embedder = process_embedder(settings)
+    store = open_store(f"milvus://{args.store}")
+    figures: dict = {"per_repo": {}, "index": {}}
+    local_latency: list[float] = []
+    queries_of: dict[str, list[dict]] = {}
+    for name, root in roots:
+        index = Index(root, settings, args.index_root / name, embedder=embedder)
+        vectors = CachedVectors(index, embedder)
+        t = time.perf_counter()
+        report = index_repository(store, root, settings, name=name, branch="main", embedder=embedder,
+                                  vectors=vectors)
+        figures["index"][name] = {"seconds": round(time.perf_counter() - t, 2), "chunks": report.chunks_written,
+                                  "vectors_from_local_index": vectors.hits, "vectors_embedded": vectors.embedded}
+        queries = queries_of[name] = json.loads((args.annotations / f"{name}.json").read_text())
+        team = TeamSearcher(store, settings, embedder)
+        local = Searcher(index)
+        team_scores, local_scores = [], []
+        for q in queries:
+            request = SearchRequest(query=q["query"], limit=30)
+            answer = local.search(request)
+            local_latency.append(answer.timing_ms["total"])
+            local_scores.append(score_query([r.to_dict() for r in answer.results], q["relevant"],
+                                            q.get("secondary", []))["ndcg@10"])
+            mine = team.search(request, Scope(repo=name))
+            team_scores.append(score_query([r.to_dict() for r in mine.results], q["relevant"],
+                                           q.get("secondary", []))["ndcg@10"])
+        figures["per_repo"][name] = {"half": half_of(name), "local": mean(local_scores), "team": mean(team_scores)}
+        print(f"[{name}] {report.summary()}; vectors {vectors.hits} from the local index, {vectors.embedded} "
+              f"embedded; NDCG@10 local {mean(local_scores):.3f} team {mean(team_scores):.3f}", file=sys.stderr)
+        index.close()
+    per_repo = figures["per_repo"]
+    figures["mean"] = {"local": mean([v["local"] for v in per_repo.values()]),
+                       "team": mean([v["team"] for v in per_repo.values()])}
+    for half in ("A", "B"):
+        figures[f"half_{half}"] = {k: mean([v[k] for v in per_repo.values() if v["half"] == half] or [0.0])
+                                   for k in ("local", "team")}
+    figures["local_latency_ms"] = {"p50": percentile(local_latency, 0.5), "p95": percentile(local_latency, 0.95)}
+    figures["http_latency_ms"] = http_latency(store, settings, embedder, queries_of)
+    figures["incremental"] = incremental(store, settings, embedder, roots)
+    figures["store_bytes"] = folder_bytes(args.store)
+    if args.scale_chunks:
+        figures["scale"] = scale(store, settings, embedder, args.scale_chunks, args.scale_minutes, args.store,
+                                 [q["query"] for qs in queries_of.values() for q in qs][:100])
+    report_figures(figures)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1))
+    store.close()
+    return 0
+
+
+def http_latency(store: MilvusStore, settings, embedder, queries_of: dict[str, list[dict]]) -> dict:
+    """Every query across all repositories at once, through the HTTP team service (one client)."""
+    server = HttpServer(HttpAddress("127.0.0.1", 0), TeamService(store, settings, embedder))
+    server.serve_in_thread()
+    conn = http.client.HTTPConnection(server.address.host, server.address.port, timeout=120)
+    took = []
+    try:
+        for queries in queries_of.values():
+            for q in queries:
+                t = time.perf_counter()
+                post(conn, "/v1/codebase/search", {"query": q["query"], "limit": 10})
+                took.append((time.perf_counter() - t) * 1000)
+    finally:
+        conn.close()
+        server.close()
+    return {"p50": percentile(took, 0.5), "p95": percentile(took, 0.95), "queries": len(took)}
+
+
+def incremental(store: MilvusStore, settings, embedder, roots) -> dict:
+    """A copy of the first repository indexed, one of its files changed: from `index` start until a
+    search finds the new word."""
+    name, root = roots[0]
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / name
+        shutil.copytree(root, copy)
+        index_repository(store, copy, settings, name=f"{name}-edit", branch="main", embedder=embedder)
+        changed = next(p for p in sorted(copy.rglob("*")) if p.is_file() and p.suffix in (".py", ".js", ".ts",
+                                                                                            ".go", ".rs", ".java"))
+        changed.write_text(changed.read_text() + "\n\ndef zanzibar_quokka_marker():\n    return 42\n")
+        t = time.perf_counter()
+        report = index_repository(store, copy, settings, name=f"{name}-edit", branch="main", embedder=embedder)
+        found = False
+        team = TeamSearcher(store, settings, None)
+        while not found and time.perf_counter() - t < 60:
+            answer = team.search(SearchRequest(query="zanzibar_quokka_marker", mode="keyword"),
+                                 Scope(repo=f"{name}-edit"))
+            found = any(r.name == "zanzibar_quokka_marker" for r in answer.results)
+        seconds = time.perf_counter() - t
+    return {"repo": name, "file": str(changed.relative_to(copy)), "seconds": round(seconds, 2), "found": found,
+            "modified": report.modified, "chunks_written": report.chunks_written}
+
+
+def scale(store: MilvusStore, settings, embedder, target: int, minutes: float, path: Path,
+          queries: list[str]) -> list[dict]:
+    """The store's chunks inserted again under other repository names (with their files rows, so
+    that they are live), measured at each doubling until `target` chunks or `minutes`."""
+    base = list(store.rows(CHUNKS, 'repo != ""', ("uid", "repo", "branch", "gen", "chunk_id", "parent_id", "path",
+                                                   "language", "kind", "name", "qualified_name", "signature",
+                                                   "docstring", "start_line", "end_line", "name_line",
+                                                   "name_column", "part", "content_hash", "text", "has_vector",
+                                                   "keywords", "dense")))
+    files = list(store.rows(FILES, 'repo != ""', ["repo", "branch", "gen", "path", "hash", "deleted"]))
+    states = {(s.repo, s.branch): s for s in store.states()}
+    steps = []
+    total = len(base)
+    started = time.monotonic()
+    copy = 0
+    next_measure = total * 2
+    while total < target and time.monotonic() - started < minutes * 60:
+        copy += 1
+        for start in range(0, len(base), SCALE_BATCH):
+            rows = []
+            for row in base[start:start + SCALE_BATCH]:
+                new = dict(row)
+                new["repo"] = f"{row['repo']}~{copy}"
+                new["uid"] = row_uid(new["repo"], row["branch"], row["gen"], row["chunk_id"])
+                new["dense"] = list(map(float, row["dense"]))
+                new.pop("sparse", None)
+                rows.append(new)
+            store.insert(CHUNKS, rows)
+        store.insert(FILES, [dict(f, repo=f"{f['repo']}~{copy}", uid=row_uid(f"{f['repo']}~{copy}", f["branch"],
+                                                                                f["path"], f["gen"])) for f in files])
+        for (repo, _), state in states.items():
+            twin = type(state)(**{**state.__dict__, "repo": f"{repo}~{copy}"})
+            store.put_state(twin)
+        total += len(base)
+        if total >= next_measure or total >= target:
+            store.flush()
+            steps.append(measure(store, settings, embedder, total, path, queries, time.monotonic() - started))
+            print(f"[scale] {steps[-1]}", file=sys.stderr)
+            next_measure = total * 2
+    return steps
+
+
+def measure(store: MilvusStore, settings, embedder, total: int, path: Path, queries: list[str],
+            elapsed: float) -> dict:
+    team = TeamSearcher(store, settings, embedder)
+    took = []
+    for text in queries[:40]:
+        t = time.perf_counter()
+        team.search(SearchRequest(query=text, limit=10))
+        took.append((time.perf_counter() - t) * 1000)
+    return {"chunks": total, "p50_ms": round(statistics.median(took), 1), "p95_ms": round(percentile(took, 0.95), 1),
+            "store_bytes": folder_bytes(path), "rss_mb": rss_mb(), "elapsed_s": round(elapsed, 1)}
+
+
+def folder_bytes(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return 0.0
+
+
+def report_figures(figures: dict) -> None:
+    print("\nNDCG@10 per repository: local store | team store (Milvus Lite)")
+    for name, v in figures["per_repo"].items():
+        print(f"  {name:<20} {v['half']}  {v['local']:.3f}  {v['team']:.3f}  {v['team'] - v['local']:+.3f}")
+    m = figures["mean"]
+    print(f"mean: local {m['local']:.3f} team {m['team']:.3f} ({m['team'] - m['local']:+.3f})")
+    for half in ("A", "B"):
+        h = figures[f"half_{half}"]
+        print(f"half {half}: local {h['local']:.3f} team {h['team']:.3f}")
+    print(f"local in-process query latency: p50 {figures['local_latency_ms']['p50']:.1f} ms, "
+          f"p95 {figures['local_latency_ms']['p95']:.1f} ms")
+    h = figures["http_latency_ms"]
+    print(f"team HTTP query latency over all repositories: p50 {h['p50']:.1f} ms, p95 {h['p95']:.1f} ms "
+          f"({h['queries']} queries)")
+    print(f"incremental: {figures['incremental']}")
+    print(f"store bytes: {figures['store_bytes']}")
+    for step in figures.get("scale", []):
+        print(f"scale: {step}")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sys.exit(main())
