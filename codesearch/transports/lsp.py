@@ -64,6 +64,15 @@ SYMBOL_KINDS = {
 }
 
 
+def symbol_matches(query: str, name: str, qualified_name: str) -> bool:
+    """Whether an editor's symbol search shows a definition for what was typed: the query's
+    characters, in order and in any case, within the name (`pcfg` finds parse_config), or within
+    the qualified name when the query holds a dot. The `symbols` method also ranks definitions
+    whose words the query only resembles; a symbol list shows none of those."""
+    chars = iter((qualified_name if "." in query else name).casefold())
+    return all(c in chars for c in query.casefold() if not c.isspace())
+
+
 class RequestFailed(JsonRpcException):
     """An LSP error reply with one line the editor shows."""
 
@@ -277,7 +286,7 @@ def build_server(start: bool = True, index_dir: str | None = None) -> CodeSearch
             name=d.name, kind=SYMBOL_KINDS.get(d.kind, lsp.SymbolKind.Variable),
             location=ls.location(d.path, d.name_line or d.start_line, d.name_column or 1, len(d.name), repo=d.repo),
             container_name=d.qualified_name.rsplit(".", 1)[0] if "." in d.qualified_name else None)
-            for d in answer.symbols]
+            for d in answer.symbols if symbol_matches(params.query, d.name, d.qualified_name)]
 
     def definitions_at(ls: CodeSearchServer, uri: str, position: lsp.Position) -> tuple[str, list[Any]]:
         rel = ls.relative(uri)

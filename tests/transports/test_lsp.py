@@ -17,6 +17,8 @@ from daemon_helpers import REPO_ROOT, SUITE_SETTINGS, pid_gone, seed_repo, seede
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from codesearch.transports.lsp import symbol_matches
+
 ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("CODESEARCH_") or k in SUITE_SETTINGS},
        "PYTHONPATH": str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
@@ -59,6 +61,34 @@ async def test_workspace_symbols_with_kind_container_and_name_position(client: L
     prefix = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="compute"))
     assert prefix[0].name == "compute_backoff"
     assert await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="")) == []
+
+
+@pytest.mark.asyncio
+async def test_workspace_symbols_are_only_names_that_match_what_was_typed(client: LanguageClient, lsp_daemon):
+    """The `symbols` method ranks definitions that words of the query only resemble too (it answers
+    Inventory, Item and main for "inventory valuation"); a symbol list shows none of those."""
+    resembling = lsp_daemon.call("symbols", {"query": "inventory valuation"})["symbols"]
+    assert {"Inventory", "Item"} <= {s["name"] for s in resembling}
+    assert await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="inventory valuation")) == []
+    assert await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query="ZebraNowhere")) == []
+    for query, name in (("INVENTORY", "Inventory"), ("parse_conf", "parse_config"), ("Inventory.Stats", "Stats")):
+        found = await client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=query))
+        assert name in [s.name for s in found], query
+        assert all(symbol_matches(query, s.name, f"{s.container_name}.{s.name}" if s.container_name else s.name)
+                   for s in found), query
+
+
+@pytest.mark.parametrize("query, name, qualified_name, shown", [
+    ("pcfg", "parse_config", "config.parse_config", True),  # in order, not adjacent
+    ("PARSE", "parse_config", "config.parse_config", True),
+    ("parse config", "parse_config", "config.parse_config", True),  # blanks typed between words
+    ("gifnoc", "parse_config", "config.parse_config", False),  # out of order
+    ("inventory valuation", "Inventory", "Inventory", False),
+    ("Inv.Stats", "Stats", "Inventory.Stats", True),
+    ("Item.Stats", "Stats", "Inventory.Stats", False),
+])
+def test_symbol_matches_as_an_editor_filters(query, name, qualified_name, shown):
+    assert symbol_matches(query, name, qualified_name) is shown
 
 
 @pytest.mark.asyncio
