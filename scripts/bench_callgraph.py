@@ -13,6 +13,9 @@ is a folder indexed whole (NAME=PATH names it). Indexes go to --index-root/NAME 
 Install the tools with: pip install -e .[oracle] (jedi); apt-get install gopls golang;
 npm install --prefix /tmp/scip @sourcegraph/scip-typescript@0.4.0 (or set SCIP_TYPESCRIPT).
 A language whose tool is missing is reported as such and left out.
+With --scip, each repository is also indexed with a SCIP index that scip-typescript makes of it
+(`codesearch index --scip`), and reported beside the plain index as NAME+scip, with both index
+times (scip-typescript's own time apart).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 import random
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from callgraph_links import CallGraphView, CallSite, read_call_graph
-from callgraph_oracles import Answer, OracleMissing, gopls_answers, jedi_answers, scip_answers
+from callgraph_oracles import Answer, OracleMissing, gopls_answers, jedi_answers, run_scip_typescript, scip_answers
 from callgraph_score import name_only_share, score
 
 from codesearch.config import load_settings
@@ -66,11 +70,15 @@ def sample_sites(view: CallGraphView, count: int, seed: int) -> list[CallSite]:
     return sorted(random.Random(seed).sample(covered, min(count, len(covered))))
 
 
-def measure(name: str, root: Path, index_dir: Path, count: int, seed: int) -> dict:
-    """One repository's figures (see callgraph_score.Tally)."""
-    index = Index(root, load_settings(None, {}), index_dir, create=True)
+def measure(name: str, root: Path, index_dir: Path, count: int, seed: int, scip: Path | None = None) -> dict:
+    """One repository's figures (see callgraph_score.Tally); `scip`: the SCIP index to index with
+    (none found at the root otherwise)."""
+    settings = load_settings(None, {"scip": str(scip)} if scip else {"scip_discover": False})
+    index = Index(root, settings, index_dir, create=True)
     try:
+        started = time.perf_counter()
         Indexer(index).run(embed=False)
+        seconds = time.perf_counter() - started
         view = read_call_graph(index)
     finally:
         index.close()
@@ -89,9 +97,22 @@ def measure(name: str, root: Path, index_dir: Path, count: int, seed: int) -> di
     measured = [s for s in sites if view.languages[s.path] not in missing]
     tallies = score(view, answers, measured)
     languages = {view.languages[s.path] for s in measured}
-    return {"repo": name, "root": str(root), "call_sites": len(view.links), "sampled": len(sites),
+    return {"repo": name, "root": str(root), "index_seconds": round(seconds, 3), "call_sites": len(view.links),
+            "sampled": len(sites),
             "name_only_share_all_sites": name_only_share(view, languages), "missing_oracles": missing,
             "groups": {group: tally.figures() for group, tally in sorted(tallies.items())}}
+
+
+def _measure_with_scip(name: str, root: Path, index_root: Path, count: int, seed: int) -> dict:
+    """The repository indexed with the SCIP index scip-typescript makes of it (written beside the
+    index, outside the repository)."""
+    output = index_root / f"{name}.scip"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    run_scip_typescript(root.resolve(), output)
+    made = time.perf_counter() - started
+    result = measure(f"{name}+scip", root, index_root / f"{name}+scip", count, seed, scip=output)
+    return {**result, "scip_typescript_seconds": round(made, 3)}
 
 
 def _percent(value: float | None) -> str:
@@ -109,7 +130,9 @@ def print_report(results: list[dict]) -> None:
                   f"{f['links']:>5} {_percent(f['precision']):>7} {_percent(f['recall']):>7} "
                   f"{_percent(f['name_only_share']):>9} {f['false_outside_sites']:>4}/{f['false_outside_links']:<4}")
         print(f"{result['repo']:<12} name-only share over all {result['call_sites']} call sites: "
-              f"{_percent(result['name_only_share_all_sites'])}")
+              f"{_percent(result['name_only_share_all_sites'])}; indexed in {result['index_seconds']:.2f}s"
+              + (f" (scip-typescript {result['scip_typescript_seconds']:.1f}s)" if "scip_typescript_seconds" in result
+                 else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=SAMPLE_SITES, help="call sites per repository")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--scip", action="store_true",
+                        help="also index each repository with a SCIP index made by scip-typescript (NAME+scip)")
     args = parser.parse_args(argv)
     results = []
     with tempfile.TemporaryDirectory(prefix="bench-callgraph-") as scratch:
@@ -128,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, root in roots_of(args.targets, args.repos_json, args.bench_dir):
             results.append(measure(name, root, index_root / name, args.sample, args.seed))
             print(f"[{name}] measured", file=sys.stderr)
+            if args.scip:
+                results.append(_measure_with_scip(name, root, index_root, args.sample, args.seed))
+                print(f"[{name}+scip] measured", file=sys.stderr)
     print_report(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

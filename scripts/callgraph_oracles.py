@@ -1,6 +1,6 @@
 """The type-aware tools the call-graph benchmark takes as truth: where the name called at a call
 site is defined, according to jedi (Python), gopls (Go) or scip-typescript (TypeScript and
-JavaScript); jedi and scip_reader are imported only where their language is asked for. Each
+JavaScript); jedi is imported only where its language is asked for. Each
 answers a list of call sites at once with one `Answer` per site it could place.
 
 An answer's targets are (path relative to the indexed root, 1-based line) inside the root, plus
@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from callgraph_links import CallSite
+
+from codesearch.ingest.scip import parse_index
 
 
 class OracleMissing(RuntimeError):
@@ -177,22 +179,11 @@ def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
     A symbol the index holds no definition of lies outside the project (a library's types);
     a site with no symbol (an import that did not resolve: dependencies not installed) is unknown.
     The project is the nearest folder at or above the root with a tsconfig.json."""
-    from scip_reader import documents
-
-    binary = Path(os.environ.get("SCIP_TYPESCRIPT") or shutil.which("scip-typescript") or SCIP_DEFAULT)
-    if not binary.exists():
-        raise OracleMissing("TypeScript needs scip-typescript: npm install --prefix /tmp/scip "
-                            "@sourcegraph/scip-typescript@0.4.0 (or set SCIP_TYPESCRIPT)")
     root = root.resolve()
-    project = next((p for p in (root, *root.parents) if (p / "tsconfig.json").exists()), None)
     with tempfile.TemporaryDirectory(prefix="scip-") as scratch:
         output = Path(scratch) / "index.scip"
-        command = [str(binary), "index", "--output", str(output)]
-        if project is None:
-            project = root
-            command.append("--infer-tsconfig")
-        subprocess.run(command, cwd=project, check=True, capture_output=True, timeout=SCIP_TIMEOUT_S)
-        docs = documents(output.read_bytes())
+        project = run_scip_typescript(root, output)
+        docs = parse_index(output.read_bytes()).documents
     defined: dict[tuple[str, str], set[tuple[str | None, int]]] = {}  # symbol key -> (root-relative path, line)
     for doc_path, occurrences in docs.items():
         for o in occurrences:
@@ -218,6 +209,23 @@ def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
             targets = frozenset((p, line) for p, line in places if p is not None)
             out[site] = Answer(targets, outside=not targets)
     return out
+
+
+def run_scip_typescript(root: Path, output: Path) -> Path:
+    """scip-typescript's index of the project `root` is part of, written to `output`; the
+    project: the nearest folder at or above the root with a tsconfig.json (else the root, its
+    configuration inferred)."""
+    binary = Path(os.environ.get("SCIP_TYPESCRIPT") or shutil.which("scip-typescript") or SCIP_DEFAULT)
+    if not binary.exists():
+        raise OracleMissing("TypeScript needs scip-typescript: npm install --prefix /tmp/scip "
+                            "@sourcegraph/scip-typescript@0.4.0 (or set SCIP_TYPESCRIPT)")
+    project = next((p for p in (root, *root.parents) if (p / "tsconfig.json").exists()), None)
+    command = [str(binary), "index", "--output", str(output)]
+    if project is None:
+        project = root
+        command.append("--infer-tsconfig")
+    subprocess.run(command, cwd=project, check=True, capture_output=True, timeout=SCIP_TIMEOUT_S)
+    return project
 
 
 def _symbol_key(doc_path: str, symbol: str) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Settings
-from ..ingest.scip import CONVENTIONAL_NAME, ScipError, ScipIndex, read_index
+from ..ingest.scip import CONVENTIONAL_NAME, ScipError, ScipIndex, read_index, rebased
 from ..store.catalog import Catalog
 from ..store.edges import resolve_call_edges
 from ..store.scip_edges import ScipCoverage, apply_scip_edges, drop_scip_edges
@@ -57,17 +57,18 @@ def locate(root: Path, settings: Settings, given: str | None) -> Path | None:
     return conventional if settings.scip_discover and conventional.is_file() else None
 
 
-# the index last read in this process, by its file and signature: a daemon reads it again only
-# when the file changes
-_loaded: tuple[str, str, ScipIndex] | None = None
+# the index last read in this process, by its file, signature and the root its paths were made
+# relative to: a daemon reads it again only when the file changes
+_loaded: tuple[tuple[str, str, Path], ScipIndex] | None = None
 
 
-def _load(path: Path, signature: str) -> ScipIndex:
+def _load(path: Path, signature: str, root: Path) -> ScipIndex:
     global _loaded
-    if _loaded is None or _loaded[:2] != (str(path), signature):
+    key = (str(path), signature, root)
+    if _loaded is None or _loaded[0] != key:
         _loaded = None  # the old one's memory goes before the new one is read
-        _loaded = (str(path), signature, read_index(path))
-    return _loaded[2]
+        _loaded = (key, rebased(read_index(path), root))
+    return _loaded[1]
 
 
 def update_scip_edges(catalog: Catalog, root: Path, settings: Settings, affected: list[int] | None,
@@ -92,7 +93,7 @@ def update_scip_edges(catalog: Catalog, root: Path, settings: Settings, affected
     if not changed and (before.problem or not affected):
         return before
     try:
-        index = _load(path, signature)
+        index = _load(path, signature, root)
     except ScipError as exc:
         return _refuse(catalog, before, ScipState(str(path), signature, problem=str(exc)), log)
     with catalog.transaction() as db:

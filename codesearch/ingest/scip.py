@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 CONVENTIONAL_NAME = "index.scip"  # where scip-typescript and scip-python write by default
 SCIP_SUFFIX = ".scip"
@@ -19,6 +20,8 @@ _VARINT, _FIXED64, _BYTES, _FIXED32 = 0, 1, 2, 5
 DEFINITION_ROLE = 1  # SymbolRole.Definition
 # Index: metadata = 1, documents = 2, external_symbols = 3; each a message (length-delimited)
 _INDEX_FIELDS = {1: _BYTES, 2: _BYTES, 3: _BYTES}
+# Metadata: version = 1, tool_info = 2, project_root = 3 (a URI), text_document_encoding = 4
+_METADATA_FIELDS = {1: _VARINT, 2: _BYTES, 3: _BYTES, 4: _VARINT}
 # Document: relative_path = 1, occurrences = 2, symbols = 3, language = 4, text = 5, position_encoding = 6
 _DOCUMENT_FIELDS = {1: _BYTES, 2: _BYTES, 3: _BYTES, 4: _BYTES, 5: _BYTES, 6: _VARINT}
 
@@ -42,6 +45,7 @@ class ScipIndex:
     """Relative path (to the indexed project) -> its occurrences, in the order the index gives."""
 
     documents: dict[str, list[Occurrence]] = field(default_factory=dict)
+    project_root: str = ""  # the folder the paths are relative to, where the index was made ("": not said)
     _definitions: dict[str, tuple[str, int]] | None = field(default=None, repr=False)
 
     def definitions(self) -> dict[str, tuple[str, int]]:
@@ -73,13 +77,43 @@ def parse_index(data: bytes) -> ScipIndex:
     index = ScipIndex()
     try:
         for number, _, value in _fields(data, _INDEX_FIELDS, "Index"):
-            if number == 2:
-                assert isinstance(value, bytes)
+            assert isinstance(value, bytes)
+            if number == 1:
+                index.project_root = _project_root(value)
+            elif number == 2:
                 path, occurrences = _document(value)
                 index.documents.setdefault(path, []).extend(occurrences)
     except (IndexError, UnicodeDecodeError) as exc:
         raise ScipError(f"cut short or damaged: {type(exc).__name__}") from None
     return index
+
+
+def _project_root(data: bytes) -> str:
+    """The metadata's project root as a path ("" unless it is a file: URI)."""
+    for number, _, value in _fields(data, _METADATA_FIELDS, "Metadata"):
+        if number == 3 and isinstance(value, bytes):
+            uri = value.decode("utf-8")
+            return unquote(urlsplit(uri).path) if uri.startswith("file:") else ""
+    return ""
+
+
+def rebased(index: ScipIndex, root: Path) -> ScipIndex:
+    """The index with its paths relative to `root` (where codesearch indexes), not to the
+    project it was made in: scip-typescript works where tsconfig.json is, which may lie above or
+    below the root. Documents outside the root are left out. An index made on another machine
+    (its project root is not here) is taken as made in `root`."""
+    project = Path(index.project_root) if index.project_root else None
+    if project is None or project == root or not project.is_dir():
+        return index
+    if root.is_relative_to(project):
+        inner = root.relative_to(project).as_posix() + "/"
+        documents = {p[len(inner):]: o for p, o in index.documents.items() if p.startswith(inner)}
+    elif project.is_relative_to(root):
+        outer = project.relative_to(root).as_posix()
+        documents = {f"{outer}/{p}": o for p, o in index.documents.items()}
+    else:
+        return index
+    return ScipIndex(documents, str(root))
 
 
 def _document(data: bytes) -> tuple[str, list[Occurrence]]:

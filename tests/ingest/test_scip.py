@@ -20,6 +20,7 @@ from codesearch.ingest.scip import (
     descriptors,
     parse_index,
     read_index,
+    rebased,
 )
 
 FIXTURE = SAMPLES / "scip" / "index.scip"
@@ -86,3 +87,18 @@ def test_foreign_bytes_are_refused(data: bytes) -> None:
 def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(ScipError, match="cannot read the SCIP index"):
         read_index(tmp_path / "none.scip")
+
+
+def test_paths_are_rebased_onto_the_indexed_root(tmp_path: Path) -> None:
+    """scip-typescript writes paths relative to its project (where tsconfig.json is): an index
+    of a folder inside it, or around it, sees them relative to its own root."""
+    project = tmp_path / "packages" / "lib"
+    (project / "src").mkdir(parents=True)
+    index = read_index(FIXTURE)
+    index.project_root = str(project)
+    assert sorted(rebased(index, project / "src").documents) == ["main.ts", "shapes.ts", "stack.ts"]
+    assert sorted(rebased(index, tmp_path).documents)[0] == "packages/lib/src/main.ts"
+    assert rebased(index, project).documents is index.documents
+    made_elsewhere = read_index(FIXTURE)
+    made_elsewhere.project_root = str(tmp_path / "gone")  # another machine's folder: paths taken as they are
+    assert sorted(rebased(made_elsewhere, tmp_path).documents) == ["src/main.ts", "src/shapes.ts", "src/stack.ts"]

@@ -5,6 +5,8 @@ answer is known, and a missing tool is reported, not a crash."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -12,6 +14,9 @@ import pytest
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_repos" / "python"
+SCIP_FIXTURE = Path(__file__).resolve().parents[2] / "sample_repos" / "scip"
+SCIP_TYPESCRIPT = os.environ.get("SCIP_TYPESCRIPT") or shutil.which("scip-typescript") or \
+    "/tmp/scip/node_modules/.bin/scip-typescript"
 sys.path.insert(0, str(SCRIPTS))
 _spec = importlib.util.spec_from_file_location("bench_callgraph", SCRIPTS / "bench_callgraph.py")
 assert _spec is not None and _spec.loader is not None
@@ -95,3 +100,19 @@ def test_a_missing_tool_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ])
 def test_the_called_name_is_found_on_its_line(line: str, name: str, column: int | None) -> None:
     assert name_column(line, name) == column
+
+
+@pytest.mark.skipif(not Path(SCIP_TYPESCRIPT).exists(), reason="scip-typescript is not installed")
+def test_with_the_scip_index_the_links_are_the_tools(tmp_path: Path) -> None:
+    """sample_repos/scip measured by name and with the SCIP index scip-typescript makes of it: by
+    name, calls into the standard library link local methods of the same name; with the index
+    none do, and only `new Circle()` and `new Square()` differ (linked to the class, where the
+    tool names the constructor)."""
+    root = tmp_path / "repo"
+    shutil.copytree(SCIP_FIXTURE, root, ignore=shutil.ignore_patterns(".codesearch", "index.scip"))
+    by_name = bench_callgraph.measure("scip", root, tmp_path / "plain", 500, 0)
+    precise = bench_callgraph._measure_with_scip("scip", root, tmp_path, 500, 0)
+    plain, scip = by_name["groups"]["all"], precise["groups"]["all"]
+    assert plain["false_outside_sites"] > 0 and scip["false_outside_sites"] == 0
+    assert scip["links"] - scip["confirmed"] == 2 and scip["precision"] > plain["precision"]
+    assert set(precise["groups"]) >= {"how:scip"} and precise["scip_typescript_seconds"] > 0
