@@ -69,6 +69,7 @@ class RepoState:
     vendored: list[str] = field(default_factory=list)
     files: int = 0
     chunks: int = 0
+    vectors: int = 0
     updated: float = 0.0
 
     @property

@@ -29,6 +29,7 @@ from ..model import Chunk
 from .milvus_store import (
     CALLS,
     CHUNKS,
+    DELETE_PATHS,
     FILES,
     MAX_NAME_BYTES,
     MAX_TEXT_BYTES,
@@ -137,7 +138,9 @@ class TeamIndexer:
         state.embedder = self.vector_key
         state.vendored = sorted(vendored_folders(FileEntry(p, h) for p, h in now.items()))
         state.files = len(now)
-        state.chunks = max(0, state.chunks + report.chunks_written - self._replaced_chunks(live, changed, gone))
+        replaced_chunks, replaced_vectors = self._replaced(live, changed, gone)
+        state.chunks = max(0, state.chunks + report.chunks_written - replaced_chunks)
+        state.vectors = max(0, state.vectors + report.vectors - replaced_vectors)
         self.store.put_state(state)
         self.store.flush()
         checkpoint("team-switched")
@@ -151,17 +154,18 @@ class TeamIndexer:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _replaced_chunks(self, live, changed: list[SourceFile], gone: list[str]) -> int:
-        """Chunks of the live generation that this run replaces (counted for the state record)."""
+    def _replaced(self, live, changed: list[SourceFile], gone: list[str]) -> tuple[int, int]:
+        """(chunks, vectors) of the live generation that this run replaces (for the state record)."""
         paths = [f.rel for f in changed if f.rel in live] + gone
-        total = 0
-        for start in range(0, len(paths), 200):
-            some = paths[start:start + 200]
-            where = (f"{self.store.scope(self.repo, self.branch)} and path in "
-                     f"[{', '.join(map(literal, some))}]")
-            total += sum(1 for row in self.store.rows(CHUNKS, where, ("gen", "path")) if live[row["path"]].gen
-                         == row["gen"])
-        return total
+        chunks = vectors = 0
+        for start in range(0, len(paths), DELETE_PATHS):
+            some = ", ".join(map(literal, paths[start:start + DELETE_PATHS]))
+            where = f"{self.store.scope(self.repo, self.branch)} and path in [{some}]"
+            for row in self.store.rows(CHUNKS, where, ("gen", "path", "has_vector")):
+                if live[row["path"]].gen == row["gen"]:
+                    chunks += 1
+                    vectors += bool(row["has_vector"])
+        return chunks, vectors
 
     def _sweep(self, live) -> None:
         """Rows a run killed after its switch left behind: those of a path not at its live generation."""

@@ -93,10 +93,11 @@ class TeamService:
         states = self.searcher.states(self.scope)
         uri: StoreUri = self.store.uri
         size = Path(uri.address).stat().st_size if uri.lite and os.path.exists(uri.address) else 0
-        return t.Stats(files=summary["files"], chunks=summary["chunks"], vectors=summary["chunks"],
+        vectors = sum(s.vectors for s in states)
+        return t.Stats(files=summary["files"], chunks=summary["chunks"], vectors=vectors,
                        edges=self.store.counts().get(CALLS, 0), skipped={}, languages={},
-                       chunks_without_vectors=0, index_bytes=size, source_bytes=0, index_dir=str(uri),
-                       root=str(uri), model=states[0].embedder if states else "",
+                       chunks_without_vectors=summary["chunks"] - vectors, index_bytes=size, source_bytes=0,
+                       index_dir=str(uri), root=str(uri), model=states[0].embedder if states else "",
                        last_index_time=max((s.updated for s in states), default=None), last_index_seconds=None)
 
     def health(self) -> t.Health:

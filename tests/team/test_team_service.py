@@ -49,5 +49,7 @@ def test_callers_health_and_a_method_not_served(served):
     assert status == 200 and [(r["name"], r["repo"]) for r in answer["results"]] == [("PlanRoute", "shipping")]
     status, answer = call(served, "GET", "/health")
     assert status == 200 and answer["ok"]
+    status, answer = call(served, "GET", "/v1/codebase/stats")
+    assert status == 200 and answer["files"] == 3 and 0 < answer["vectors"] <= answer["chunks"]
     status, answer = call(served, "POST", "/v1/codebase/grep", {"pattern": "def"})
     assert status >= 400 and "team store" in answer["error"]["message"]

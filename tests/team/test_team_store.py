@@ -38,6 +38,7 @@ def test_only_changed_files_are_written_and_old_rows_go(store, tmp_path):
     assert search(store, "retry forever")[0][2] == "retry_forever"
     rows = store.chunks_where('repo == "billing"', 100, ("path", "gen"))
     assert {r["gen"] for r in rows if r["path"] == "billing/retry.py"} == {2}  # the old generation's rows are gone
+    assert store.state("billing", "main").chunks == len(rows)  # the state record's count follows the rows
 
 
 def test_a_deleted_file_leaves_the_store_and_a_renamed_one_moves(store, tmp_path):
