@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from codesearch.config import CONFIG_FILE_NAME
+from codesearch.locations import CATALOG_FILE, INDEX_DIR_NAME
+
 EXTENSION = Path(__file__).resolve().parents[2] / "editors" / "vscode"
 NPM = shutil.which("npm")
 
@@ -31,7 +34,16 @@ def installed():
 def test_compiles_and_its_unit_tests_pass(installed):
     proc = npm("test")
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    assert "# fail 0" in proc.stdout and "# pass 3" in proc.stdout
+    assert "# fail 0" in proc.stdout and "# pass 7" in proc.stdout
+
+
+def test_activates_only_where_an_index_is_or_on_its_command():
+    """Opening a folder without an index must start no daemon and no index run."""
+    manifest = json.loads((EXTENSION / "package.json").read_text())
+    index_marker = f"workspaceContains:{INDEX_DIR_NAME}/{CATALOG_FILE}"
+    assert manifest["activationEvents"] == [index_marker, f"workspaceContains:{CONFIG_FILE_NAME}",
+                                            "onCommand:codesearch.pick"]
+    assert manifest["contributes"]["configuration"]["properties"]["codesearch.indexDir"]["type"] == "string"
 
 
 def test_packages_a_vsix_with_the_language_client(installed):
@@ -41,7 +53,8 @@ def test_packages_a_vsix_with_the_language_client(installed):
     with zipfile.ZipFile(vsix) as archive:
         names = set(archive.namelist())
         manifest = json.loads(archive.read("extension/package.json"))
-    assert {"extension/out/extension.js", "extension/out/format.js", "extension.vsixmanifest"} <= names
+    assert {"extension/out/extension.js", "extension/out/format.js", "extension/out/settings.js",
+            "extension.vsixmanifest"} <= names
     assert any(n.startswith("extension/node_modules/vscode-languageclient/") for n in names)
     assert not any(n.startswith("extension/node_modules/typescript/") for n in names)
     assert manifest["contributes"]["commands"][0]["title"] == "Code Search"

@@ -1,5 +1,7 @@
 // The extension's own logic, free of the vscode API so that node's test runner can check it:
-// the search request sent to `codesearch/search` and the quick-pick rows made of its answer.
+// the search request sent to `codesearch/search`, the quick-pick rows made of its answer, and the
+// workspace folder each row's path is relative to.
+import * as path from "node:path";
 
 export type Mode = "hybrid" | "vector" | "keyword" | "graph";
 export const MODES: readonly Mode[] = ["hybrid", "vector", "keyword", "graph"];
@@ -23,6 +25,7 @@ export interface SearchResult {
   name_line?: number;
   name_column?: number;
   stale?: boolean;
+  repo?: string; // with several workspace folders: the folder's name as the server gives it
 }
 
 export interface SearchAnswer {
@@ -38,6 +41,7 @@ export interface PickRow {
   description: string;
   detail: string;
   path: string;
+  repo?: string;
   line: number; // 0-based, for vscode.Position
   character: number; // 0-based
 }
@@ -61,13 +65,24 @@ export function pickRows(answer: SearchAnswer): PickRow[] {
     const firstLine = (r.snippet ?? "").split("\n").find((l) => l.trim() !== "") ?? "";
     return {
       label: `${kindIcon(r.kind)} ${name}`,
-      description: `${r.path}:${line + 1}${r.stale ? " (changed since indexed)" : ""}`,
+      description: `${r.repo ? `${r.repo}: ` : ""}${r.path}:${line + 1}${r.stale ? " (changed since indexed)" : ""}`,
       detail: firstLine.trim().slice(0, 200),
       path: r.path,
+      repo: r.repo,
       line: Math.max(line, 0),
       character: Math.max((r.name_column ?? 1) - 1, 0),
     };
   });
+}
+
+/** The workspace folder a row's path is relative to. With several folders the server answers for
+ * all of them and names each result's folder after its directory's base name (`repo`); a result
+ * without one comes from the only folder. Undefined when no open folder has that name. */
+export function folderOf<F extends { fsPath: string }>(folders: readonly F[], repo: string | undefined): F | undefined {
+  if (repo === undefined) {
+    return folders[0];
+  }
+  return folders.find((folder) => path.basename(folder.fsPath) === repo);
 }
 
 /** A line about the answer as a whole, when there is something to say. */

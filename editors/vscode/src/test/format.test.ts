@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
-import { answerNote, pickRows, searchRequest } from "../format";
+import { answerNote, folderOf, pickRows, searchRequest } from "../format";
 
 const answer = {
   query: "parse config",
@@ -37,4 +37,17 @@ test("the answer's note, or a word about partial vectors", () => {
   assert.equal(answerNote({ ...answer, partial: true, embedded_share: 0.42 }),
     "vectors are still being built (42% done): results may miss some code");
   assert.equal(answerNote({ ...answer, note: "fitted to max_tokens 100" }), "fitted to max_tokens 100");
+});
+
+test("a result opens in the workspace folder it came from", () => {
+  const folders = [{ fsPath: "/work/service" }, { fsPath: "/home/me/client" }];
+  const rows = pickRows({ query: "retry", results: [
+    { ...answer.results[0], path: "app.py", repo: "client" },
+    { ...answer.results[0], path: "inventory.py", repo: "service" },
+  ] });
+  assert.equal(rows[0].description, "client: app.py:8");
+  assert.equal(folderOf(folders, rows[0].repo), folders[1]);
+  assert.equal(folderOf(folders, rows[1].repo), folders[0]);
+  assert.equal(folderOf(folders, undefined), folders[0]); // one folder: its results carry no repo
+  assert.equal(folderOf(folders, "elsewhere"), undefined);
 });
