@@ -35,10 +35,11 @@ def print_human(answer: SearchAnswer, color: bool, explain: bool = False) -> Non
     for i, r in enumerate(answer.results, start=1):
         loc = for_terminal(f"{f'[{r.repo}] ' if r.repo else ''}{r.path}:{r.start_line}-{r.end_line}")
         what = for_terminal(f"{r.kind} {r.qualified_name or r.name}")
+        similar = f"  +{len(r.similar)} similar" if r.similar else ""
         if color:
-            print(f"{BOLD}{i:>2}. {CYAN}{loc}{RESET}  {what}  {DIM}{r.score:.4f}{RESET}")
+            print(f"{BOLD}{i:>2}. {CYAN}{loc}{RESET}  {what}  {DIM}{r.score:.4f}{similar}{RESET}")
         else:
-            print(f"{i:>2}. {loc}  {what}  {r.score:.4f}")
+            print(f"{i:>2}. {loc}  {what}  {r.score:.4f}{similar}")
         for offset, line in enumerate(r.snippet.split("\n")):
             prefix = f"{r.snippet_line + offset:>6} | "
             print(f"{DIM if color else ''}{prefix}{RESET if color else ''}{_highlight(line, terms, color)}")
@@ -50,6 +51,8 @@ def print_human(answer: SearchAnswer, color: bool, explain: bool = False) -> Non
                       f"boosted {r.score:.5f}")
             for note in r.explain or ():
                 print(f"        ranking: {note}")
+            for s in r.similar or ():
+                print(f"        similar: {for_terminal(f'{s.path}:{s.start_line}-{s.end_line}')}")
     extra = []
     if answer.partial:
         extra.append(f"partial: {answer.embedded_share or 0:.0%} of chunks have vectors so far")

@@ -393,9 +393,10 @@ class Indexer(IndexWork[Index]):
             defined_now = {(c.name, c.id) for c in result.chunks if c.part == 1 and c.kind not in NON_DEFINITION_KINDS}
             state.note_change(rel, {name for name, _ in defined_before ^ defined_now})
         # prepared where the file was extracted (prepare_rows)
-        embed_hashes, keywords = result.embed_hashes, result.keyword_columns
+        embed_hashes, keywords, traits = result.embed_hashes, result.keyword_columns, result.traits
         assert embed_hashes is not None and keywords is not None, "extracted without prepare_rows"
-        rids = self.catalog.files.write_chunks(db, rel, result.chunks, embed_hashes, keywords, keywords_out)
+        assert traits is not None, "extracted without prepare_rows"
+        rids = self.catalog.files.write_chunks(db, rel, result.chunks, embed_hashes, keywords, traits, keywords_out)
         self.catalog.files.insert_calls(db, result.calls, rids)
         self.catalog.files.insert_imports(db, result.imports)
         self.catalog.files.upsert(db, record)

@@ -5,10 +5,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..analysis.content_class import CLASSES
 from ..model import Chunk
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVER_NAMES
 from .ranking import Ranked
-from .requests import Definition, ImpactAnswer, ImpactFile, RelatedResult, RelationsAnswer, SearchResult
+from .requests import (
+    Definition,
+    ImpactAnswer,
+    ImpactFile,
+    RelatedResult,
+    RelationsAnswer,
+    SearchResult,
+    SimilarChunk,
+)
 
 SNIPPET_TERMS = 64  # query terms looked for to place a snippet
 
@@ -51,9 +60,11 @@ def name_position(c: Chunk) -> tuple[int | None, int | None]:
 
 
 def search_result(r: Ranked, ranks: dict[str, dict[str, int]], pattern: re.Pattern[str] | None, context: int,
-                  explain: bool, score: float | None = None) -> SearchResult:
+                  explain: bool, score: float | None = None, content_class: int | None = None,
+                  similar: Sequence[Chunk] = ()) -> SearchResult:
     """`ranks`: retriever name -> chunk id -> 1-based rank in that retriever's list; `pattern`:
-    the query's terms (term_pattern)."""
+    the query's terms (term_pattern); `content_class`: its number (analysis/content_class.py);
+    `similar`: the near-duplicates collapsed into it (search/collapse.py)."""
     c = r.chunk
     snippet, line = snippet_of(c, pattern, 4 + 2 * context)
     name_line, name_column = name_position(c)
@@ -63,7 +74,10 @@ def search_result(r: Ranked, ranks: dict[str, dict[str, int]], pattern: re.Patte
         score=round(score if score is not None else r.score, 6),
         sources={name: ranks[name].get(c.id) for name in RETRIEVER_NAMES if name in ranks},
         snippet=snippet, snippet_line=line, signature=c.signature, id=c.id,
-        explain=tuple(r.notes) if explain else None, name_line=name_line, name_column=name_column)
+        explain=tuple(r.notes) if explain else None, name_line=name_line, name_column=name_column,
+        content_class=CLASSES[content_class] if content_class is not None else None,
+        similar=tuple(SimilarChunk(id=s.id, path=s.path, start_line=s.start_line, end_line=s.end_line,
+                                   language=s.language) for s in similar) or None)
 
 
 def related_result(c: Chunk, score: float, depth: int, name: str,

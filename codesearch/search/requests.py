@@ -81,11 +81,23 @@ class ChunkPlace(Record):
 
 
 @dataclass(frozen=True)
+class SimilarChunk(Record):
+    """A near-duplicate of a result (a translation, a copy), listed with it instead of shown as a
+    result of its own (search/collapse.py)."""
+
+    id: str
+    path: str
+    start_line: int
+    end_line: int
+    language: str
+
+
+@dataclass(frozen=True)
 class SearchResult(ChunkPlace):
     """One chunk found: where it is, what it is, how it ranked, and a snippet."""
 
     OMIT_WHEN_NONE = frozenset({"explain", "stale", "name_line", "name_column", "repo", "repo_rank", "fused_score",
-                                "branch"})
+                                "branch", "content_class", "similar"})
 
     score: float
     sources: dict[str, int | None]  # the rank each retriever of the mode gave it (1-based), or null
@@ -103,6 +115,9 @@ class SearchResult(ChunkPlace):
     repo_rank: int | None = None
     fused_score: float | None = None
     branch: str | None = None  # in a team store (--store): the branch of `repo` it was indexed from
+    # code, test, example, documentation, generated or vendored (analysis/content_class.py)
+    content_class: str | None = None
+    similar: tuple[SimilarChunk, ...] | None = None  # its near-duplicates, best first (none: left out)
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,15 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
+from ..analysis.content_class import CLASS_NUMBERS, VENDORED
 from ..indexing.index import Index
+from ..indexing.vendored import in_folders
 from ..model import Chunk
 from ..store.edges import CallGraph
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .budget import fit_budget
+from .collapse import WINDOW as COLLAPSE_WINDOW
+from .collapse import collapse
 from .fusion import weighted_rrf
 from .grep import GrepFacts, grep
 from .present import definition_of, impact_of, related_result, search_result, term_pattern
@@ -57,6 +61,7 @@ REPORT_WEIGHTS: dict[str, float] = {}  # a report's fusion weights, as factors o
 EXACT_CANDIDATES = 20  # chunks read that hold the most of a query's exact phrases
 MAX_CALL_SITES = 1000  # call sites read for the callers of a name defined in another repository
 # retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
+VENDORED_CLASS = CLASS_NUMBERS[VENDORED]
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
 
@@ -108,14 +113,19 @@ class Searcher:
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
-        entries: list[tuple[Ranked, float | None]]
+        pool: list[tuple[Ranked, float | None]]
+        window = request.limit * COLLAPSE_WINDOW  # near-duplicates are looked for among these
         if request.files:
-            entries = [(r, agg) for r, agg in aggregate_files(ranked, self.settings.file_aggregation)[:request.limit]]
+            pool = [(r, agg) for r, agg in aggregate_files(ranked, self.settings.file_aggregation)[:window]]
         else:
-            entries = [(r, None) for r in ranked[:request.limit]]
-        fill_text(self.index.root, [r.chunk for r, _ in entries])  # only the shown chunks need text
-        results = tuple(search_result(r, ranks, pattern, request.context, request.explain, score=agg)
-                        for r, agg in entries)
+            pool = [(r, None) for r in ranked[:window]]
+        traits = self._traits([r.chunk for r, _ in pool])
+        entries = collapse(pool, lambda entry: entry[0].chunk, traits, request.limit)
+        fill_text(self.index.root, [r.chunk for (r, _), _ in entries])  # only the shown chunks need text
+        results = tuple(search_result(r, ranks, pattern, request.context, request.explain, score=agg,
+                                      content_class=traits[r.chunk.id][1] if r.chunk.id in traits else None,
+                                      similar=similar)
+                        for (r, agg), similar in entries)
         timing["total"] = _ms(started)
         shares = [s for s in (self.retriever(n).coverage() for n in names) if s is not None]
         partial = bool(shares) and min(shares) < 1
@@ -194,6 +204,16 @@ class Searcher:
         at_least = math.ceil(least * len(query.phrases) - 1e-9)
         counts = self.catalog.keywords.phrase_counts(query.phrases, query.filters, EXACT_CANDIDATES, at_least)
         return {i: n / len(query.phrases) for i, n in counts}
+
+    def _traits(self, chunks: list[Chunk]) -> dict[str, tuple[int, int]]:
+        """Chunk id -> (fingerprint, content class number) as indexed, a chunk of a folder that
+        the index's structure calls vendored (indexing/vendored.py) of the class vendored."""
+        traits = self.catalog.files.traits_by_ids([c.id for c in chunks])
+        vendored = self.vendored_folders()
+        for c in chunks:
+            if c.id in traits and in_folders(c.path, vendored):
+                traits[c.id] = (traits[c.id][0], VENDORED_CLASS)
+        return traits
 
     def vendored_folders(self) -> frozenset[str]:
         """Folders of code that is not the project's own (indexing/vendored.py), as the indexer

@@ -26,6 +26,7 @@ _CHUNK_SELECT = ("c.id, p.id, f.path, f.language, c.kind, c.name, COALESCE(c.qua
 _CHUNK_FROM = "chunks c JOIN files f ON f.fid = c.fid LEFT JOIN chunks p ON p.rid = c.parent"
 
 KeywordColumns = tuple[str, str, str, str]  # analysed terms of name, path, signature+docstring, body
+ChunkTraits = tuple[int, int]  # near-duplicate fingerprint (0: none), content class number
 
 
 class ChunkSpan(NamedTuple):
@@ -114,9 +115,10 @@ class Files:
 
     def write_chunks(self, db: sqlite3.Connection, path: str, chunks: list[Chunk],
                      embed_hashes: Mapping[str, str | None], keywords: list[KeywordColumns],
-                     keyword_rows_out: list) -> dict[str, int]:
+                     traits: list[ChunkTraits], keyword_rows_out: list) -> dict[str, int]:
         """Make these (parents before children, as chunking makes them, with their keyword-index
-        rows: `keyword_columns` of each chunk, see analysis/rows.py) one file's chunks, in place of
+        rows: `keyword_columns` of each chunk, see analysis/rows.py, and `traits`: each chunk's
+        near-duplicate fingerprint and content class) one file's chunks, in place of
         those it had. A chunk whose id stays keeps its row, so the calls and imports into it from
         other files stay as they are: saving a file that thousands call rewrites none of those
         edges. What came from its old text goes (call sites, edges out, keyword row, the file's
@@ -148,20 +150,29 @@ class Files:
         queue_deletions(db, dropped)
         db.executemany(
             "INSERT INTO chunks(rid, id, parent, fid, kind, name, qualified_name, signature, docstring, start_line,"
-            " end_line, part, name_line, name_column, embed_hash, vector_hash) VALUES (" + ", ".join("?" * 16) + ") "
+            " end_line, part, name_line, name_column, embed_hash, vector_hash, fingerprint, content_class) VALUES ("
+            + ", ".join("?" * 18) + ") "
             "ON CONFLICT(rid) DO UPDATE SET parent = excluded.parent, kind = excluded.kind, name = excluded.name, "
             "qualified_name = excluded.qualified_name, signature = excluded.signature, "
             "docstring = excluded.docstring, start_line = excluded.start_line, end_line = excluded.end_line, "
             "part = excluded.part, name_line = excluded.name_line, name_column = excluded.name_column, "
-            "embed_hash = excluded.embed_hash, "
+            "embed_hash = excluded.embed_hash, fingerprint = excluded.fingerprint, "
+            "content_class = excluded.content_class, "
             "vector_hash = CASE WHEN excluded.embed_hash IS NULL THEN NULL ELSE chunks.vector_hash END",
             [(rids[c.id], c.id, rids.get(c.parent_id) if c.parent_id else None, fid, c.kind, c.name,
               None if c.qualified_name == c.name else c.qualified_name, c.signature or None, c.docstring or None,
               c.start_line, c.end_line, c.part, c.name_line or None, c.name_column or None,
-              blob(embed_hashes.get(c.id)), None)
-             for c in chunks])
+              blob(embed_hashes.get(c.id)), None, fingerprint or None, content_class)
+             for c, (fingerprint, content_class) in zip(chunks, traits)])
         keyword_rows_out.extend((rids[c.id], *k) for c, k in zip(chunks, keywords))
         return rids
+
+    def traits_by_ids(self, ids: list[str]) -> dict[str, ChunkTraits]:
+        """Chunk id -> (near-duplicate fingerprint, 0 for none; content class number), for the
+        few results that search/collapse.py compares."""
+        rows = select_in(self._catalog.db, "SELECT id, COALESCE(fingerprint, 0), COALESCE(content_class, 0) "
+                                           "FROM chunks WHERE id IN ({})", ids)
+        return {row[0]: (row[1], row[2]) for row in rows}
 
     def chunks_by_ids(self, ids: list[str]) -> dict[str, Chunk]:
         """Chunks by id, without their text (`header` and `text` empty: see search/source.py).

@@ -13,9 +13,10 @@ SCHEMA_VERSION = 5  # what `meta.schema_version` says; an index of another versi
 # chunks read as their outline before their imports; Ruby's `class << self` named `self`; 4: terms
 # of one character and stopwords not in the keyword index; 5: call sites carry their receiver's
 # hint and references that are not calls)
-LAYOUT_VERSION = 4  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies;
+LAYOUT_VERSION = 5  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies;
 # 2 kept chunk ids unique inside the chunks table and clustered calls by name; 3 had no hint or
-# reference mark on call sites and no resolution on edges)
+# reference mark on call sites and no resolution on edges; 4 had no near-duplicate fingerprints or
+# content classes)
 
 # FTS5 keeps the index alone: no copy of the analysed text (`content=''`), whose rows can still
 # be deleted from SQLite 3.43 on; an older library keeps a copy so that deletes work.
@@ -41,7 +42,9 @@ CREATE TABLE IF NOT EXISTS chunks(
     signature TEXT, docstring TEXT, start_line INTEGER, end_line INTEGER, part INTEGER,
     name_line INTEGER, name_column INTEGER,  -- where a definition's name stands (NULL: unknown)
     embed_hash BLOB,   -- hash of the text the embedding model sees
-    vector_hash BLOB); -- embed_hash of the vector Chroma holds for this id (NULL: none yet)
+    vector_hash BLOB,  -- embed_hash of the vector Chroma holds for this id (NULL: none yet)
+    fingerprint INTEGER,     -- near-duplicate SimHash (analysis/fingerprint.py; NULL: none)
+    content_class INTEGER);  -- code, test, example, ... (analysis/content_class.py CLASSES)
 -- a file's chunks, and where each lies: deleting a file's chunks, and placing a grep match in
 -- its chunk, read this index alone (with the rowid it holds)
 CREATE INDEX IF NOT EXISTS chunks_span ON chunks(fid, start_line, end_line DESC);

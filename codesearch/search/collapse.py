@@ -1,0 +1,66 @@
+"""Near-duplicate results collapsed into the best-ranked one: translations of one documentation
+page, a function copied into several platform files, generated tables of several versions. The
+others are listed with the one kept (`similar`), not shown as results of their own.
+
+Two chunks are near-duplicates when both have a fingerprint (analysis/fingerprint.py), they are
+of the same content class, and
+- documents: their fingerprints differ in at most DOCUMENT_BITS bits (translations keep a page's
+  code, links and names; different pages of one site share their boilerplate, and lie further
+  apart);
+- code: they are of the same kind, definitions of the same qualified name, and their
+  fingerprints differ in at most CODE_BITS bits (`__exit__` of two classes, or `Warnf` beside
+  `Errorf`, are alike in their words but are different functions).
+Only the candidates that could be shown are compared: WINDOW times the results asked for, each
+against the at most `limit` kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
+
+from ..analysis.content_class import CLASS_NUMBERS, DOCUMENTATION
+from ..analysis.fingerprint import distance
+from ..model import Chunk
+from ..vocabulary import DEFINITION_KINDS
+
+DOCUMENT_BITS = 5
+CODE_BITS = 3
+WINDOW = 3  # candidates compared: this many times the results asked for
+_DOCUMENT = CLASS_NUMBERS[DOCUMENTATION]
+
+Entry = TypeVar("Entry")
+Traits = tuple[int, int]  # fingerprint (0: none), content class number
+
+
+def near_duplicates(a: Chunk, a_traits: Traits, b: Chunk, b_traits: Traits) -> bool:
+    """Whether two chunks are copies or translations of one another (the module's rule)."""
+    (a_print, a_class), (b_print, b_class) = a_traits, b_traits
+    if not a_print or not b_print or a_class != b_class:
+        return False
+    if a_class == _DOCUMENT:
+        return distance(a_print, b_print) <= DOCUMENT_BITS
+    if a.kind != b.kind or (a.kind in DEFINITION_KINDS and a.qualified_name != b.qualified_name):
+        return False
+    return distance(a_print, b_print) <= CODE_BITS
+
+
+def collapse(entries: Sequence[Entry], chunk_of: Callable[[Entry], Chunk], traits: Mapping[str, Traits],
+             limit: int) -> list[tuple[Entry, list[Chunk]]]:
+    """The first `limit` entries that are no near-duplicate of a better one, each with the chunks
+    of the entries collapsed into it, best first. `traits`: by chunk id (missing: never
+    collapsed)."""
+    kept: list[tuple[Entry, list[Chunk]]] = []
+    for entry in entries:
+        chunk = chunk_of(entry)
+        mine = traits.get(chunk.id)
+        if mine is not None and mine[0]:
+            host = next((similar for other, similar in kept
+                         if (theirs := traits.get(chunk_of(other).id)) is not None
+                         and near_duplicates(chunk_of(other), theirs, chunk, mine)), None)
+            if host is not None:
+                host.append(chunk)
+                continue
+        if len(kept) < limit:  # past it, entries only join those kept
+            kept.append((entry, []))
+    return kept

@@ -1,0 +1,135 @@
+"""Near-duplicate results collapsed (search/collapse.py): translations of one page become one
+result that lists the others as `similar`, a function copied into platform files too; different
+functions and different pages stay apart. End to end on a real keyword index, and the JSON and
+text the user gets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import keyword_indexed_files, run_cli
+
+from codesearch.analysis.content_class import CLASS_NUMBERS
+from codesearch.model import Chunk
+from codesearch.search.collapse import collapse, near_duplicates
+from codesearch.search.requests import SearchRequest
+from codesearch.search.searcher import Searcher
+
+CODE_BLOCK = """```python
+from shop.cart import Cart, checkout
+
+cart = Cart(currency="EUR")
+cart.add_item("apple", quantity=3, price=0.5)
+total = checkout(cart, coupon="SPRING10")
+print(total.amount, total.currency)
+```"""
+
+FILES = {
+    "README.md": f"# Shop\n\n## Checking out\n\nTo pay for a [Cart](https://shop.example/docs/cart.html), call "
+                 f"`checkout` with the cart and an optional coupon:\n\n{CODE_BLOCK}\n\nThe total is rounded.\n",
+    "README.de.md": f"# Shop\n\n## Bezahlen\n\nUm einen [Warenkorb](https://shop.example/docs/cart.html) zu "
+                    f"bezahlen, rufen Sie `checkout` mit dem Warenkorb und einem Gutschein auf:\n\n{CODE_BLOCK}\n\n"
+                    f"Die Summe wird gerundet.\n",
+    "README.zh.md": f"# Shop\n\n## 结账\n\n要为[购物车](https://shop.example/docs/cart.html)付款，请调用`checkout`：\n\n"
+                    f"{CODE_BLOCK}\n\n总额四舍五入。\n",
+    "docs/logging.md": "# Logging\n\nLogs of a checkout go through "
+                       "[logging](https://docs.python.org/3/library/logging.html); set `LOG_LEVEL`:\n\n"
+                       "```python\nimport logging\nfrom shop.settings import configure_logging\n\n"
+                       "configure_logging(level=logging.DEBUG, json_lines=True)\n"
+                       "logger = logging.getLogger('shop.checkout')\nlogger.warning('cart %s delayed', cart_id)\n```\n",
+    "shop/cart.py": "def checkout(cart, coupon=None):\n    \"\"\"Pay for the cart, with a coupon.\"\"\"\n"
+                    "    discount = lookup_coupon(coupon) if coupon else 0\n"
+                    "    total = sum(item.price * item.quantity for item in cart.items) - discount\n"
+                    "    return Receipt(amount=round(total, 2), currency=cart.currency)\n",
+    "shop/log.py": "def warn_checkout(cart, message, *args):\n"
+                   "    record = make_record(cart.owner, cart.currency, message, args, level=WARNING)\n"
+                   "    handlers_for(cart.shop).emit(record, flush=False, retries=3)\n\n\n"
+                   "def error_checkout(cart, message, *args):\n"
+                   "    record = make_record(cart.owner, cart.currency, message, args, level=ERROR)\n"
+                   "    handlers_for(cart.shop).emit(record, flush=False, retries=3)\n",
+    "shop/platform/linux.py": "def checkout_lock_path(cart, shop_root):\n"
+                              "    folder = os.path.join(shop_root, 'locks', cart.currency)\n"
+                              "    os.makedirs(folder, exist_ok=True)\n"
+                              "    return os.path.join(folder, f'{cart.owner}-{cart.id}.lock')\n",
+    "shop/platform/darwin.py": "def checkout_lock_path(cart, shop_root):\n"
+                               "    folder = os.path.join(shop_root, 'locks', cart.currency)\n"
+                               "    os.makedirs(folder, exist_ok=True)\n"
+                               "    return os.path.join(folder, f'{cart.owner}-{cart.id}.lock')\n",
+}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    index = keyword_indexed_files(tmp_path_factory.mktemp("collapse"), FILES)
+    yield index
+    index.close()
+
+
+def search(index, query: str, limit: int = 10):
+    return Searcher(index).search(SearchRequest(query=query, mode="keyword", limit=limit)).results
+
+
+def test_translations_of_a_page_collapse_into_one_result_with_similar(index):
+    results = search(index, "checkout cart coupon currency")
+    readmes = [r for r in results if r.path.startswith("README")]
+    assert len(readmes) == 1
+    kept = readmes[0]
+    assert kept.content_class == "documentation"
+    assert {s.path for s in kept.similar or ()} == {"README.md", "README.de.md", "README.zh.md"} - {kept.path}
+    assert any(r.path == "docs/logging.md" for r in results)  # another page stays a result of its own
+
+
+def test_a_copied_function_collapses_and_different_functions_do_not(index):
+    results = search(index, "checkout lock path currency owner")
+    locks = [r for r in results if r.name == "checkout_lock_path"]
+    assert len(locks) == 1 and [s.path for s in locks[0].similar or ()] and locks[0].content_class == "code"
+    logged = {r.name for r in search(index, "record cart message level emit handlers")}
+    assert {"warn_checkout", "error_checkout"} <= logged
+
+
+def test_the_json_contract_of_similar_and_content_class(index):
+    results = search(index, "checkout cart coupon currency")
+    doc = next(r.to_dict() for r in results if r.path.startswith("README"))
+    assert set(doc["similar"][0]) == {"id", "path", "start_line", "end_line", "language"}
+    alone = next(r.to_dict() for r in results if not r.similar)
+    assert "similar" not in alone and alone["content_class"] in ("code", "documentation")
+
+
+def test_text_output_says_how_many_are_similar(index):
+    done = run_cli("query", "checkout cart coupon currency", "--repo", str(index.root), "--mode", "keyword")
+    assert done.returncode == 0, done.stderr
+    assert "+2 similar" in done.stdout
+    as_json = json.loads(run_cli("query", "checkout cart coupon currency", "--repo", str(index.root), "--mode",
+                                 "keyword", "--json").stdout)
+    assert sum(len(r.get("similar", ())) for r in as_json["results"]) >= 2
+
+
+def chunk(cid: str, kind: str, name: str, path: str = "a.py") -> Chunk:
+    return Chunk(cid, None, path, "python", kind, name, name, "", "", 1, 5, "", "", "")
+
+
+CODE = CLASS_NUMBERS["code"]
+DOCS = CLASS_NUMBERS["documentation"]
+
+
+@pytest.mark.parametrize("a, a_traits, b, b_traits, expected", [
+    (chunk("1", "function", "f"), (0b1011, CODE), chunk("2", "function", "f", "b.py"), (0b1001, CODE), True),
+    (chunk("1", "function", "f"), (0b1011, CODE), chunk("2", "function", "g"), (0b1011, CODE), False),
+    (chunk("1", "function", "f"), (0b1011, CODE), chunk("2", "method", "f"), (0b1011, CODE), False),
+    (chunk("1", "function", "f"), (0b1011, CODE), chunk("2", "function", "f"), (0b1011, DOCS), False),
+    (chunk("1", "function", "f"), (0, CODE), chunk("2", "function", "f"), (0, CODE), False),
+    (chunk("1", "function", "f"), (0xFF, CODE), chunk("2", "function", "f"), (0xF0, CODE), False),
+    (chunk("1", "section", "Intro"), (0x1F, DOCS), chunk("2", "section", "Einführung"), (0x00, DOCS), False),
+    (chunk("1", "section", "Intro"), (0x1F, DOCS), chunk("2", "section", "Einführung"), (0x01, DOCS), True),
+])
+def test_the_near_duplicate_rule(a, a_traits, b, b_traits, expected):
+    assert near_duplicates(a, a_traits, b, b_traits) is expected
+
+
+def test_collapse_keeps_the_limit_and_lists_later_copies_with_their_first():
+    chunks = [chunk(str(i), "function", "f" if i % 2 == 0 else f"g{i}", f"{i}.py") for i in range(8)]
+    traits = {c.id: (0b1111, CODE) for c in chunks}
+    kept = collapse(chunks, lambda c: c, traits, limit=3)
+    assert [c.id for c, _ in kept] == ["0", "1", "3"]
+    assert [c.id for c in kept[0][1]] == ["2", "4", "6"]
