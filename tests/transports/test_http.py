@@ -14,7 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from daemon_helpers import cli, seed_repo, seeded_daemon, write  # noqa: F401 - fixtures by name
+from daemon_helpers import REPO_ROOT, cli, seed_repo, seeded_daemon, write  # noqa: F401 - fixtures by name
+
+from codesearch.transports.openapi import routes
 
 TOKEN = "s3cret-token-for-tests"
 
@@ -85,6 +87,14 @@ def test_every_endpoint_answers_as_the_socket_does(served):
     assert {"/v1/codebase/search", "/v1/codebase/grep", "/v1/codebase/index", "/v1/codebase/stats",
             "/v1/codebase/callers", "/v1/codebase/callees", "/health"} <= set(spec["paths"])
     assert "/v1/codebase/shutdown" not in spec["paths"]
+
+
+def test_the_http_doc_lists_every_endpoint():
+    """docs/http.md's table names each route the server has (`/v1/codebase/callers`, or `/callees`
+    beside it in the same row)."""
+    doc = (REPO_ROOT / "docs" / "http.md").read_text()
+    missing = [path for path in routes() if f"/{path.rsplit('/', 1)[-1]}`" not in doc]
+    assert not missing, missing
 
 
 def test_a_file_written_after_start_is_found_over_http(served):
