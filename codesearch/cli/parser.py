@@ -361,6 +361,8 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--workspace", metavar="FILE", help="serve the repositories of a workspace file")
         p.add_argument("--index-dir", help="where the index lives (default: PATH/.codesearch)")
         p.add_argument("--no-start", action="store_true", help="do not start a daemon when none runs")
+        p.add_argument("--store", metavar="URI", help="serve the tools from a team store (milvus:///ABS/PATH.db, "
+                       "milvus://HOST:19530): every repository in it")
 
     if wanted("lsp"):
         p = command("lsp", "serve the Language Server Protocol over stdio (the root comes from initialize)")

@@ -9,12 +9,16 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .color import use_color
 from .parser import EXIT_OK, CommandError, UsageError
 from .services import settings_for
 
-TEAM_COMMANDS = frozenset({"index", "query", "callers", "callees", "daemon"})
+if TYPE_CHECKING:
+    from ..daemon.session import DaemonSession
+
+TEAM_COMMANDS = frozenset({"index", "query", "callers", "callees", "daemon", "mcp"})
 
 
 def store_of(args: argparse.Namespace) -> str | None:
@@ -23,7 +27,7 @@ def store_of(args: argparse.Namespace) -> str | None:
     if args.command not in TEAM_COMMANDS:
         return None
     given = getattr(args, "store", None)
-    if given or args.command == "daemon":
+    if given or args.command in ("daemon", "mcp"):
         return given
     from ..config import ConfigError, load_settings
     root = Path(args.path) if args.command == "index" else Path.cwd()
@@ -50,6 +54,8 @@ def run_team(args: argparse.Namespace, uri: str) -> int:
             return _query(args, store)
         if args.command == "daemon":
             return _serve(args, store)
+        if args.command == "mcp":
+            return _mcp(args, store)
         return _relations(args, store)
     except TeamStoreError as exc:
         raise _failed(str(exc)) from None
@@ -169,3 +175,33 @@ def _until(stop: threading.Event) -> None:
             pass
     except KeyboardInterrupt:
         pass
+
+
+class DirectSession:
+    """What the MCP tools call methods through: here the team service itself (no daemon)."""
+
+    def __init__(self, service):
+        self.service = service
+
+    def call(self, ask):
+        return ask(self.service)
+
+
+def _mcp(args: argparse.Namespace, store) -> int:
+    """`mcp --store URI`: the MCP tools over stdio, answered by the team store."""
+    import logging
+    from typing import cast
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from ..transports.mcp import CodeSearchTools, build_server
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="codesearch mcp: %(message)s")
+    server = build_server(CodeSearchTools(cast("DaemonSession", DirectSession(_service(args, store)))))
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)
+    return EXIT_OK

@@ -53,3 +53,15 @@ def test_callers_health_and_a_method_not_served(served):
     assert status == 200 and answer["files"] == 3 and 0 < answer["vectors"] <= answer["chunks"]
     status, answer = call(served, "POST", "/v1/codebase/grep", {"pattern": "def"})
     assert status >= 400 and "team store" in answer["error"]["message"]
+
+
+def test_the_mcp_tools_answer_from_the_store(store, tmp_path):
+    from codesearch.cli.team_commands import DirectSession
+    from codesearch.transports.mcp import CodeSearchTools, ToolError
+    index(store, write(tmp_path / "ship", SHIPPING), "shipping")
+    tools = CodeSearchTools(DirectSession(TeamService(store, Settings(), None)))  # type: ignore[arg-type]
+    answer = tools.call("search", {"query": "cheapest carrier route", "mode": "keyword"})
+    assert answer["results"][0]["repo"] == "shipping"
+    assert [r["name"] for r in tools.call("callers", {"name": "cheapestCarrier"})["results"]] == ["PlanRoute"]
+    with pytest.raises(ToolError, match="team store"):
+        tools.call("grep", {"pattern": "func"})
