@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..indexing.index import Index
+from ..search.early_answer import early_answer, first_index_unfinished
 from ..search.searcher import Searcher
 from .admission import Admission
 from .protocol import ServiceUnavailable
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from . import types as t
 
 WITHOUT_VECTORS = ("keyword", "graph")
+FIRST_INDEX_NOTE = "the index is being built for the first time, and later queries use it"
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ class IndexService:
     serving: Serving
     reader_index: Index  # the index reads answer from
     _searcher: Searcher | None = None
+    _indexed_once = False  # the index finished a run once: searches read it from then on
 
     @property
     def searcher(self) -> Searcher:
@@ -131,8 +134,20 @@ class IndexService:
         coverage = self.vector_coverage()
         return 1.0 if coverage is None else round(coverage, 4)
 
+    def first_index_building(self) -> bool:
+        """Whether the index has never finished a run: its keyword index and graph then hold only
+        the files written so far, so searches are answered from ripgrep instead (early_answer)."""
+        if not self._indexed_once:
+            self._indexed_once = not first_index_unfinished(self.reader_index)
+        return not self._indexed_once
+
     def search(self, request: t.SearchRequest) -> t.SearchAnswer:
         self.serving.check()
+        if self.first_index_building():
+            index = self.reader_index
+            with self.serving.slot():
+                answer = early_answer(index.root, index.dir, index.settings, request, FIRST_INDEX_NOTE)
+            return self.finished(answer)
         rule = self.serving.no_model()
         asked = rule.search(request) if rule is not None else None
         with self.serving.slot() as alone:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..locations import command_root
 from .parser import CommandError, UsageError
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from ..config import Settings
     from ..daemon.client import DaemonClient
     from ..indexing.index import Index
+    from ..search.requests import SearchAnswer, SearchRequest
     from ..workspace import RepoSpec, Workspace
 
 AUTO_START_WAIT_SECONDS = 30.0  # a query waits this long for the daemon it starts over an existing index
@@ -152,16 +155,25 @@ def close_local_services() -> None:
 
 def on_demand(args: argparse.Namespace) -> DaemonClient | None:
     """No daemon serves the repository. With `auto_daemon` (the default), one is started: over
-    an existing index this command waits for it and asks it; a repository without an index gets
-    its keyword index and graph here first (the daemon then embeds), and this first answer comes
-    from this process. Without (--no-daemon, `auto_daemon = false`), a missing index is built
-    here whole, vectors included, and nothing is left running."""
+    an existing index this command waits for it and asks it. In a repository without an index a
+    query is answered at once from ripgrep (FirstAnswers), and the daemon builds the index; any
+    other command (and `query --batch`, a script that wants the index's answers) gets the keyword
+    index and graph here first, the daemon then embeds. Without (--no-daemon, `auto_daemon =
+    false`), a missing index is built here whole, vectors included, and nothing is left running."""
     from ..daemon import autostart
     root = root_of(args)
     settings = settings_for(root, args)
     auto = autostart.may_start(settings, refused=getattr(args, "no_daemon", False))
     if not autostart.has_index(root, args.index_dir):
-        first_index(args, root, settings, auto)
+        refuse_whole_folder(root)
+        if auto and args.command == "query" and not args.batch:
+            with os.scandir(root):  # an unreadable root is told in a line here, not answered with nothing
+                pass
+            print(f"codesearch: {root} has no index yet; answering from ripgrep now, while a daemon builds it",
+                  file=sys.stderr)
+            _LOCAL[root] = cast("Service", FirstAnswers(root, args.index_dir, settings))
+        else:
+            first_index(args, root, settings, auto)
         return None
     if not auto:
         return None
@@ -179,6 +191,39 @@ def on_demand(args: argparse.Namespace) -> DaemonClient | None:
     return DaemonClient(socket_path(root, args.index_dir))
 
 
+def refuse_whole_folder(root: Path) -> None:
+    if root in (Path.home().resolve(), Path(root.anchor)):
+        raise CommandError(f"{root} has no index, and a whole home or root folder is not indexed unasked; "
+                           "run this in a repository, or: codesearch index PATH")
+
+
+class FirstAnswers:
+    """The query of a repository without an index: answered at once from ripgrep over its words
+    (search/early_answer.py), then a daemon is started to build the index (keyword index and graph,
+    then vectors), which later queries go through. Only `query` is sent here (cli/commands.py's
+    other commands build the index first): hence the one method of a Service."""
+
+    def __init__(self, root: Path, index_dir: str | None, settings: Settings):
+        self.root, self.index_dir, self.settings = root, index_dir, settings
+
+    def search(self, request: SearchRequest) -> SearchAnswer:
+        from ..paths import index_dir_for
+        from ..search.early_answer import early_answer
+        answer = early_answer(self.root, index_dir_for(self.root, self.index_dir), self.settings, request,
+                              "no index yet")
+        return replace(answer, note=f"{answer.note}; {self._start_daemon()}")
+
+    def _start_daemon(self) -> str:
+        """Started after the answer is made: its imports and parsing would share the cores with it."""
+        from ..daemon import autostart
+        from ..daemon.lifecycle import DaemonLifecycleError
+        try:
+            health = autostart.start(self.root, self.index_dir, self.settings, wait_seconds=None)
+        except (DaemonLifecycleError, OSError) as exc:
+            return f"no daemon could start to build the index ({exc}); run: codesearch index {self.root}"
+        return f"a daemon (pid {(health or {}).get('pid')}) now builds the index, and later queries go through it"
+
+
 def first_index(args: argparse.Namespace, root: Path, settings: Any, auto: bool) -> None:
     """Index a repository that has none, progress on stderr, and keep its service for the answer."""
     from ..api.local import LocalService
@@ -188,9 +233,6 @@ def first_index(args: argparse.Namespace, root: Path, settings: Any, auto: bool)
     from ..indexing.index import Index, IndexBusy
     from ..indexing.indexer import Indexer, print_log
     from .progress import progress_sink
-    if root in (Path.home().resolve(), Path(root.anchor)):
-        raise CommandError(f"{root} has no index, and a whole home or root folder is not indexed unasked; "
-                           "run this in a repository, or: codesearch index PATH")
     what = "its keyword index and graph now; vectors follow in the background" if auto else \
         "it now, vectors included"
     print(f"codesearch: {root} has no index yet; building {what}", file=sys.stderr)
