@@ -36,12 +36,13 @@ from ..search.requests import (
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .milvus_store import CALLS, FILES, LiveFile, MilvusStore, RepoState, literal, live_files, row_uid
 from .stemming import porter
+from .team_graph import TeamGraph, graph_list, named_words
 
 MAX_QUERY_TERMS = 256
 OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
 MAX_CALL_SITES = 1000
 MAX_SCOPED_BRANCHES = 8  # up to this many branches searched, the expression names each one's live generation
-TEAM_RETRIEVERS = ("vector", "keyword")  # the call graph answers relations here, not searches
+TEAM_RETRIEVERS = ("vector", "keyword", "graph")  # the graph runs last: the keyword list seeds it
 
 
 @dataclass(frozen=True)
@@ -127,17 +128,19 @@ class TeamSearcher:
         if not states:
             notes.append("the team store holds no repository" + (f" named {scope.repo}" if scope.repo else "")
                          + (f" on branch {scope.branch}" if scope.branch else ""))
-        elif request.mode == "graph":
-            notes.append("the team store answers relations from its call sites, not graph searches")
         else:
             where = self.expression(states, query.filters, scope)
-            for name in names:
+            for name in (n for n in names if n != "graph"):
                 t = time.perf_counter()
                 hits = self._keyword(query, where, candidates) if name == "keyword" else \
                     self._vector(query, where, candidates)
                 kept = [h for h in hits if self._visible(states, h) and _glob_ok(h["path"], query.filters)]
                 lists[name] = [h["uid"] for h in kept][:candidates]
                 timing[name] = _ms(t)
+            if "graph" in names:
+                t = time.perf_counter()
+                lists["graph"] = self._graph(query, states, where, lists.get("keyword", []), candidates)
+                timing["graph"] = _ms(t)
         t = time.perf_counter()
         weights = {n: float(getattr(self.settings, f"weight_{n}", 1.0)) for n in lists}
         fused = weighted_rrf(lists, weights, k=self.settings.rrf_k)
@@ -174,6 +177,23 @@ class TeamSearcher:
         hits = self.store.vector_search(vector.tolist(), where, limit * OVERFETCH)
         minimum = self.settings.min_semantic_score
         return [h for h in hits if h["score"] >= minimum]
+
+    def _graph(self, query: Query, states: list[RepoState], where: str, keyword: list[str], limit: int) -> list[str]:
+        """Personalized PageRank from the definitions the query names and the keyword list's best hits."""
+        graph = TeamGraph(self.store, lambda row: self._visible(states, row))
+        words = named_words(query)
+        named: list[str] = []
+        if words:
+            kinds = ", ".join(literal(k) for k in sorted(NON_DEFINITION_KINDS))
+            defined = self.store.chunks_where(f"{where} and name in [{', '.join(map(literal, words))}] and kind "
+                                              f"not in [{kinds}] and part == 1", MAX_CALL_SITES,
+                                              ("uid", "repo", "branch", "path", "gen"))
+            named = [r["uid"] for r in defined if self._visible(states, r)]
+        ranked = graph_list(graph, named, keyword, limit * OVERFETCH)
+        graph.rows_of(ranked)
+        rows = graph.rows
+        return [u for u in ranked if u in rows and self._visible(states, rows[u])
+                and _filters_ok(rows[u], query.filters)][:limit]
 
     # --- relations --------------------------------------------------------------------------
     def definitions_named(self, states: list[RepoState], name: str, filters: Filters | None = None) -> list[dict]:

@@ -95,3 +95,11 @@ def test_a_bad_uri_is_one_line(text):
     with pytest.raises(StoreUriError) as caught:
         parse_store_uri(text)
     assert "\n" not in str(caught.value) and "milvus" in str(caught.value)
+
+
+def test_the_graph_list_walks_from_the_named_definition_to_what_it_calls(store, tmp_path):
+    index(store, write(tmp_path / "billing", BILLING), "billing")
+    answer = TeamSearcher(store, Settings(), None).search(SearchRequest(query="compute_invoice_total", mode="graph"))
+    names = [r.name for r in answer.results]
+    assert names[:1] == ["compute_invoice_total"] and "apply_tax" in names
+    assert "retry_with_backoff" not in names and all(r.sources["graph"] for r in answer.results)
