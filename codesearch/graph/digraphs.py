@@ -7,7 +7,7 @@ to contained; a DiGraph holds one edge per ordered pair, so `kind` names every k
 the pair (`calls`, `imports`, `contains`, comma-separated in that order) and `weight` is the sum
 of their weights (a resolved call or an import weighs 1, containment 1, a guessed call its share
 of GUESS_WEIGHT). A call's `resolution` says how it was resolved, in relations' words
-(schema.RESOLUTIONS: exact, import, type, name-only, dynamic); a call that resolution could only
+(schema.RESOLUTIONS: exact, import, type, name-only, dynamic, scip); a call that resolution could only
 share among the name's first definitions, which the catalog keeps on the call site and relations
 follow by name, is `name-only` with its share of the weight.
 """

@@ -46,17 +46,20 @@ class ScipIndex:
 
     documents: dict[str, list[Occurrence]] = field(default_factory=dict)
     project_root: str = ""  # the folder the paths are relative to, where the index was made ("": not said)
-    _definitions: dict[str, tuple[str, int]] | None = field(default=None, repr=False)
+    _definitions: dict[str, list[tuple[str, int]]] | None = field(default=None, repr=False)
 
-    def definitions(self) -> dict[str, tuple[str, int]]:
-        """Symbol -> (path, 0-based line) of its first definition occurrence in these documents:
-        a symbol with none is defined outside them (a library, the standard library)."""
+    def definitions(self) -> dict[str, list[tuple[str, int]]]:
+        """Symbol (a local one as `symbol_key` names it) -> the (path, 0-based line) of each of
+        its definition occurrences in these documents (an overloaded method has several): a
+        symbol with none is defined outside them (a library, the standard library)."""
         if self._definitions is None:
             self._definitions = {}
             for path, occurrences in self.documents.items():
                 for occurrence in occurrences:
-                    if occurrence.definition and not is_local(occurrence.symbol):
-                        self._definitions.setdefault(occurrence.symbol, (path, occurrence.line))
+                    if occurrence.definition:
+                        places = self._definitions.setdefault(symbol_key(path, occurrence.symbol), [])
+                        if (path, occurrence.line) not in places:
+                            places.append((path, occurrence.line))
         return self._definitions
 
 
@@ -202,6 +205,7 @@ def _packed(data: bytes) -> list[int]:
 # what it is: `/` namespace, `#` type, `.` term, `(disambiguator).` method, `:` meta, `!` macro;
 # or `(name)` a parameter, `[name]` a type parameter
 _DESCRIPTOR = re.compile(r"(`(?:[^`]|``)*`|[\w$+\-]+)(/|#|\.|\([^)]*\)\.|:|!)|\(([^)]*)\)|\[([^\]]*)\]")
+_ACCESSOR = re.compile(r"^<[gs]et>")  # scip-typescript names a getter `<get>size`: the chunk is `size`
 NAMESPACE, TYPE, TERM, METHOD, META, MACRO, PARAMETER, TYPE_PARAMETER = "/", "#", ".", "()", ":", "!", "(", "["
 
 
@@ -214,6 +218,12 @@ class Descriptor:
 
 def is_local(symbol: str) -> bool:
     return symbol.startswith("local ")
+
+
+def symbol_key(path: str, symbol: str) -> str:
+    """A symbol as `definitions` keys it: a local one (`local 3`) means something only inside
+    its document."""
+    return f"{symbol} in {path}" if is_local(symbol) else symbol
 
 
 def descriptors(symbol: str) -> list[Descriptor]:
@@ -237,6 +247,7 @@ def descriptors(symbol: str) -> list[Descriptor]:
             name, suffix = (match.group(3), PARAMETER) if parameter else (match.group(4), TYPE_PARAMETER)
         if name.startswith("`"):
             name = name[1:-1].replace("``", "`")
+        name = _ACCESSOR.sub("", name)
         kind = METHOD if suffix.startswith("(") and suffix != PARAMETER else suffix
         out.append(Descriptor(name, kind, symbol[:match.end()]))
     return out

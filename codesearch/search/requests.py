@@ -191,7 +191,8 @@ class RelatedResult(ChunkPlace):
     sites: tuple[int, ...] | None = None
     repo: str | None = None  # in a workspace
     # how the edge that reached it was resolved: exact (own file or class), import, type (the
-    # receiver's), name-only (a name defined once, or guessed at), dynamic (an interface's method)
+    # receiver's), name-only (a name defined once, or guessed at), dynamic (an interface's method),
+    # scip (a SCIP index's: indexing/scip_source.py)
     resolution: str | None = None
     branch: str | None = None  # in a team store (--store)
 

@@ -17,7 +17,16 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..ingest.scip import METHOD, NAMESPACE, PARAMETER, TYPE_PARAMETER, Descriptor, ScipIndex, descriptors, is_local
+from ..ingest.scip import (
+    METHOD,
+    NAMESPACE,
+    PARAMETER,
+    TYPE_PARAMETER,
+    Descriptor,
+    ScipIndex,
+    descriptors,
+    symbol_key,
+)
 from ..vocabulary import NON_DEFINITION_KINDS
 from .schema import BY_SCIP, EDGE_KINDS
 from .sql import select_in
@@ -64,11 +73,15 @@ class _Files:
                                                  "AND path IN ({})", paths):
             self.fid[path], self.mtime_ns[path] = fid, mtime_ns or 0
         self.chunks: dict[str, list[_Chunk]] = defaultdict(list)
+        self.named: dict[tuple[str, str], list[_Chunk]] = defaultdict(list)  # a file's definitions of a name
         path_of = {fid: path for path, fid in self.fid.items()}
         for fid, *row in select_in(db, "SELECT fid, rid, kind, name, COALESCE(qualified_name, name), start_line, "
                                        "end_line, part, name_line, parent FROM chunks WHERE fid IN ({})",
                                    sorted(path_of)):
-            self.chunks[path_of[fid]].append(_Chunk(*row))
+            chunk = _Chunk(*row)
+            self.chunks[path_of[fid]].append(chunk)
+            if chunk.part == 1 and chunk.kind not in NON_DEFINITION_KINDS:
+                self.named[(path_of[fid], chunk.name)].append(chunk)
 
     def caller_at(self, path: str, line: int) -> int | None:
         """The chunk a use on this 1-based line belongs to, as the parser attributes calls: the
@@ -85,17 +98,20 @@ class _Files:
         files = [c.rid for c in chunks if c.kind == "file"]
         return files[0] if files else None
 
-    def definition(self, path: str, line: int, chain: list[Descriptor], fresh: bool) -> int | None:
-        """The chunk of the definition named by the last of `chain` whose name stands on this
+    def definition(self, path: str, line: int, name: str, fresh: bool) -> int | None:
+        """The chunk of the definition of `name` whose name stands on this 1-based line of
+        `path` (the file unchanged since the SCIP index was made)."""
+        found = [c for c in self.named.get((path, name), ()) if c.name_line == line] if fresh else []
+        return found[0].rid if found else None
+
+    def at(self, path: str, line: int, chain: list[Descriptor], fresh: bool) -> int | None:
+        """The chunk of the definition the last of `chain` names, whose name stands on this
         1-based line of `path`; in a changed file (lines may have moved), the one definition of
         that name there whose qualified name ends as the chain does."""
-        name = chain[-1].name
-        named = [c for c in self.chunks.get(path, ()) if c.name == name and c.part == 1
-                 and c.kind not in NON_DEFINITION_KINDS]
-        if fresh:
-            at = [c for c in named if c.name_line == line]
-            if at:
-                return at[0].rid
+        exact = self.definition(path, line, chain[-1].name, fresh)
+        if exact is not None:
+            return exact
+        named = self.named.get((path, chain[-1].name), [])
         words = [d.name for d in chain if d.suffix not in _NO_CHUNK]
         for depth in range(len(words), 0, -1):
             dotted = ".".join(words[-depth:])
@@ -139,16 +155,20 @@ def apply_scip_edges(db: sqlite3.Connection, index: ScipIndex, made_ns: int,
         around = {r[0] for r in select_in(db, "SELECT DISTINCT f.path FROM chunks c JOIN files f ON f.fid = c.fid "
                                               "WHERE c.rid IN ({})", sorted(wanted))}
         covered = [path for path in covered if path in around]
-    sites: list[tuple[str, int, list[Descriptor]]] = []  # (path, 1-based line, the symbol's chain)
+    sites: list[tuple[str, int, str, list[Descriptor]]] = []  # (path, 1-based line, symbol key, its chain)
     target_paths: set[str] = set()
     for path in covered:
         for occurrence in index.documents[path]:
-            if occurrence.definition or is_local(occurrence.symbol):
+            if occurrence.definition:
                 continue
+            key = symbol_key(path, occurrence.symbol)
             chain = descriptors(occurrence.symbol)
-            if chain and chain[-1].suffix not in _NO_CHUNK and any(d.symbol in definitions for d in chain):
-                sites.append((path, occurrence.line + 1, chain))
-                target_paths.update(definitions[d.symbol][0] for d in chain if d.symbol in definitions)
+            if chain[-1:] and chain[-1].suffix in _NO_CHUNK:
+                continue
+            reached = [k for k in [key, *(d.symbol for d in chain[:-1])] if k in definitions]
+            if reached:
+                sites.append((path, occurrence.line + 1, key, chain))
+                target_paths.update(where for k in reached for where, _ in definitions[k])
     files = _Files(db, sorted(set(covered) | target_paths))
     fresh = set(covered)
     mine = [c.rid for path in covered for c in files.chunks.get(path, ())
@@ -156,46 +176,48 @@ def apply_scip_edges(db: sqlite3.Connection, index: ScipIndex, made_ns: int,
     if not mine:
         return coverage
     mine_set = set(mine)
-    recorded: dict[tuple[str, int, str], int] = {}  # (path, line, name) -> the caller the parser recorded
+    recorded: dict[tuple[str, int], dict[str, int]] = defaultdict(dict)  # (path, line) -> name -> caller recorded
     for caller, path, line, name in select_in(db, "SELECT k.caller, f.path, k.line, n.name FROM calls k "
                                                    "JOIN names n ON n.nid = k.nid JOIN chunks c ON c.rid = k.caller "
                                                    "JOIN files f ON f.fid = c.fid WHERE k.caller IN ({})", mine):
-        recorded[(path, line, name)] = caller
+        recorded[(path, line)][name] = caller
     select_in(db, f"DELETE FROM edges WHERE kind = {CALLS} AND src IN ({{}})", mine)
     select_in(db, "UPDATE calls SET guess = 0 WHERE caller IN ({}) AND guess = 1", mine)
     select_in(db, f"DELETE FROM calls WHERE ref = {SCIP_REFERENCE} AND caller IN ({{}})", mine)
     edges: set[tuple[int, int]] = set()
     references: set[tuple[int, str, int]] = set()  # (caller, name, line)
-    for path, line, chain in sites:
-        caller, target_chain = _use(recorded, path, line, chain)
+    for path, line, key, chain in sites:
+        at_line = recorded.get((path, line), {})
+        if not chain:  # a local symbol: a function defined inside another, called where the parser saw a call
+            for name, caller in at_line.items():
+                local = [t for where, at in definitions[key] if (t := files.definition(where, at + 1, name, True))]
+                edges.update((caller, t) for t in local if caller in mine_set)
+            continue
+        caller, target_chain = _use(at_line, chain)
+        places = definitions.get(target_chain[-1].symbol, [])
+        targets = {t for where, at in places if (t := files.at(where, at + 1, target_chain, where in fresh))}
+        if not targets:
+            continue
         if caller is None:
             caller = files.caller_at(path, line)
         if caller is None or caller not in mine_set:
             continue
-        symbol = target_chain[-1].symbol
-        if symbol not in definitions:
-            continue
-        where, at = definitions[symbol]
-        target = files.definition(where, at + 1, target_chain, where in fresh)
-        if target is None:
-            continue
-        edges.add((caller, target))
-        if (path, line, target_chain[-1].name) not in recorded:
+        edges.update((caller, t) for t in targets)
+        if target_chain[-1].name not in at_line:
             references.add((caller, target_chain[-1].name, line))
     _write(db, edges, references)
     coverage.edges = len(edges)
     return coverage
 
 
-def _use(recorded: dict[tuple[str, int, str], int], path: str, line: int,
-         chain: list[Descriptor]) -> tuple[int | None, list[Descriptor]]:
+def _use(at_line: dict[str, int], chain: list[Descriptor]) -> tuple[int | None, list[Descriptor]]:
     """The recorded call site this occurrence stands at, and the part of its symbol that names
     what is called: `new Circle()` is recorded as a call of `Circle`, and the index names the
     constructor (`Circle#<constructor>().`), so the call goes to the class. (None, the whole
     chain) where the parser recorded no call of any of its names on that line."""
     for depth in range(len(chain), 0, -1):
         descriptor = chain[depth - 1]
-        caller = recorded.get((path, line, descriptor.name))
+        caller = at_line.get(descriptor.name)
         if caller is not None and descriptor.suffix not in _NO_CHUNK:
             return caller, chain[:depth]
         constructor = descriptor.suffix == METHOD and (descriptor.name in CONSTRUCTORS

@@ -77,6 +77,20 @@ def test_scip_edges_replace_the_guesses_by_name(tmp_path: Path) -> None:
         precise.close()
 
 
+def test_overloads_local_functions_and_getters(tmp_path: Path) -> None:
+    """`stack.peek(0)` goes to each of peek's three declarations (two overloads, one body), a
+    function defined inside another (a local symbol to the SCIP index) is linked where it is
+    called, and `stack.size` reaches the getter the index names `<get>size`."""
+    index = _indexed(_copy(tmp_path))
+    try:
+        assert _callees(index, "summary") == {"summary.describeTop": "scip", "Stack": "scip", "Stack.size": "scip"}
+        assert _callees(index, "summary.describeTop") == {"Stack.peek": "scip"}
+        rid = index.catalog.db.execute("SELECT rid FROM chunks WHERE qualified_name = 'summary.describeTop'").fetchone()
+        assert len(CallGraph(index.catalog).calls([rid[0]], "callees")) == 3
+    finally:
+        index.close()
+
+
 def test_a_use_that_is_no_call_is_a_reference(tmp_path: Path) -> None:
     """`const measure = circle.describe` is a method used as a value: the parser records no call
     there, the SCIP index a reference, which `references` lists as such."""

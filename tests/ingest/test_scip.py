@@ -30,8 +30,8 @@ def test_the_fixture_reads_into_documents_and_definitions() -> None:
     index = read_index(FIXTURE)
     assert sorted(index.documents) == ["src/main.ts", "src/shapes.ts", "src/stack.ts"]
     definitions = index.definitions()
-    assert definitions["scip-typescript npm . . src/`shapes.ts`/Square#area()."] == ("src/shapes.ts", 19)
-    assert not any(symbol.startswith("local ") for symbol in definitions)
+    assert definitions["scip-typescript npm . . src/`shapes.ts`/Square#area()."] == [("src/shapes.ts", 19)]
+    assert definitions["local 2 in src/main.ts"] == [("src/main.ts", 4)]  # a local means something in its file only
     assert not any("lib.es5.d.ts" in symbol for symbol in definitions)  # the standard library is defined elsewhere
     push = [o for o in index.documents["src/main.ts"] if o.symbol.endswith("Array#push().")]
     assert [(o.line, o.start, o.end, o.definition) for o in push] == [(18, 8, 12, False)]
@@ -47,6 +47,9 @@ def test_the_fixture_reads_into_documents_and_definitions() -> None:
     ("scip-typescript npm . . src/`stack.ts`/Stack#[T]", [("src", NAMESPACE), ("stack.ts", NAMESPACE),
                                                           ("Stack", TYPE), ("T", TYPE_PARAMETER)]),
     ("semanticdb maven . . `a``b`/x.", [("a`b", NAMESPACE), ("x", TERM)]),
+    ("scip-typescript npm zod 4.3.6 src/v3/tests/`Mocker.ts`/Mocker#`<get>string`().",
+     [("src", NAMESPACE), ("v3", NAMESPACE), ("tests", NAMESPACE), ("Mocker.ts", NAMESPACE), ("Mocker", TYPE),
+      ("string", METHOD)]),
     ("local 5", []),
     ("too short", []),
 ])

@@ -20,3 +20,10 @@ export function report(): string {
   const measure = circle.describe;
   return [circle.describe(), String(collect().max()), String(measure)].join(" ");
 }
+
+export function summary(stack: Stack<number>): string {
+  function describeTop(): string {
+    return String(stack.peek(0));
+  }
+  return `${stack.size} ${describeTop()}`;
+}

@@ -8,4 +8,14 @@ export class Stack<T> {
   max(): number {
     return this.items.length;
   }
+
+  peek(): T | undefined;
+  peek(fallback: T): T;
+  peek(fallback?: T): T | undefined {
+    return this.items[this.items.length - 1] ?? fallback;
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
 }
