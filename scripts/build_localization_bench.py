@@ -15,7 +15,7 @@ each repository's pinned revision:
      tests or dependencies (words in the subject);
   4. the message has at least MIN_WORDS words (a bug report says something);
   5. it modified 1 to MAX_ANSWER_FILES source files of the program (grammar-backed languages;
-     not tests, examples, docs, benchmarks or vendored code as codesearch's `is_test_path`
+     not tests, examples, docs, benchmarks or vendored code as codesearch's `is_secondary_path`
      defines them, not in a folder named for tests or a hidden folder, not a build manifest)
      that existed in the parent, and changed at most MAX_CHANGED_FILES files in all;
   6. it changed at least one line of those files that is neither blank nor a comment;
@@ -40,9 +40,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from codesearch.analysis.content_class import is_secondary_path
 from codesearch.eval.bench import SHARED_BENCH
 from codesearch.ingest.languages import spec_for_path
-from codesearch.search.ranking import is_test_path
 
 MIN_WORDS = 5  # words of the message, trailers and issue references left out
 MAX_ANSWER_FILES = 5  # modified non-test source files: more is a sweeping change, not a fix
@@ -163,9 +163,9 @@ NOT_PROGRAM_FOLDER = re.compile(r"(^|/)(\.[^/]+|[^/]*test[^/]*)/", re.IGNORECASE
 
 def answer_files(changes: list[tuple[str, str]]) -> list[str]:
     """Modified (not added, not deleted) grammar-backed source files of the program itself: not
-    tests, examples, docs, benchmarks or vendored code (codesearch's `is_test_path`), not in a
+    tests, examples, docs, benchmarks or vendored code (codesearch's `is_secondary_path`), not in a
     folder named for tests or a hidden folder, not a build manifest."""
-    return sorted(p for status, p in changes if status == "M" and spec_for_path(p) and not is_test_path(p)
+    return sorted(p for status, p in changes if status == "M" and spec_for_path(p) and not is_secondary_path(p)
                   and not BUILD_FILE.search(p) and not NOT_PROGRAM_FOLDER.search(p))
 
 

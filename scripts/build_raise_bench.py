@@ -42,9 +42,9 @@ import tree_sitter_language_pack as tslp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from codesearch.analysis.content_class import is_secondary_path
 from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, benchmark_roots, half_of
 from codesearch.ingest.languages import spec_for_path
-from codesearch.search.ranking import is_test_path
 
 MIN_WORDS = 3
 MIN_CHARS = 15
@@ -294,7 +294,7 @@ def build(name: str, root: Path, index_dir: Path, per_repo: int, rejected: Count
             full = Path(folder) / file
             rel = full.relative_to(root).as_posix()
             spec = spec_for_path(rel)
-            if spec is None or is_test_path(rel):
+            if spec is None or is_secondary_path(rel):
                 continue
             for start, end, query, fixed in statements(full, spec.name, spec.grammar):
                 found.append({"repo": name, "half": half_of(name), "language": spec.name, "path": rel,

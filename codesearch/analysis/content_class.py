@@ -21,8 +21,9 @@ DOCUMENT_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org"})
 
 VENDORED_PATH = re.compile(r"(^|/)(vendor|third_party|node_modules)(/|$)")
 TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures?|benchmarks?|benches)(/|$)|"
-                       r"(^|/)(test_[^/]*|[^/]*_(test|spec)\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|"
-                       r"(^|/)[A-Z][A-Za-z0-9]*(Test|Tests|Spec|Specs)\.[a-z]+$", re.IGNORECASE)
+                       r"(^|/)(test_[^/]*|[^/]*_(test|spec)\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$",
+                       re.IGNORECASE)
+TEST_CLASS_FILE = re.compile(r"(^|/)[A-Z][A-Za-z0-9]*(Test|Tests|Spec|Specs)\.[a-z]+$")  # FooTest.java, not latest.py
 # `example` alone is left out on purpose (Java's com/example/... packages are real code); code in
 # a documentation folder is its examples (fastapi's docs_src/, Go's docs/ snippets)
 EXAMPLE_PATH = re.compile(r"(^|/)(_?examples|samples|demos?|docs?|docs_src)(/|$)", re.IGNORECASE)
@@ -39,8 +40,14 @@ def content_class(path: str, language: str) -> str:
         return DOCUMENTATION
     if GENERATED_PATH.search(path):
         return GENERATED
-    if TEST_PATH.search(path):
+    if TEST_PATH.search(path) or TEST_CLASS_FILE.search(path):
         return TEST
     if EXAMPLE_PATH.search(path):
         return EXAMPLE
     return CODE
+
+
+def is_secondary_path(path: str) -> bool:
+    """By its path alone, not the project's own code: a test, example, benchmark, fixture, a file
+    in a documentation folder, generated or vendored (what grep and exact matches put after it)."""
+    return content_class(path, "") != CODE

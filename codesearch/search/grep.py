@@ -12,11 +12,11 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..analysis.content_class import is_secondary_path
 from ..gc_pause import paused_gc
 from ..ingest.languages import language_for_path
 from .grep_answer import GrepResult
 from .grep_chunks import ChunkFacts, GrepFacts, place
-from .ranking import is_test_path
 from .requests import GrepRequest
 from .rg_output import MatchedLines
 from .ripgrep import run_rg_steadily
@@ -49,7 +49,7 @@ def name_pattern(request: GrepRequest) -> re2._Regexp | None:
 def aimed_at_tests(request: GrepRequest) -> bool:
     """A search restricted to tests, examples or vendored code does not push them down."""
     aims = [*(request.paths or ()), request.filters.path_glob or ""]
-    return any(a and is_test_path(a.rstrip("*/") + "/x") for a in aims)
+    return any(a and is_secondary_path(a.rstrip("*/") + "/x") for a in aims)
 
 
 
@@ -118,7 +118,7 @@ def _rank(files: list[str], lines: np.ndarray, request: GrepRequest, chunks: lis
         defined = {name for name in set(names) if pattern.search(name)}  # each name tried once
         tier[named[np.fromiter(map(defined.__contains__, names), dtype=bool, count=len(names))]] = 0
     if not aimed_at_tests(request):
-        tests = np.asarray([is_test_path(p) for p in files], dtype=bool)
+        tests = np.asarray([is_secondary_path(p) for p in files], dtype=bool)
         tier[(tier == 1) & tests[group_file]] = 2
     if notes is not None:
         for g, chunk in enumerate(chunks):

@@ -13,25 +13,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
+from ..analysis.content_class import is_secondary_path
 from ..analysis.query_shape import code_words, mentions
 from ..analysis.tokens import STOPWORDS, identifier_terms, split_identifier
 from ..config import FILE_AGGREGATIONS
 from ..indexing.vendored import in_folders
 from ..model import Chunk
 from ..vocabulary import DEFINITION_KINDS, TYPE_KINDS
+from .class_weights import weigh_classes
 from .query import Query
 
-# folders and file names of tests, examples, benchmarks and vendored code; `example` alone is
-# left out on purpose (Java's com/example/... packages are real code)
-TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures?|examples|samples|demos|"
-                       r"benchmarks?|benches|vendor|third_party|node_modules|docs?)(/|$)|"
-                       r"(^|/)(test_[^/]*|[^/]*_(test|spec)\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$",
-                       re.IGNORECASE)
-TEST_CLASS_FILE = re.compile(r"(^|/)[A-Z][A-Za-z0-9]*(Test|Tests|Spec|Specs)\.[a-z]+$")  # FooTest.java
 NAMED_FILE_BOOST = 1.5  # a file that a report's traceback or text names
-PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org"})  # documents, not code
-TEST_WORDS = {"test", "tests", "testing", "spec", "specs", "example", "examples", "benchmark", "fixture",
-              "fixtures", "mock", "mocks", "vendor", "demo", "sample", "doc", "docs"}
 # a name as code writes it in prose: `bats_pipe`, `withDisplay`, `res.send`, `Plug::Conn`, `$ZodType`
 IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")
 QUALIFIER = re.compile(r"\.|::|#|->")
@@ -51,7 +43,8 @@ class RankingOptions:
     file_coherence: bool = True
     exact_text: bool = True  # chunks that hold the query's text word for word, first
     file_decay: float = 0.7
-    test_factor: float = 0.5
+    test_factor: float = 0.5  # tests, examples, generated and vendored code (search/class_weights.py)
+    document_factor: float = 1.0  # documentation, for a question that does not ask for it
     path_weight: float = 0.3  # per query word in the path (at most two count)
     name_weight: float = 0.15  # per query word in the definition's name (at most two count)
     prefix_chars: int = 3  # a query word and a path or name word match when one starts with the other, this long
@@ -99,7 +92,7 @@ def rank(query: Query, fused: list[tuple[Chunk, float]], options: RankingOptions
         if query.shape:
             _boost_named_files(query.shape.paths, items)
     if options.test_penalty:
-        _penalize_tests(query, items, options.test_factor, vendored)
+        weigh_classes(query, items, options.test_factor, options.document_factor, vendored)
     if options.query_names and not query.long and not query.symbol:  # a report's: _query_words
         _boost_identifiers(query.text, items, options.identifier_factor)
         _boost_joined_names(query.text, items, options.joined_stem_factor, options.main_definition_factor)
@@ -238,7 +231,7 @@ def _boost_symbol(query: str, items: list[Ranked], test_demotion: float, stem_bo
             tier, note = 1.0, "defines the symbol (case differs)"
         else:
             continue
-        if is_test_path(c.path):
+        if is_secondary_path(c.path):
             tier -= test_demotion
         if _loose(c.path.rsplit("/", 1)[-1].rsplit(".", 1)[0]) == loose:
             tier += stem_bonus
@@ -257,7 +250,7 @@ def _boost_exact(items: list[Ranked], exact: Mapping[str, float], least: float, 
     for r in items:
         share = exact.get(r.chunk.id, 0.0)
         if share >= least:
-            if is_test_path(r.chunk.path) or in_folders(r.chunk.path, vendored):
+            if is_secondary_path(r.chunk.path) or in_folders(r.chunk.path, vendored):
                 share *= test_factor
             r.score += gap * share
             r.notes.append(f"holds {share:.0%} of the query's text word for word")
@@ -336,29 +329,6 @@ def _path_terms(path: str) -> frozenset[str]:
 @lru_cache(maxsize=65536)
 def _name_terms(name: str) -> frozenset[str]:
     return frozenset(_stem(t) for t in split_identifier(name))
-
-
-def _penalize_tests(query: Query, items: list[Ranked], factor: float, vendored: frozenset[str]) -> None:
-    """Tests, examples and vendored code down, unless a question asks for them. A report is
-    answered by code: a report that says "test" is not asking for tests (it tells how the bug was
-    found), and its documentation and changelogs, which retell it in words, go down too."""
-    report = query.long
-    words = {w.lower() for w in re.findall(r"[A-Za-z]+", query.text)}
-    if words & TEST_WORDS and not report:
-        return
-    for r in items:
-        if is_test_path(r.chunk.path) or in_folders(r.chunk.path, vendored):
-            r.score *= factor
-            r.notes.append(f"test/example/vendor path x{factor}")
-        elif report and r.chunk.language in PROSE_LANGUAGES:
-            r.score *= factor
-            r.notes.append(f"documentation, for a report x{factor}")
-
-
-@lru_cache(maxsize=65536)
-def is_test_path(path: str) -> bool:
-    """A test, example, benchmark, fixture, docs or vendored file, by its path."""
-    return bool(TEST_PATH.search(path) or TEST_CLASS_FILE.search(path))
 
 
 def _dedupe_parent_child(items: list[Ranked]) -> list[Ranked]:

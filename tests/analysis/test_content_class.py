@@ -17,6 +17,8 @@ from codesearch.analysis.content_class import CLASS_NUMBERS, CLASSES, content_cl
     ("web/__tests__/cart.tsx", "tsx", "test"),
     ("web/cart.spec.ts", "typescript", "test"),
     ("conftest.py", "python", "test"),
+    ("src/latest.py", "python", "code"),  # a word that ends in "test" is no test
+    ("app/Contest.java", "java", "code"),
     ("benches/throughput.rs", "rust", "test"),
     ("examples/checkout.py", "python", "example"),
     ("docs_src/dependencies/tutorial008.py", "python", "example"),

@@ -218,10 +218,13 @@ def test_test_penalty_applies(path):
     assert scores_of(out)["src"] == 0.15
 
 
-@pytest.mark.parametrize("query", ["tests for inventory total", "inventory test", "example of backoff",
-                                   "vendor clamp"])
-def test_test_penalty_exempt_when_query_mentions_tests(query):
-    fused = [(chunk("t", path="tests/test_inventory.py"), 0.2), (chunk("src", path="src/inventory.py"), 0.15)]
+@pytest.mark.parametrize("query, path", [("tests for inventory total", "tests/test_inventory.py"),
+                                         ("inventory test", "tests/test_inventory.py"),
+                                         ("example of backoff", "examples/backoff.py"),
+                                         ("vendor clamp", "vendor/clamp/clamp.go")])
+def test_test_penalty_exempt_when_query_mentions_tests(query, path):
+    """The class a question names (search/class_weights.py) is not weighed down."""
+    fused = [(chunk("t", path=path), 0.2), (chunk("src", path="src/inventory.py"), 0.15)]
     out = rank(Query.parse(query), fused, only(test_penalty=True))
     assert ids(out) == ["t", "src"]
     assert scores_of(out)["t"] == 0.2

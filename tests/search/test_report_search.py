@@ -81,4 +81,4 @@ def test_the_report_s_test_words_do_not_lift_the_tests(searcher):
     """The test penalty stays on for a report that says "test" (it did not, before)."""
     answer = searcher.search(SearchRequest(query=REPORT, mode="keyword", limit=20, explain=True))
     test_results = [r for r in answer.results if r.path.startswith("tests/")]
-    assert test_results and all(any("test/example/vendor" in n for n in (r.explain or ())) for r in test_results)
+    assert test_results and all(any("content class test" in n for n in (r.explain or ())) for r in test_results)

@@ -1,0 +1,66 @@
+"""The ranking step that weighs each candidate's content class (analysis/content_class.py) against
+the question: the project's code as it came; tests, examples, generated and vendored code down by
+one factor; documentation down by its own (a behaviour question is answered by code, and a page
+translated into a dozen languages would otherwise fill the top). A class the question names
+("how are the tests of X set up", "an example of Y", "the docs of Z") is not weighed down. A
+report (a bug report, a pasted trace) names no class: it says "test" to tell how a bug was found,
+and its documentation, which retells it in words, goes down as far as tests do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from ..analysis.content_class import CODE, DOCUMENTATION, EXAMPLE, GENERATED, TEST, VENDORED, content_class
+from ..indexing.vendored import in_folders
+from ..model import Chunk
+from .query import Query
+
+
+class Candidate(Protocol):
+    """What the step reads and changes of a ranked candidate (ranking.Ranked)."""
+
+    chunk: Chunk
+    score: float
+    notes: list[str]
+
+# the words by which a question asks for a class
+ASKING_WORDS = {
+    TEST: frozenset({"test", "tests", "testing", "spec", "specs", "fixture", "fixtures", "mock", "mocks",
+                     "benchmark", "benchmarks"}),
+    EXAMPLE: frozenset({"example", "examples", "demo", "demos", "sample", "samples", "tutorial"}),
+    DOCUMENTATION: frozenset({"doc", "docs", "documentation", "documented", "readme", "guide"}),
+    VENDORED: frozenset({"vendor", "vendored", "bundled"}),
+    GENERATED: frozenset({"generated", "codegen"}),
+}
+
+
+def asked_classes(query: Query) -> frozenset[str]:
+    """The classes a question names (none for a report)."""
+    if query.long:
+        return frozenset()
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", query.text)}
+    return frozenset(name for name, asking in ASKING_WORDS.items() if words & asking)
+
+
+def class_of(path: str, language: str, vendored: frozenset[str]) -> str:
+    """A chunk's content class, vendored also where the index's structure says so."""
+    return VENDORED if in_folders(path, vendored) else content_class(path, language)
+
+
+def weigh_classes(query: Query, items: Sequence[Candidate], factor: float, document_factor: float,
+                  vendored: frozenset[str]) -> None:
+    """Each candidate not of the project's code, nor of a class the question names, times
+    `factor` (documentation: `document_factor`; for a report, `factor` too)."""
+    asked = asked_classes(query)
+    for r in items:
+        name = class_of(r.chunk.path, r.chunk.language, vendored)
+        if name == CODE or name in asked:
+            continue
+        weight = document_factor if name == DOCUMENTATION and not query.long else factor
+        if weight != 1.0:
+            r.score *= weight
+            r.notes.append(f"content class {name} x{weight}")
+
