@@ -220,9 +220,9 @@ def _run(files: DaemonFiles, label: str, http: str | None, build: Callable[[thre
                 roster.write(entry)
                 next_write = time.monotonic() + ROSTER_WRITE_SECONDS
             dormant_minutes = served.daemons[0].settings.daemon_dormant_minutes if served.daemons else 0.0
-            if wake is not None and entry is not None and dormant_minutes and idle > dormant_minutes * 60:
-                _go_dormant(files, lock, server, served, entry, wake, idle, idle_minutes)
-                break  # reached only if the dormant process could not be started
+            if wake is not None and entry is not None and dormant_minutes and idle > dormant_minutes * 60 \
+                    and not _go_dormant(files, lock, server, served, entry, wake, idle, idle_minutes):
+                break  # the dormant process could not be started
         log.info("shutting down")
     finally:
         served.close()
@@ -250,12 +250,16 @@ def _answer_woken(server: RpcServer, served: _Served, handover: Handover) -> Non
 
 
 def _go_dormant(files: DaemonFiles, lock: DaemonLock, server: RpcServer, served: _Served, entry: roster.DaemonEntry,
-                wake: list[str], idle: float, idle_minutes: float | None) -> None:
+                wake: list[str], idle: float, idle_minutes: float | None) -> bool:
     """Give back the model, index and caches: stop accepting (connections wait in the socket's
     backlog), stop the daemons, and exec the dormant process with the socket and the lock.
-    Returns only if that exec failed (the daemon then stops as usual)."""
+    Returns only if it stays awake: True when a request came meanwhile (it serves on), False
+    when the exec failed (the daemon then stops as usual)."""
     status = served.daemons[0].status().to_dict()
     server.shutdown()
+    if min(d.idle_seconds() for d in served.daemons) < idle:  # a request came since it was found quiet
+        server.serve_in_thread()
+        return True
     for daemon in served.daemons:
         daemon.stop()
     served.daemons.clear()
@@ -278,6 +282,7 @@ def _go_dormant(files: DaemonFiles, lock: DaemonLock, server: RpcServer, served:
     except OSError as exc:
         log.error("could not go dormant (%s): stopping instead", exc)
         remove_files(state)
+        return False
 
 
 def _exit(code: int) -> None:
