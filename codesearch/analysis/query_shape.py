@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..ingest.languages import language_for_path, spec_for_path
+from .messages import messages_of
 from .tokens import STOPWORDS, identifier_terms, index_text, query_terms
 
 LONG_QUERY_WORDS = 20  # more words than this and a query is a report (the benchmark's questions: 14 at most)
@@ -360,3 +361,12 @@ def exact_phrases(text: str, shape: QueryShape | None) -> tuple[str, ...]:
             if word_of[i + PHRASE_TERMS - 1] - word_of[i] >= PHRASE_WORDS - 1:
                 _add(phrases, " ".join(terms[i:i + PHRASE_TERMS]), MAX_PHRASES)
     return tuple(phrases)
+
+
+def pasted_messages(text: str, shape: QueryShape | None, symbol: bool) -> tuple[str, ...]:
+    """What of the query a message template may have produced, normalized (analysis/messages.py
+    messages_of): a short query's text, a report's messages; none for a bare name (the symbol
+    step answers it)."""
+    if symbol:
+        return ()
+    return tuple(dict.fromkeys(m for line in (shape.messages if shape else (text,)) for m in messages_of(line)))

@@ -8,6 +8,7 @@ from ..model import Chunk
 from .content_class import CLASS_NUMBERS, content_class
 from .embed_text import embed_hash_of
 from .fingerprint import fingerprints
+from .messages import chunk_templates
 from .tokens import index_text, path_text
 
 
@@ -23,9 +24,10 @@ def keyword_columns(chunk: Chunk) -> tuple[str, str, str, str]:
 
 def prepare_rows(vector_key: str, body_lines: int, words: bool, min_chars: int, result: Extracted) -> None:
     """The per-chunk work of writing a file that needs no database (keyword terms, embed hashes,
-    None for a chunk that gets no vector, near-duplicate fingerprints and content classes): the
-    indexer has it done in the worker process that extracted the file."""
+    None for a chunk that gets no vector, message templates, near-duplicate fingerprints and
+    content classes): the indexer has it done in the worker process that extracted the file."""
     result.keyword_columns = [keyword_columns(c) for c in result.chunks]
     result.embed_hashes = {c.id: embed_hash_of(vector_key, c, body_lines, words, min_chars) for c in result.chunks}
+    result.message_templates = chunk_templates(result.chunks)
     prints = fingerprints([(c.language, c.text, body) for c, (*_, body) in zip(result.chunks, result.keyword_columns)])
     result.traits = [(f, CLASS_NUMBERS[content_class(c.path, c.language)]) for c, f in zip(result.chunks, prints)]

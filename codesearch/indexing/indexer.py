@@ -344,14 +344,17 @@ class Indexer(IndexWork[Index]):
         with self.catalog.transaction() as db:
             self.catalog.set_meta("edges_stale", "1")  # cleared once edges are resolved
             keywords: list = []
+            messages: list = []  # (chunk rid, its message templates)
             for position, (entry, result) in enumerate(batch):
                 if position == len(batch) // 2:
                     checkpoint("index.batch.midway")  # inside the transaction, half written
                 try:
                     file_keywords: list = []
+                    file_messages: list = []
                     with self.catalog.savepoint(db):
-                        self._write_file(db, entry, result, report, state, file_keywords)
+                        self._write_file(db, entry, result, report, state, file_keywords, file_messages)
                     keywords += file_keywords
+                    messages += file_messages
                 except FILE_DATA_ERRORS as exc:  # one bad file must not fail the batch
                     detail = f"{type(exc).__name__}: {exc}"
                     self.log(f"skipped {entry.rel}: {detail}")
@@ -360,15 +363,17 @@ class Indexer(IndexWork[Index]):
                                                             "failed"), detail)
                     report.skipped["failed"] += 1
             self.catalog.keywords.insert(db, keywords)
+            self.catalog.keywords.replace_templates(db, messages)
         checkpoint("index.batch.written")
         if written:
             written.advance(report.chunks_written - written.done)
 
     def _write_file(self, db: sqlite3.Connection, entry: SourceFile, result: Extracted | SkipFile,
-                    report: IndexReport, state: _RunState, keywords_out: list) -> None:
-        """One file's rows; its keyword-index rows go to `keywords_out`, which the batch writes
-        after all its files' savepoints (FTS5 writes a segment of what it holds at each one:
-        written file by file, each file's terms became a segment, merged again and again)."""
+                    report: IndexReport, state: _RunState, keywords_out: list, messages_out: list) -> None:
+        """One file's rows; its keyword-index rows go to `keywords_out` and its chunks' message
+        templates to `messages_out`, which the batch writes after all its files' savepoints (FTS5
+        writes a segment of what it holds at each one: written file by file, each file's terms
+        became a segment, merged again and again)."""
         rel = entry.rel
         old = state.known.get(rel)
         if isinstance(result, SkipFile):
@@ -397,6 +402,8 @@ class Indexer(IndexWork[Index]):
         assert embed_hashes is not None and keywords is not None, "extracted without prepare_rows"
         assert traits is not None, "extracted without prepare_rows"
         rids = self.catalog.files.write_chunks(db, rel, result.chunks, embed_hashes, keywords, traits, keywords_out)
+        if result.message_templates is not None:
+            messages_out.extend((rids[c.id], t) for c, t in zip(result.chunks, result.message_templates))
         self.catalog.files.insert_calls(db, result.calls, rids)
         self.catalog.files.insert_imports(db, result.imports)
         self.catalog.files.upsert(db, record)

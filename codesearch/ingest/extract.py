@@ -63,6 +63,7 @@ class Extracted:
     # filled by the indexer's finisher: keyword-index columns per chunk, and chunk id -> embed hash
     keyword_columns: list[tuple[str, str, str, str]] | None = None
     embed_hashes: dict[str, str | None] | None = None
+    message_templates: list[str] | None = None  # per chunk, analysis/messages.py
     traits: list[tuple[int, int]] | None = None  # per chunk: fingerprint and content class (analysis/rows.py)
 
     @classmethod

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.query_shape import QueryShape, exact_phrases, is_long_query, shape_of
+from ..analysis.query_shape import QueryShape, exact_phrases, is_long_query, pasted_messages, shape_of
 from ..analysis.tokens import looks_like_symbol, query_terms
 from ..filters import Filters
 
@@ -25,12 +25,14 @@ class Query:
     terms: tuple[str, ...]  # the code-aware BM25 terms of its words (analysis/tokens.py)
     symbol: bool  # a bare name (`parse_config`, `Inventory.add_item`)
     phrases: tuple[str, ...]  # its text in runs of index terms, matched word for word (query_shape)
+    messages: tuple[str, ...]  # what a message template may have produced, normalized (query_shape)
 
     @classmethod
     def parse(cls, text: str, mode: str = "hybrid", filters: Filters | None = None) -> Query:
         text = text.strip()
         long = is_long_query(text)
         shape = shape_of(text) if long else None
+        symbol = looks_like_symbol(text)
         return cls(text=text, mode=mode, filters=filters or Filters(), long=long, shape=shape,
-                   terms=tuple(query_terms(text)), symbol=looks_like_symbol(text),
-                   phrases=exact_phrases(text, shape))
+                   terms=tuple(query_terms(text)), symbol=symbol, phrases=exact_phrases(text, shape),
+                   messages=pasted_messages(text, shape, symbol))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 from ..analysis.content_class import is_secondary_path
+from ..analysis.messages import best_coverage
 from ..analysis.query_shape import code_words, mentions
 from ..analysis.tokens import STOPWORDS, identifier_terms, split_identifier
 from ..config import FILE_AGGREGATIONS
@@ -57,6 +58,8 @@ class RankingOptions:
     symbol_stem_bonus: float = 0.5  # tiers a definition gains in the file named after it
     exact_min_share: float = 0.3  # of the query's exact phrases a chunk must hold to go up
     exact_min_phrases: int = 3  # and at least this many of them (all of them, of fewer)
+    message_templates: bool = True  # chunks whose message template produced the pasted message, first
+    template_min_share: float = 0.5  # of a pasted message that one template of a chunk must cover
 
     @classmethod
     def off(cls) -> RankingOptions:
@@ -83,9 +86,12 @@ def _stem(word: str) -> str:
 
 
 def rank(query: Query, fused: list[tuple[Chunk, float]], options: RankingOptions,
-         vendored: frozenset[str] = frozenset(), exact: Mapping[str, float] = {}) -> list[Ranked]:
+         vendored: frozenset[str] = frozenset(), exact: Mapping[str, float] = {},
+         templates: Mapping[str, float] = {}) -> list[Ranked]:
     """`vendored`: folders of code that is not the project's own (indexing/vendored.py), penalized
-    as tests are. `exact`: chunk id -> the share of the query's exact phrases it holds."""
+    as tests are. `exact`: chunk id -> the share of the query's exact phrases it holds;
+    `templates`: chunk id -> the share of the pasted message its best template covers
+    (template_shares)."""
     items = [Ranked(chunk, score) for chunk, score in fused]
     if options.name_path_boost:
         _boost_names(query, items, options)
@@ -100,9 +106,10 @@ def rank(query: Query, fused: list[tuple[Chunk, float]], options: RankingOptions
         _file_coherence(items, options.coherence_share)
     if options.symbol_boost and query.symbol:  # last: its tiers must not be reordered
         _boost_symbol(query.text, items, options.symbol_test_demotion, options.symbol_stem_bonus)
-    if options.exact_text and exact:
-        _boost_exact(items, exact, options.exact_least(len(query.phrases)),
-                     options.test_factor if options.test_penalty else 1.0, vendored)
+    shares = _exact_shares(query, exact if options.exact_text else {},
+                           templates if options.message_templates else {}, options)
+    if shares:
+        _boost_exact(items, shares, options.test_factor if options.test_penalty else 1.0, vendored)
     items.sort(key=lambda r: -r.score)
     if options.parent_child_dedupe:
         items = _dedupe_parent_child(items)
@@ -239,17 +246,41 @@ def _boost_symbol(query: str, items: list[Ranked], test_demotion: float, stem_bo
         r.notes.append(note)
 
 
-def _boost_exact(items: list[Ranked], exact: Mapping[str, float], least: float, test_factor: float,
+def template_shares(messages: tuple[str, ...], templates: Mapping[str, str]) -> dict[str, float]:
+    """Chunk id -> the most of one of the pasted `messages` (Query.messages) that one of its
+    `templates` (the catalog's, RECORD-joined) covers, placeholders matching the values filled in."""
+    out = {}
+    for cid, text in templates.items():
+        share = best_coverage(messages, text)
+        if share:
+            out[cid] = share
+    return out
+
+
+def _exact_shares(query: Query, exact: Mapping[str, float], templates: Mapping[str, float],
+                  options: RankingOptions) -> dict[str, float]:
+    """Chunk id -> the share of the query it holds as written: the larger of its share of the
+    query's exact phrases (at least `exact_least` of them) and of the pasted message its best
+    template covers (at least `template_min_share`)."""
+    least = options.exact_least(len(query.phrases)) if query.phrases else 1.0
+    out = {cid: share for cid, share in exact.items() if share >= least}
+    for cid, share in templates.items():
+        if share >= options.template_min_share and share > out.get(cid, 0.0):
+            out[cid] = share
+    return out
+
+
+def _boost_exact(items: list[Ranked], shares: Mapping[str, float], test_factor: float,
                  vendored: frozenset[str]) -> None:
-    """A pasted message or log line: the chunks that hold at least the share `least` of its
-    phrases word for word go up by that share of twice the top score, above every other when
-    they hold half or more (the statement that produces a message holds all its runs but those
-    across a filled-in placeholder); a test's or vendored chunk, which quotes messages to check
-    them, by `test_factor` of it."""
+    """A pasted message or log line: the chunks that hold enough of it as written (`shares`,
+    _exact_shares) go up by their share of twice the top score, above every other when they hold
+    half or more (the statement that produces a message holds all its words but the values
+    filled in); a test's or vendored chunk, which quotes messages to check them, by
+    `test_factor` of it."""
     gap = 2 * max((r.score for r in items), default=0.0) or 1.0
     for r in items:
-        share = exact.get(r.chunk.id, 0.0)
-        if share >= least:
+        share = shares.get(r.chunk.id, 0.0)
+        if share:
             if is_secondary_path(r.chunk.path) or in_folders(r.chunk.path, vendored):
                 share *= test_factor
             r.score += gap * share

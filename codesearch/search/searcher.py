@@ -16,6 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
 from ..analysis.content_class import CLASS_NUMBERS, VENDORED
+from ..analysis.messages import message_words
 from ..indexing.index import Index
 from ..indexing.vendored import in_folders
 from ..model import Chunk
@@ -28,7 +29,7 @@ from .fusion import weighted_rrf
 from .grep import GrepFacts, grep
 from .present import definition_of, impact_of, related_result, search_result, term_pattern
 from .query import Query
-from .ranking import Ranked, RankingOptions, aggregate_files, rank
+from .ranking import Ranked, RankingOptions, aggregate_files, rank, template_shares
 from .reindex_cache import ReindexCache
 from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
 from .requests import (
@@ -59,6 +60,7 @@ NEAR_NAMES = 5  # names suggested for a name that means nothing
 NEAR_CANDIDATES = 200  # names sharing its longest word, among which those are chosen
 REPORT_WEIGHTS: dict[str, float] = {}  # a report's fusion weights, as factors of the settings'
 EXACT_CANDIDATES = 20  # chunks read that hold the most of a query's exact phrases
+TEMPLATE_CANDIDATES = 100  # of each retriever's list, chunks whose message templates are matched
 MAX_CALL_SITES = 1000  # call sites read for the callers of a name defined in another repository
 # retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
 VENDORED_CLASS = CLASS_NUMBERS[VENDORED]
@@ -109,7 +111,9 @@ class Searcher:
             ranked = self._rank_relation(query, related, lists, request)
         else:
             exact = exact_future.result() if exact_future else self._exact_matches(query, least) if exact_text else {}
-            ranked = self._rank(query, lists, request, exact)
+            templates = (self._template_matches(query, lists, exact) if query.messages and "keyword" in names
+                         and options.message_templates else {})
+            ranked = self._rank(query, lists, request, exact, templates)
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
@@ -185,10 +189,11 @@ class Searcher:
                 for name in lists}
 
     def _rank(self, query: Query, lists: dict[str, list[str]], request: SearchRequest,
-              exact: dict[str, float] | None = None) -> list[Ranked]:
+              exact: dict[str, float] | None = None, templates: dict[str, float] | None = None) -> list[Ranked]:
         """`exact`: chunk id -> the share of the query's exact phrases it holds, for chunks that
         hold enough of them to go up (RankingOptions.exact_least); those no list found join the
-        candidates."""
+        candidates. `templates`: chunk id -> the share of the pasted message its best template
+        covers."""
         options = self._options(request)
         fused = weighted_rrf(lists, self._weights(lists, query.long), k=self.settings.rrf_k)
         if exact:
@@ -196,7 +201,7 @@ class Searcher:
             fused += [(i, 0.0) for i in exact if i not in taken]
         chunks = self.catalog.files.chunks_by_ids([i for i, _ in fused])
         return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], options,
-                    self.vendored_folders(), exact or {})
+                    self.vendored_folders(), exact or {}, templates or {})
 
     def _exact_matches(self, query: Query, least: float) -> dict[str, float]:
         """Chunk id -> the share of the query's exact phrases its keyword index holds, for the
@@ -204,6 +209,18 @@ class Searcher:
         at_least = math.ceil(least * len(query.phrases) - 1e-9)
         counts = self.catalog.keywords.phrase_counts(query.phrases, query.filters, EXACT_CANDIDATES, at_least)
         return {i: n / len(query.phrases) for i, n in counts}
+
+    def _template_matches(self, query: Query, lists: dict[str, list[str]], exact: dict[str, float]
+                          ) -> dict[str, float]:
+        """Chunk id -> the share of the query's pasted message that one of its message templates
+        produced, for the chunks whose templates hold the most of its words and those near the top
+        of a retriever's list or holding its exact phrases: a message's words find the statement
+        that writes it, its filled-in values do not stop it."""
+        ids = {i: None for found in lists.values() for i in found[:TEMPLATE_CANDIDATES]} | dict.fromkeys(exact)
+        templates = self.catalog.keywords.templates(list(ids))
+        templates.update(self.catalog.keywords.templates_holding(message_words(query.messages), query.filters,
+                                                                 TEMPLATE_CANDIDATES))
+        return template_shares(query.messages, templates)
 
     def _traits(self, chunks: list[Chunk]) -> dict[str, tuple[int, int]]:
         """Chunk id -> (fingerprint, content class number) as indexed, a chunk of a folder that

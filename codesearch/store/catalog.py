@@ -338,7 +338,7 @@ class Catalog:
             else:
                 vector_tables.delete_all(db)
             db.execute("DROP TRIGGER IF EXISTS chunks_deleted")  # every row goes: none to clean up after one by one
-            for table in ("calls", "imports", "edges", "chunks", "files", "meta", "names"):
+            for table in ("calls", "imports", "edges", "chunks", "files", "meta", "names", "messages"):
                 db.execute(f"DELETE FROM {table}")
             db.execute(CHUNKS_DELETED_TRIGGER)
             # its totals too, which deleting a contentless table's rows leaves (keyword_totals.py)

@@ -1,12 +1,12 @@
 """The keyword index (FTS5, BM25 over name, path, signature+docstring and body): its rows
-written, and chunks found by their terms."""
+written, and chunks found by their terms; and the chunks' message templates beside it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ..filters import Filters
-from .sql import CatalogCore, filter_clause
+from .sql import CatalogCore, filter_clause, select_in
 from .sqlite import sqlite3
 
 
@@ -45,6 +45,27 @@ class Keywords:
                 f"WHERE chunks_fts MATCH ?{where} ORDER BY score LIMIT ?", [match, *params, limit]).fetchall()
         return [(r[0], -r[1]) for r in rows]
 
+    def replace_templates(self, db: sqlite3.Connection, templates: Sequence[tuple[int, str]]) -> None:
+        """Make `templates` (chunk rid, its message templates or "" for none) those chunks' own, in
+        one statement each way (FTS5 writes a segment per savepoint: the batch writes them once)."""
+        select_in(db, "DELETE FROM messages WHERE rowid IN ({})", [rid for rid, _ in templates])
+        db.executemany("INSERT INTO messages(rowid, templates) VALUES (?, ?)", [row for row in templates if row[1]])
+
+    def templates(self, ids: Sequence[str]) -> dict[str, str]:
+        """Chunk id -> its message templates, for the chunks of `ids` that have some."""
+        return dict(select_in(self._catalog.db, "SELECT c.id, m.templates FROM chunks c JOIN messages m "
+                              "ON m.rowid = c.rid WHERE c.id IN ({})", list(ids)))
+
+    def templates_holding(self, words: Sequence[str], filters: Filters, limit: int) -> dict[str, str]:
+        """Chunk id -> its message templates, for the `limit` chunks whose templates hold the most
+        of `words` (BM25: the rare ones count most)."""
+        where, params = filter_clause(filters)
+        files = " JOIN files f ON f.fid = c.fid" if where else ""
+        rows = self._catalog.db.execute(
+            f"SELECT c.id, m.templates FROM (SELECT rowid, templates, rank FROM messages WHERE messages MATCH ? "
+            f"ORDER BY rank LIMIT ?) m JOIN chunks c ON c.rid = m.rowid{files} WHERE 1{where}",
+            [_phrases(words), limit, *params]).fetchall()
+        return dict(rows)
 
     def phrase_counts(self, phrases: Sequence[str], filters: Filters, limit: int,
                       at_least: int = 1) -> list[tuple[str, int]]:

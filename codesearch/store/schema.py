@@ -15,8 +15,8 @@ SCHEMA_VERSION = 5  # what `meta.schema_version` says; an index of another versi
 # hint and references that are not calls)
 LAYOUT_VERSION = 5  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies;
 # 2 kept chunk ids unique inside the chunks table and clustered calls by name; 3 had no hint or
-# reference mark on call sites and no resolution on edges; 4 had no near-duplicate fingerprints or
-# content classes)
+# reference mark on call sites and no resolution on edges; 4 had no message templates,
+# near-duplicate fingerprints or content classes)
 
 # FTS5 keeps the index alone: no copy of the analysed text (`content=''`), whose rows can still
 # be deleted from SQLite 3.43 on; an older library keeps a copy so that deletes work.
@@ -74,6 +74,10 @@ CREATE TABLE IF NOT EXISTS vector_deletions(id TEXT PRIMARY KEY);
 -- those that come back with the same id, text and language keep theirs (settle_held_vectors),
 -- the rest are deleted from Chroma, instead of emptying it and filling it again
 CREATE TABLE IF NOT EXISTS held_vectors(id TEXT PRIMARY KEY, vector_hash BLOB NOT NULL, language TEXT) WITHOUT ROWID;
+-- a chunk's message templates (analysis/messages.py, joined by its RECORD), keyed by the chunk's
+-- rid: the string literals that hold a message's words, placeholders and joined values as GAP;
+-- a pasted message's words find them, its text is then matched against theirs
+CREATE VIRTUAL TABLE IF NOT EXISTS messages USING fts5(templates, tokenize = 'unicode61');
 -- vectors by the hash of the text they were made from (which names the model too)
 CREATE TABLE IF NOT EXISTS embed_cache(text_hash BLOB PRIMARY KEY, vector BLOB NOT NULL, used_at REAL);
 """
@@ -118,6 +122,7 @@ CHUNKS_DELETED_TRIGGER = """CREATE TRIGGER chunks_deleted AFTER DELETE ON chunks
     DELETE FROM edges WHERE src = old.rid;
     DELETE FROM edges WHERE dst = old.rid;
     DELETE FROM calls WHERE caller = old.rid;
+    DELETE FROM messages WHERE rowid = old.rid;
     INSERT OR IGNORE INTO vector_deletions(id) SELECT old.id WHERE old.vector_hash IS NOT NULL;
 END"""
 
