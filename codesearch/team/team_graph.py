@@ -1,99 +1,140 @@
 """The graph retriever over a team store: personalized PageRank (search/pagerank.py, the local
-graph retriever's own walk) over the live chunks near the seeds, their containment and their
-calls read from Milvus a hop at a time. Seeds as the local retriever's: the definitions the query
-names and the keyword list's best hits."""
+graph retriever's own walk) over the live chunks near the seeds, by containment and calls. Seeds
+as the local retriever's: the definitions the query names and the keyword list's best hits.
+
+Each branch's graph (chunk ids, parents, definition names, call sites) is read from Milvus once
+per live generation and kept: read a hop at a time, a walk cost a dozen filtered queries per
+search, seconds in Milvus Lite."""
 
 from __future__ import annotations
 
 import re
+import threading
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from ..analysis.query_shape import symbol_names
 from ..search.pagerank import personalized_pagerank
 from ..search.query import Query
-from ..search.retrievers.graph import MAX_NAMED_SEEDS, MAX_NAMED_WORDS, NAMED_SEED_WEIGHT, SEEDS_PER_LIST, interleave
+from ..search.retrievers.graph import MAX_NAMED_SEEDS, MAX_NAMED_WORDS, NAMED_SEED_WEIGHT, SEEDS_PER_LIST
 from ..store.edges import CALLS, CONTAINS, Adjacency
 from ..vocabulary import NON_DEFINITION_KINDS
-from .milvus_store import MilvusStore, literal, row_uid
+from .milvus_store import CALLS as CALL_ROWS
+from .milvus_store import CHUNKS, MilvusStore, RepoState
 
-MAX_READ = 4000  # rows one hop's read takes at most
-_NOT_DEFINITIONS = ", ".join(literal(k) for k in sorted(NON_DEFINITION_KINDS))
+
+class BranchGraph:
+    """One branch's live graph: containment, definitions by name and calls, by row key."""
+
+    def __init__(self, chunks: Iterable[dict], calls: Iterable[dict]):
+        self.parent: dict[str, str] = {}
+        self.children: dict[str, list[str]] = defaultdict(list)
+        self.defined: dict[str, list[str]] = defaultdict(list)  # name -> definitions (first parts)
+        self.name_of: dict[str, str] = {}
+        self.calls_out: dict[str, list[str]] = defaultdict(list)  # caller -> names it calls
+        self.callers_of: dict[str, list[str]] = defaultdict(list)  # name -> callers
+        rows = sorted(chunks, key=lambda r: (r["path"], r["start_line"], r["part"]))
+        uid_of = {r["chunk_id"]: r["uid"] for r in rows}
+        # a chunk's number: its place in path and line order, as a local catalog numbers its chunks
+        # (PageRank breaks ties between neighbours by it)
+        self.number = {r["uid"]: n for n, r in enumerate(rows)}
+        self.uids = [r["uid"] for r in rows]
+        self.path_of = {r["uid"]: r["path"] for r in rows}
+        for r in rows:
+            if r["parent_id"] and r["parent_id"] in uid_of:
+                self.parent[r["uid"]] = uid_of[r["parent_id"]]
+                self.children[uid_of[r["parent_id"]]].append(r["uid"])
+            if r["kind"] not in NON_DEFINITION_KINDS and r["part"] == 1 and r["name"]:
+                self.defined[r["name"]].append(r["uid"])
+                self.name_of[r["uid"]] = r["name"]
+        for c in calls:
+            caller = uid_of.get(c["caller_id"])
+            if caller is not None:
+                self.calls_out[caller].append(c["callee"])
+                self.callers_of[c["callee"]].append(caller)
+
+    def edges(self, uid: str) -> list[tuple[str, int]]:
+        """Containment either way, and calls either way; a call of a name defined in several
+        places joins only a definition in the caller's own file (the local store keeps no edge
+        for such a guess either: it answers it by name)."""
+        out = [(self.parent[uid], CONTAINS)] if uid in self.parent else []
+        out += [(child, CONTAINS) for child in self.children.get(uid, ())]
+        path = self.path_of[uid]
+        for called in self.calls_out.get(uid, ()):
+            out += [(d, CALLS) for d in self._resolved(called, path)]
+        own = self.name_of.get(uid)
+        if own is not None:
+            out += [(caller, CALLS) for caller in self.callers_of.get(own, ())
+                    if uid in self._resolved(own, self.path_of[caller])]
+        return out
+
+    def _resolved(self, name: str, caller_path: str) -> list[str]:
+        defined = self.defined.get(name, [])
+        if len(defined) <= 1:
+            return defined
+        return [d for d in defined if self.path_of[d] == caller_path]
+
+
+class GraphCache:
+    """Each branch's BranchGraph, read again when its live generation changes."""
+
+    def __init__(self, store: MilvusStore):
+        self.store = store
+        self._graphs: dict[tuple[str, str], tuple[int, BranchGraph]] = {}
+        self._lock = threading.Lock()
+
+    def of(self, state: RepoState, visible: Callable[[dict], bool]) -> BranchGraph:
+        key = (state.repo, state.branch)
+        with self._lock:
+            have = self._graphs.get(key)
+        if have is None or have[0] != state.live_gen:
+            scope = MilvusStore.scope(state.repo, state.branch)
+            chunks = (r for r in self.store.rows(CHUNKS, scope, ("uid", "chunk_id", "parent_id", "kind", "part",
+                                                                 "name", "repo", "branch", "path", "gen",
+                                                                 "start_line"))
+                      if visible(r))
+            calls = (c for c in self.store.rows(CALL_ROWS, scope, ("caller_id", "callee", "repo", "branch", "path",
+                                                                   "gen")) if visible(c))
+            have = (state.live_gen, BranchGraph(chunks, calls))
+            with self._lock:
+                self._graphs[key] = have
+        return have[1]
 
 
 class TeamGraph:
-    """Nodes are small integers handed out as chunks are met (pagerank.py works on those);
-    `visible(row)` says whether a row is live."""
+    """The branches a search covers as one graph of integer nodes (pagerank.py's rids): a branch's
+    chunk numbers, past the numbers of the branches before it."""
 
-    def __init__(self, store: MilvusStore, visible: Callable[[dict], bool]):
-        self.store = store
-        self.visible = visible
-        self.uids: list[str] = []
-        self.rid_of: dict[str, int] = {}
-        self.rows: dict[str, dict] = {}
+    def __init__(self, branches: list[BranchGraph]):
+        self.branches = branches
+        self.offsets = list(np.cumsum([0] + [len(b.uids) for b in branches]))
 
-    def rid(self, uid: str) -> int:
-        if uid not in self.rid_of:
-            self.rid_of[uid] = len(self.uids)
-            self.uids.append(uid)
-        return self.rid_of[uid]
+    def rid(self, uid: str) -> int | None:
+        for offset, branch in zip(self.offsets, self.branches):
+            number = branch.number.get(uid)
+            if number is not None:
+                return int(offset) + number
+        return None
 
-    def rows_of(self, uids: list[str]) -> list[dict]:
-        missing = [u for u in uids if u not in self.rows]
-        for start in range(0, len(missing), 1000):
-            self.rows.update(self.store.chunks_by_uid(missing[start:start + 1000]))
-        return [self.rows[u] for u in uids if u in self.rows]
+    def uid(self, rid: int) -> str:
+        at = int(np.searchsorted(self.offsets, rid, side="right")) - 1
+        return self.branches[at].uids[rid - int(self.offsets[at])]
 
     def adjacency(self, rids: np.ndarray) -> Adjacency:
-        """Containment (parent and children) and calls either way of these nodes."""
-        rows = self.rows_of([self.uids[int(r)] for r in rids])
-        edges: list[tuple[str, str, int]] = []
-        by_branch: dict[tuple[str, str, int], list[dict]] = defaultdict(list)
-        for row in rows:
-            by_branch[(row["repo"], row["branch"], row["gen"])].append(row)
-            if row["parent_id"]:
-                edges.append((row["uid"], row_uid(row["repo"], row["branch"], row["gen"], row["parent_id"]), CONTAINS))
-        for (repo, branch, gen), group in by_branch.items():
-            edges += self._branch_edges(repo, branch, gen, group)
-        if not edges:
-            empty = np.zeros(0, dtype=np.int64)
-            return Adjacency(empty, empty, empty, np.zeros(0))
-        owner = np.array([self.rid(a) for a, _, _ in edges], dtype=np.int64)
-        neighbour = np.array([self.rid(b) for _, b, _ in edges], dtype=np.int64)
-        kind = np.array([k for _, _, k in edges], dtype=np.int64)
-        return Adjacency(owner, neighbour, kind, np.ones(len(edges)))
-
-    def _branch_edges(self, repo: str, branch: str, gen: int, rows: list[dict]) -> list[tuple[str, str, int]]:
-        scope = MilvusStore.scope(repo, branch)
-        ids = ", ".join(literal(r["chunk_id"]) for r in rows)
-        by_chunk = {r["chunk_id"]: r["uid"] for r in rows}
-        edges: list[tuple[str, str, int]] = []
-        children = self.store.chunks_where(f"{scope} and gen == {gen} and parent_id in [{ids}]", MAX_READ,
-                                           ("uid", "parent_id"))
-        edges += [(by_chunk[c["parent_id"]], c["uid"], CONTAINS) for c in children if c["parent_id"] in by_chunk]
-        # calls out: the call sites of these chunks, to the live definitions of the names they call
-        sites = self.store.calls_where(f"{scope} and gen == {gen} and caller_id in [{ids}]", MAX_READ)
-        called: dict[str, list[str]] = defaultdict(list)
-        for s in sites:
-            called[s["callee"]].append(by_chunk[s["caller_id"]])
-        if called:
-            names = ", ".join(literal(n) for n in called)
-            defined = self.store.chunks_where(f"{scope} and name in [{names}] and kind not in [{_NOT_DEFINITIONS}] "
-                                              "and part == 1", MAX_READ, ("uid", "repo", "branch", "path", "gen",
-                                                                          "name"))
-            for d in defined:
-                if self.visible(d):
-                    edges += [(caller, d["uid"], CALLS) for caller in called[d["name"]]]
-        # calls in: the live chunks whose call sites name these definitions
-        named = {r["name"]: r["uid"] for r in rows if r["kind"] not in NON_DEFINITION_KINDS and r["name"]}
-        if named:
-            names = ", ".join(literal(n) for n in named)
-            for s in self.store.calls_where(f"{scope} and callee in [{names}]", MAX_READ):
-                if self.visible(s):
-                    edges.append((named[s["callee"]], row_uid(repo, branch, s["gen"], s["caller_id"]), CALLS))
-        return edges
+        owner: list[int] = []
+        neighbour: list[int] = []
+        kind: list[int] = []
+        for rid in rids.tolist():
+            at = int(np.searchsorted(self.offsets, rid, side="right")) - 1
+            branch, offset = self.branches[at], int(self.offsets[at])
+            for other, how in branch.edges(branch.uids[rid - offset]):
+                owner.append(rid)
+                neighbour.append(offset + branch.number[other])
+                kind.append(how)
+        return Adjacency(np.array(owner, dtype=np.int64), np.array(neighbour, dtype=np.int64),
+                         np.array(kind, dtype=np.int64), np.ones(len(owner)))
 
 
 def named_words(query: Query) -> list[str]:
@@ -103,18 +144,20 @@ def named_words(query: Query) -> list[str]:
     return sorted(set(re.findall(r"[A-Za-z_$][\w$]*", query.text)))[:MAX_NAMED_WORDS]
 
 
-def graph_list(graph: TeamGraph, named: list[str], keyword: list[str], limit: int) -> list[str]:
+def graph_list(branches: list[BranchGraph], query: Query, keyword: list[str], limit: int) -> list[str]:
     """Row keys ranked by personalized PageRank from the named definitions and the keyword list's best hits."""
-    seeds = interleave([keyword[:SEEDS_PER_LIST]])
+    graph = TeamGraph(branches)
     personalization: dict[int, float] = {}
+    named = [uid for word in named_words(query) for g in branches for uid in g.defined.get(word, ())]
     for uid in named[:MAX_NAMED_SEEDS]:
         rid = graph.rid(uid)
-        personalization[rid] = personalization.get(rid, 0) + NAMED_SEED_WEIGHT
-    for rank, uid in enumerate(seeds, start=1):
+        if rid is not None:
+            personalization[rid] = personalization.get(rid, 0) + NAMED_SEED_WEIGHT
+    for rank, uid in enumerate(keyword[:SEEDS_PER_LIST], start=1):
         rid = graph.rid(uid)
-        personalization[rid] = personalization.get(rid, 0) + 1.0 / rank
+        if rid is not None:
+            personalization[rid] = personalization.get(rid, 0) + 1.0 / rank
     if not personalization:
         return []
     ranked = personalized_pagerank(graph, personalization)  # type: ignore[arg-type]
-    return [graph.uids[rid] for rid, _ in ranked][:limit]
-
+    return [graph.uid(rid) for rid, _ in ranked][:limit]

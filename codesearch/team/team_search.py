@@ -12,6 +12,7 @@ import fnmatch
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..analysis.query_shape import embedding_text, keyword_terms
@@ -36,7 +37,7 @@ from ..search.requests import (
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .milvus_store import CALLS, FILES, LiveFile, MilvusStore, RepoState, literal, live_files, row_uid
 from .stemming import porter
-from .team_graph import TeamGraph, graph_list, named_words
+from .team_graph import GraphCache, graph_list
 
 MAX_QUERY_TERMS = 256
 OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
@@ -65,6 +66,7 @@ class TeamSearcher:
         self.settings = settings
         self.embedder = embedder
         self._live: dict[tuple[str, str], tuple[int, dict[str, LiveFile]]] = {}
+        self.graphs = GraphCache(store)
         self._lock = threading.Lock()
 
     # --- what is live -----------------------------------------------------------------------
@@ -82,13 +84,16 @@ class TeamSearcher:
                 self._live[key] = have
         return have[1]
 
-    def _visible(self, states: list[RepoState], row: dict) -> bool:
-        live = self._maps(states).get((row["repo"], row["branch"]))
-        found = live.get(row["path"]) if live is not None else None
-        return found is not None and found.gen == row["gen"]
+    def visibility(self, states: list[RepoState]) -> Callable[[dict], bool]:
+        """Whether a row (repo, branch, path, gen) is live in one of these branches: its path's
+        live generation is its own (the branches' live file maps read once, here)."""
+        maps = {(s.repo, s.branch): self.live(s) for s in states}
 
-    def _maps(self, states: list[RepoState]) -> dict[tuple[str, str], dict[str, LiveFile]]:
-        return {(s.repo, s.branch): self.live(s) for s in states}
+        def visible(row: dict) -> bool:
+            live = maps.get((row["repo"], row["branch"]))
+            found = live.get(row["path"]) if live is not None else None
+            return found is not None and found.gen == row["gen"]
+        return visible
 
     @staticmethod
     def expression(states: list[RepoState], filters: Filters, scope: Scope | None = None) -> str:
@@ -130,16 +135,17 @@ class TeamSearcher:
                          + (f" on branch {scope.branch}" if scope.branch else ""))
         else:
             where = self.expression(states, query.filters, scope)
+            visible = self.visibility(states)
             for name in (n for n in names if n != "graph"):
                 t = time.perf_counter()
                 hits = self._keyword(query, where, candidates) if name == "keyword" else \
                     self._vector(query, where, candidates)
-                kept = [h for h in hits if self._visible(states, h) and _glob_ok(h["path"], query.filters)]
+                kept = [h for h in hits if visible(h) and _glob_ok(h["path"], query.filters)]
                 lists[name] = [h["uid"] for h in kept][:candidates]
                 timing[name] = _ms(t)
             if "graph" in names:
                 t = time.perf_counter()
-                lists["graph"] = self._graph(query, states, where, lists.get("keyword", []), candidates)
+                lists["graph"] = self._graph(query, states, lists.get("keyword", []), candidates)
                 timing["graph"] = _ms(t)
         t = time.perf_counter()
         weights = {n: float(getattr(self.settings, f"weight_{n}", 1.0)) for n in lists}
@@ -178,22 +184,15 @@ class TeamSearcher:
         minimum = self.settings.min_semantic_score
         return [h for h in hits if h["score"] >= minimum]
 
-    def _graph(self, query: Query, states: list[RepoState], where: str, keyword: list[str], limit: int) -> list[str]:
+    def _graph(self, query: Query, states: list[RepoState], keyword: list[str], limit: int) -> list[str]:
         """Personalized PageRank from the definitions the query names and the keyword list's best hits."""
-        graph = TeamGraph(self.store, lambda row: self._visible(states, row))
-        words = named_words(query)
-        named: list[str] = []
-        if words:
-            kinds = ", ".join(literal(k) for k in sorted(NON_DEFINITION_KINDS))
-            defined = self.store.chunks_where(f"{where} and name in [{', '.join(map(literal, words))}] and kind "
-                                              f"not in [{kinds}] and part == 1", MAX_CALL_SITES,
-                                              ("uid", "repo", "branch", "path", "gen"))
-            named = [r["uid"] for r in defined if self._visible(states, r)]
-        ranked = graph_list(graph, named, keyword, limit * OVERFETCH)
-        graph.rows_of(ranked)
-        rows = graph.rows
-        return [u for u in ranked if u in rows and self._visible(states, rows[u])
-                and _filters_ok(rows[u], query.filters)][:limit]
+        visible = self.visibility(states)
+        branches = [self.graphs.of(state, visible) for state in states]
+        ranked = graph_list(branches, query, keyword, limit * OVERFETCH)
+        if not query.filters.active:
+            return ranked[:limit]
+        rows = self.store.chunks_by_uid(ranked)
+        return [u for u in ranked if u in rows and _filters_ok(rows[u], query.filters)][:limit]
 
     # --- relations --------------------------------------------------------------------------
     def definitions_named(self, states: list[RepoState], name: str, filters: Filters | None = None) -> list[dict]:
@@ -204,7 +203,8 @@ class TeamSearcher:
         kinds = ", ".join(literal(k) for k in sorted(NON_DEFINITION_KINDS))
         where = (f"{self.expression(states, filters or Filters())} and kind not in [{kinds}] and "
                  f"(name == {literal(short)} or qualified_name == {literal(name.strip())})")
-        rows = [r for r in self.store.chunks_where(where, MAX_CALL_SITES) if self._visible(states, r)]
+        visible = self.visibility(states)
+        rows = [r for r in self.store.chunks_where(where, MAX_CALL_SITES) if visible(r)]
         if short != name.strip():  # a qualified name: those whose qualified name ends with it
             rows = [r for r in rows if r["qualified_name"].endswith(name.strip())] or rows
         return rows
@@ -245,7 +245,8 @@ class TeamSearcher:
         if not names:
             return []
         where = f"{self._calls_scope(states)} and callee in [{', '.join(map(literal, names))}]"
-        sites = [s for s in self.store.calls_where(where, MAX_CALL_SITES) if self._visible(states, s)]
+        visible = self.visibility(states)
+        sites = [s for s in self.store.calls_where(where, MAX_CALL_SITES) if visible(s)]
         by_caller: dict[str, tuple[str, list[int]]] = {}
         for s in sites:
             uid = row_uid(s["repo"], s["branch"], s["gen"], s["caller_id"])
