@@ -277,8 +277,6 @@ def first_index(args: argparse.Namespace, root: Path, settings: Any, auto: bool)
 
 def local_service(args: argparse.Namespace) -> Service:
     """The service in this process (kept for the command's other queries: --batch)."""
-    from ..api.local import LocalService
-    from ..indexing.index import IndexMissing
     workspace = workspace_of(args)
     if workspace is not None:
         key = Path("workspace:" + workspace.key())
@@ -287,7 +285,9 @@ def local_service(args: argparse.Namespace) -> Service:
                                          use_daemons=not getattr(args, "no_daemon", False))
         return _LOCAL[key]
     root = root_of(args)
-    if root not in _LOCAL:
+    if root not in _LOCAL:  # imported only now: FirstAnswers needs neither
+        from ..api.local import LocalService
+        from ..indexing.index import IndexMissing
         service = LocalService(open_index(args))
         try:
             service.searcher  # noqa: B018 - fails early on an empty index

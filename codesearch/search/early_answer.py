@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 SOURCE = "grep"  # what `sources` names: the one list these results come from
 MAX_WORDS = 12  # the longest terms of a long question are looked for, no more
-PARSED_FILES = 20  # the best files parsed for their definitions (more when the limit asks for more)
+PARSED_FILES = 12  # the best files parsed for their definitions (more when the limit asks for more)
 MAX_PARSED_FILES = 200
 SATURATION = 1.2  # BM25's k1: a word's tenth line in a file adds little
 NAME_WEIGHT = 1.5  # a word in a file's or a definition's own name
@@ -95,34 +95,32 @@ def query_words(query: str) -> list[Word]:
 
 @dataclass
 class _Matches:
-    """The matching lines of the files kept: each line's file and number, and which words it holds."""
+    """The matches in the files kept: each one's file and line, and which words it holds."""
 
     files: list[str]
     file_of: np.ndarray
     lines: np.ndarray
-    holds: np.ndarray  # words × lines, bool
+    holds: np.ndarray  # words × matches, bool
     truncated: bool
 
 
 def _find(root: Path, index_dir: Path, words: list[Word], filters: Filters) -> _Matches:
-    """ripgrep's lines for any of the words, kept to files in a language the index reads (and the
-    filter's); then, for each word, the lines that hold it."""
+    """ripgrep's matches of any of the words (each match's own text, not its line: a tenth of the
+    output, and no line to search again), kept to files in a language the index reads (and the
+    filter's); each match holds the words whose stems its text holds (`HTTPException` holds
+    `httpexception`, `http` and `exception`: the longest stems are tried first)."""
     import numpy as np
-    request = GrepRequest(pattern="|".join(w.pattern for w in words), ignore_case=True,
-                          filters=Filters(path_glob=filters.path_glob))
-    hits, truncated = run_rg_steadily(root, index_dir, request)
+    patterns = [w.pattern for w in sorted(words, key=lambda w: -len(w.stem))]
+    request = GrepRequest(pattern="|".join(patterns), ignore_case=True, filters=Filters(path_glob=filters.path_glob))
+    hits, truncated = run_rg_steadily(root, index_dir, request, only_matching=True)
     wanted = filters.language
     languages = [language_for_path(path) for path in hits.files]
     hits = hits.keep_files(lambda f: languages[f] is not None and (wanted is None or languages[f] == wanted))
-    lowered = [text.lower() for text in hits.texts()]
-    holds = np.zeros((len(words), len(lowered)), dtype=bool)
-    for i, word in enumerate(words):
-        if len(word.stem) < 3:
-            holds[i] = [re.search(word.pattern, text) is not None for text in lowered]
-        else:  # a substring test per line: many times faster than a regex over them all
-            holds[i] = [word.stem in text for text in lowered]
+    kinds: dict[bytes, int] = {}  # each distinct matched text (any case) -> its column of `held`
+    texts = [kinds.setdefault(text.lower(), len(kinds)) for text in hits.quoted]
+    held = np.asarray([[w.stem.encode() in text for text in kinds] for w in words], dtype=bool).reshape(len(words), -1)
     return _Matches(hits.files, np.asarray(hits.file_of, dtype=np.int64), np.asarray(hits.lines, dtype=np.int64),
-                    holds, truncated)
+                    held[:, np.asarray(texts, dtype=np.int64)], truncated)
 
 
 def _saturated(counts: np.ndarray) -> np.ndarray:

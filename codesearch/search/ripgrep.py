@@ -49,9 +49,10 @@ def rg_binary() -> str:
     return found
 
 
-def rg_command(root: Path, index_dir: Path, request: GrepRequest) -> list[str]:
+def rg_command(root: Path, index_dir: Path, request: GrepRequest, only_matching: bool = False) -> list[str]:
     """ripgrep's arguments. The access rule's exclusions come after the client's glob, so no
-    glob can bring `.git` or the index back; explicit paths must pass the rule and exist."""
+    glob can bring `.git` or the index back; explicit paths must pass the rule and exist.
+    `only_matching`: each match's text instead of its line's (the early answer's words)."""
     access = AccessRule(root, index_dir)
     command = [rg_binary(), "--no-config", "--null", "--line-number", "--column",
                "--no-heading" if request.before or request.after else "--heading",
@@ -63,6 +64,8 @@ def rg_command(root: Path, index_dir: Path, request: GrepRequest) -> list[str]:
         command.append("--fixed-strings")
     if request.word:
         command.append("--word-regexp")
+    if only_matching:
+        command.append("--only-matching")
     if request.before:
         command += ["--before-context", str(request.before)]
     if request.after:
@@ -88,12 +91,13 @@ def _searchable(root: Path, access: AccessRule, path: str) -> str:
     return unescape_name(rel) or "."  # the name on disk: a byte that is no UTF-8 is no `\\xNN` to ripgrep
 
 
-def run_rg(root: Path, index_dir: Path, request: GrepRequest) -> tuple[MatchedLines, bool]:
+def run_rg(root: Path, index_dir: Path, request: GrepRequest, only_matching: bool = False
+           ) -> tuple[MatchedLines, bool]:
     """The matching lines, with their context; and whether the read stopped at MAX_GREP_MATCHES.
     Cut into fields READ_BYTES at a time while ripgrep goes on writing into a pipe as large as
     the system allows. Raises RequestError for a pattern ripgrep refuses, or a search that runs
     past RG_TIMEOUT_SECONDS (ripgrep is stopped then)."""
-    process = subprocess.Popen(rg_command(root, index_dir, request), cwd=root, stdout=subprocess.PIPE,
+    process = subprocess.Popen(rg_command(root, index_dir, request, only_matching), cwd=root, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     assert process.stdout is not None and process.stderr is not None
     with contextlib.suppress(AttributeError, OSError):  # Linux only; 64 KB otherwise
@@ -127,7 +131,8 @@ def run_rg(root: Path, index_dir: Path, request: GrepRequest) -> tuple[MatchedLi
     return reader.hits, reader.full
 
 
-def run_rg_steadily(root: Path, index_dir: Path, request: GrepRequest) -> tuple[MatchedLines, bool]:
+def run_rg_steadily(root: Path, index_dir: Path, request: GrepRequest, only_matching: bool = False
+                    ) -> tuple[MatchedLines, bool]:
     """`run_rg`, keeping only lines of files that ripgrep surely read inside the root. ripgrep
     opens files by name, so a folder swapped for a link to /etc while it walks would have it
     read /etc's files under the folder's name: the files whose way changed during the search
@@ -136,7 +141,7 @@ def run_rg_steadily(root: Path, index_dir: Path, request: GrepRequest) -> tuple[
     access = AccessRule(root, index_dir)
     for attempt in range(STEADY_TRIES):
         since = time.time() - CTIME_LAG_SECONDS
-        hits, truncated = run_rg(root, index_dir, request)
+        hits, truncated = run_rg(root, index_dir, request, only_matching)
         names = [name.removeprefix("./") for name in hits.files]
         shaky = unsteady(root, names, since)
         if not any(shaky) or attempt == STEADY_TRIES - 1:
