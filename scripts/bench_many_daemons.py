@@ -12,7 +12,7 @@ folder, one after another, through the CLI (`query WORDS --json`); after each, t
 (the registry, `daemon list`) and their resident memory (VmRSS) are read. Then, after the quiet
 time (setting daemon_dormant_minutes, short here), the daemons left and their memory again. Last,
 --wakes of them are asked a query once more: the first query wakes a dormant daemon, the one
-right after finds it awake. `--code DIR`: run another checkout of codesearch (a baseline), with the
+5 s later finds it awake. `--code DIR`: run another checkout of codesearch (a baseline), with the
 same settings (a version without dormancy or a cap ignores them).
 """
 
@@ -147,6 +147,7 @@ def main() -> int:
         wake, awake = [], []
         for repo in woken:
             wake.append(bench.query(repo))
+            time.sleep(5)  # the woken daemon's background start (the vector store's check) over
             awake.append(bench.query(repo)[0])
         figures = {
             "code": str(args.code), "repos": args.repos, "cap": args.cap, "quiet_minutes": args.quiet_minutes,

@@ -79,10 +79,10 @@ class Dormant:
         conn.settimeout(FIRST_LINE_SECONDS)
         try:
             while True:
-                line = _peek_line(conn)
+                line = peek_line(conn)
                 if line is None:
                     return
-                message = _parsed(line) or {}
+                message = parsed_line(line) or {}
                 method = message.get("method")
                 if not isinstance(method, str) or method not in ANSWERED_HERE or "into_fd" in message:
                     self.wake(conn)
@@ -151,9 +151,10 @@ def _close_all_but(*kept: int) -> None:
                 os.close(fd)
 
 
-def _peek_line(conn: socket.socket) -> bytes | None:
+def peek_line(conn: socket.socket) -> bytes | None:
     """The first request line waiting on the connection, left unread (None: closed, or silent too
-    long); a line longer than PEEK_BYTES comes back cut, without its newline."""
+    long: FIRST_LINE_SECONDS, or the connection's own timeout); a line longer than PEEK_BYTES
+    comes back cut, without its newline."""
     deadline = time.monotonic() + FIRST_LINE_SECONDS
     while True:
         try:
@@ -172,7 +173,7 @@ def _peek_line(conn: socket.socket) -> bytes | None:
         time.sleep(0.01)
 
 
-def _parsed(line: bytes) -> dict[str, Any] | None:
+def parsed_line(line: bytes) -> dict[str, Any] | None:
     """The request as a JSON object, or None for anything else (the full daemon says what is wrong)."""
     if not line.endswith(b"\n"):
         return None

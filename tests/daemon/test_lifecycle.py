@@ -227,6 +227,16 @@ def test_a_query_wakes_a_dormant_daemon_which_sees_what_changed_while_it_slept(d
     assert listed(env)[str(daemon.root)]["dormant"] is True
 
 
+def test_a_search_that_wakes_a_dormant_daemon_is_answered_with_vectors(dormant):
+    daemon, env = dormant
+    done = run(env, "query", "retry delay with exponential backoff", "--json", "--repo", str(daemon.root))
+    assert done.returncode == 0, done.stderr + daemon.log()
+    answer = json.loads(done.stdout)
+    assert not answer.get("partial"), answer.get("note")
+    assert any(r["sources"]["vector"] is not None for r in answer["results"])
+    assert "compute_backoff" in [r["name"] for r in answer["results"]][:3]
+
+
 def test_several_requests_on_one_connection_to_a_dormant_daemon(dormant):
     daemon, _ = dormant
     with Conn(daemon.sock) as conn:
