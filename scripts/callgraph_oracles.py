@@ -221,10 +221,15 @@ def run_scip_typescript(root: Path, output: Path) -> Path:
                             "@sourcegraph/scip-typescript@0.4.0 (or set SCIP_TYPESCRIPT)")
     project = next((p for p in (root, *root.parents) if (p / "tsconfig.json").exists()), None)
     command = [str(binary), "index", "--output", str(output)]
+    inferred = None
     if project is None:
-        project = root
+        project, inferred = root, root / "tsconfig.json"
         command.append("--infer-tsconfig")
-    subprocess.run(command, cwd=project, check=True, capture_output=True, timeout=SCIP_TIMEOUT_S)
+    try:
+        subprocess.run(command, cwd=project, check=True, capture_output=True, timeout=SCIP_TIMEOUT_S)
+    finally:
+        if inferred is not None:  # the tool writes the configuration it inferred there: not left in the checkout
+            inferred.unlink(missing_ok=True)
     return project
 
 

@@ -46,20 +46,21 @@ class ScipIndex:
 
     documents: dict[str, list[Occurrence]] = field(default_factory=dict)
     project_root: str = ""  # the folder the paths are relative to, where the index was made ("": not said)
-    _definitions: dict[str, list[tuple[str, int]]] | None = field(default=None, repr=False)
+    _definitions: dict[str, list[tuple[str, int, int]]] | None = field(default=None, repr=False)
 
-    def definitions(self) -> dict[str, list[tuple[str, int]]]:
-        """Symbol (a local one as `symbol_key` names it) -> the (path, 0-based line) of each of
-        its definition occurrences in these documents (an overloaded method has several): a
-        symbol with none is defined outside them (a library, the standard library)."""
+    def definitions(self) -> dict[str, list[tuple[str, int, int]]]:
+        """Symbol (a local one as `symbol_key` names it) -> the (path, 0-based line, 0-based
+        character) of each of its definition occurrences in these documents (an overloaded
+        method has several): a symbol with none is defined outside them (a library, the
+        standard library)."""
         if self._definitions is None:
             self._definitions = {}
             for path, occurrences in self.documents.items():
                 for occurrence in occurrences:
                     if occurrence.definition:
                         places = self._definitions.setdefault(symbol_key(path, occurrence.symbol), [])
-                        if (path, occurrence.line) not in places:
-                            places.append((path, occurrence.line))
+                        if (path, occurrence.line, occurrence.start) not in places:
+                            places.append((path, occurrence.line, occurrence.start))
         return self._definitions
 
 

@@ -59,6 +59,7 @@ class _Chunk:
     end_line: int
     part: int
     name_line: int | None
+    name_column: int | None
     parent: int | None
 
 
@@ -76,7 +77,7 @@ class _Files:
         self.named: dict[tuple[str, str], list[_Chunk]] = defaultdict(list)  # a file's definitions of a name
         path_of = {fid: path for path, fid in self.fid.items()}
         for fid, *row in select_in(db, "SELECT fid, rid, kind, name, COALESCE(qualified_name, name), start_line, "
-                                       "end_line, part, name_line, parent FROM chunks WHERE fid IN ({})",
+                                       "end_line, part, name_line, name_column, parent FROM chunks WHERE fid IN ({})",
                                    sorted(path_of)):
             chunk = _Chunk(*row)
             self.chunks[path_of[fid]].append(chunk)
@@ -98,19 +99,20 @@ class _Files:
         files = [c.rid for c in chunks if c.kind == "file"]
         return files[0] if files else None
 
-    def definition(self, path: str, line: int, name: str, fresh: bool) -> int | None:
+    def definition(self, path: str, line: int, name: str, fresh: bool, column: int | None = None) -> int | None:
         """The chunk of the definition of `name` whose name stands on this 1-based line of
-        `path` (the file unchanged since the SCIP index was made)."""
-        found = [c for c in self.named.get((path, name), ()) if c.name_line == line] if fresh else []
+        `path` (the file unchanged since the SCIP index was made), and at this 1-based column
+        where one is given (and the chunk knows its own)."""
+        found = [c for c in self.named.get((path, name), ()) if c.name_line == line
+                 and (column is None or c.name_column in (None, column))] if fresh else []
         return found[0].rid if found else None
 
     def at(self, path: str, line: int, chain: list[Descriptor], fresh: bool) -> int | None:
         """The chunk of the definition the last of `chain` names, whose name stands on this
         1-based line of `path`; in a changed file (lines may have moved), the one definition of
-        that name there whose qualified name ends as the chain does."""
-        exact = self.definition(path, line, chain[-1].name, fresh)
-        if exact is not None:
-            return exact
+        that name there whose qualified name ends as the chain does (or the only one)."""
+        if fresh:  # where the index says: a name elsewhere in the file is another thing (`var cookie` and `res.cookie`)
+            return self.definition(path, line, chain[-1].name, fresh)
         named = self.named.get((path, chain[-1].name), [])
         words = [d.name for d in chain if d.suffix not in _NO_CHUNK]
         for depth in range(len(words), 0, -1):
@@ -168,7 +170,7 @@ def apply_scip_edges(db: sqlite3.Connection, index: ScipIndex, made_ns: int,
             reached = [k for k in [key, *(d.symbol for d in chain[:-1])] if k in definitions]
             if reached:
                 sites.append((path, occurrence.line + 1, key, chain))
-                target_paths.update(where for k in reached for where, _ in definitions[k])
+                target_paths.update(where for k in reached for where, *_ in definitions[k])
     files = _Files(db, sorted(set(covered) | target_paths))
     fresh = set(covered)
     mine = [c.rid for path in covered for c in files.chunks.get(path, ())
@@ -190,12 +192,13 @@ def apply_scip_edges(db: sqlite3.Connection, index: ScipIndex, made_ns: int,
         at_line = recorded.get((path, line), {})
         if not chain:  # a local symbol: a function defined inside another, called where the parser saw a call
             for name, caller in at_line.items():
-                local = [t for where, at in definitions[key] if (t := files.definition(where, at + 1, name, True))]
+                local = [t for where, at, column in definitions[key]
+                         if (t := files.definition(where, at + 1, name, True, column + 1))]
                 edges.update((caller, t) for t in local if caller in mine_set)
             continue
         caller, target_chain = _use(at_line, chain)
         places = definitions.get(target_chain[-1].symbol, [])
-        targets = {t for where, at in places if (t := files.at(where, at + 1, target_chain, where in fresh))}
+        targets = {t for where, at, _ in places if (t := files.at(where, at + 1, target_chain, where in fresh))}
         if not targets:
             continue
         if caller is None:

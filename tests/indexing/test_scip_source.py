@@ -210,3 +210,27 @@ def test_the_fixture_is_what_scip_typescript_makes(tmp_path: Path) -> None:
         assert edges[0]["total"] == {"Square.area": "scip", "makeSquare": "scip"}
     finally:
         index.close()
+
+
+SCIP_PYTHON = os.environ.get("SCIP_PYTHON") or shutil.which("scip-python") or "/tmp/scipy/node_modules/.bin/scip-python"
+
+
+@pytest.mark.skipif(not Path(SCIP_PYTHON).exists(), reason="scip-python is not installed")
+def test_an_index_made_by_scip_python(tmp_path: Path) -> None:
+    """sample_repos/python with the SCIP index scip-python makes of it: the calls of main go to
+    the methods of Inventory, a function defined inside a method is found, all marked scip."""
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "python", root, ignore=shutil.ignore_patterns(".codesearch"))
+    (tmp_path / "environment.json").write_text("[]")  # no packages: nothing asked of pip
+    subprocess.run([SCIP_PYTHON, "index", ".", "--project-name=sample", "--project-version=1",
+                    f"--environment={tmp_path / 'environment.json'}"], cwd=root, check=True, capture_output=True,
+                   timeout=300)
+    index = _indexed(root)
+    try:
+        main = _callees(index, "main")
+        assert {"Inventory.add_item", "Inventory.remove_item", "compute_backoff"} <= set(main)
+        assert set(main.values()) == {"scip"}
+        assert _callees(index, "Inventory.to_json") == {"Inventory.to_json.encode": "scip"}
+        assert read_state(index.catalog).files >= 3
+    finally:
+        index.close()

@@ -30,8 +30,8 @@ def test_the_fixture_reads_into_documents_and_definitions() -> None:
     index = read_index(FIXTURE)
     assert sorted(index.documents) == ["src/main.ts", "src/shapes.ts", "src/stack.ts"]
     definitions = index.definitions()
-    assert definitions["scip-typescript npm . . src/`shapes.ts`/Square#area()."] == [("src/shapes.ts", 19)]
-    assert definitions["local 2 in src/main.ts"] == [("src/main.ts", 4)]  # a local means something in its file only
+    assert definitions["scip-typescript npm . . src/`shapes.ts`/Square#area()."] == [("src/shapes.ts", 19, 2)]
+    assert definitions["local 2 in src/main.ts"] == [("src/main.ts", 4, 8)]  # a local means something in its file only
     assert not any("lib.es5.d.ts" in symbol for symbol in definitions)  # the standard library is defined elsewhere
     push = [o for o in index.documents["src/main.ts"] if o.symbol.endswith("Array#push().")]
     assert [(o.line, o.start, o.end, o.definition) for o in push] == [(18, 8, 12, False)]
