@@ -1,5 +1,6 @@
-"""Index progress for people and editors: tqdm bars on a terminal (rate, and an ETA only once
-there is a rate), JSON lines with --progress-json, nothing on a pipe."""
+"""Index progress for people and editors: tqdm bars on a terminal (a moving rate, and an ETA only
+once there is a rate), JSON lines with --progress-json, nothing on a pipe. The indexer reports
+embedding in parts of about half a second, so both move that often."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import sys
 from typing import IO, Any
 
-from ..indexing.events import STAGE_TITLES, ProgressEvent, ProgressSink, no_progress
+from ..indexing.events import RATE_WEIGHT, STAGE_TITLES, ProgressEvent, ProgressSink, no_progress
 
 # tqdm's own ETA is `?` until it has a rate; a stage without a total shows no ETA at all
 BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]"
@@ -32,6 +33,7 @@ class TerminalProgress:
             columns, rows = _screen()
             bar = tqdm(total=event.total, desc=STAGE_TITLES[event.stage], unit=f" {event.unit}",
                        file=self.stream, leave=True, ncols=columns, nrows=rows, mininterval=REFRESH_SECONDS,
+                       smoothing=RATE_WEIGHT,
                        bar_format=BAR_FORMAT if event.total is not None else COUNT_FORMAT)
             self.bars[event.stage] = bar
         if event.done > bar.n:
@@ -50,8 +52,9 @@ def _screen() -> tuple[int, int]:
 
 
 class JsonProgress:
-    """One JSON object a line (`{"event": "progress", "stage", "phase", "done", "total", "unit"}`);
-    advances at most every 0.1 s per stage, begin and end always."""
+    """One JSON object a line (`{"event": "progress", "stage", "phase", "done", "total",
+    "rate_per_second", "eta_seconds", "unit"}`); advances at most every 0.1 s per stage, begin
+    and end always."""
 
     def __init__(self, stream: IO[str]):
         import time

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from ..api.serving import NoModelYet
 from ..api.types import EmbeddingProgress
 from ..embedding.base import EmbeddingError
+from ..indexing.events import MovingRate, ProgressEvent
 from ..indexing.index import Index
 from ..indexing.indexer import IndexReport
 from ..indexing.vectors import VectorSync
@@ -42,15 +43,16 @@ class BackgroundEmbedder:
         self.model_ready = threading.Event()
         self.model_error: str | None = None
         self.backoff = Backoff()  # the slices that failed
-        self._rate = 0.0
-        self._at = 0.0  # time.monotonic() of the last slice
+        self._rate = MovingRate()  # vectors a second, from the slices' progress (parts of a slice)
+        self._slice_done = 0  # vectors of the slice under way counted into the rate so far
+        self._at = 0.0  # time.monotonic() of the last progress
         self._thread = threading.Thread(target=self._loop, name="embedder", daemon=True)
 
     def use(self, index: Index) -> None:
         """The embedder's own view of the index (its catalog connection; the model and the vector
         store shared with the daemon's other views)."""
         self.index = index
-        self.vectors = VectorSync(index, log=log.info)
+        self.vectors = VectorSync(index, log=log.info, on_progress=self._progressed)
 
     def start(self) -> None:
         self._thread.start()
@@ -124,9 +126,20 @@ class BackgroundEmbedder:
         self.model_ready.set()
         return True
 
+    def _progressed(self, event: ProgressEvent) -> None:
+        """A slice's progress (at its start, after each part of it embedded, at its end)."""
+        now = time.monotonic()
+        if event.phase == "begin":
+            if now - self._at > EMBEDDING_ACTIVE_SECONDS:  # after a pause: the rate is measured afresh
+                self._rate = MovingRate()
+            self._slice_done = 0
+        elif event.done > self._slice_done:
+            self._rate.count(event.done - self._slice_done)
+            self._slice_done = event.done
+        self._at = now
+
     def _slice(self) -> None:
         report = IndexReport()
-        started = time.monotonic()
         try:
             with self._busy:
                 self.vectors.sync_slice(report, EMBED_SLICE, self._stop.is_set)
@@ -139,12 +152,7 @@ class BackgroundEmbedder:
         done = report.vectors_embedded + report.vectors_from_cache
         if not done:  # nothing could be embedded yet (what is left waits for the writer): no busy loop
             self._stop.wait(1)
-        elapsed = time.monotonic() - started
         self._touch()
-        self._at = time.monotonic()
-        if done and elapsed > 0:
-            rate = done / elapsed
-            self._rate = rate if not self._rate else 0.7 * self._rate + 0.3 * rate
 
     def verify(self, report: IndexReport) -> None:
         """`index --verify` under the daemon, the vector store's part: taking turns with the
@@ -157,7 +165,7 @@ class BackgroundEmbedder:
     def progress(self, left: int) -> EmbeddingProgress:
         """How embedding goes, `left` chunks still lacking vectors."""
         active = bool(left) and time.monotonic() - self._at < EMBEDDING_ACTIVE_SECONDS
-        rate = self._rate if active else 0.0  # a rate from a finished run says nothing now
-        eta = round(left / rate, 1) if active and rate else None  # honest: none without a current rate
+        rate = (self._rate.per_second or 0.0) if active else 0.0  # a rate from a finished run says nothing now
+        eta = self._rate.seconds_for(left) if active else None  # honest: none without a current rate
         return EmbeddingProgress(chunks_without_vectors=left, rate_per_second=round(rate, 1),
                                  eta_seconds=eta, active=active)

@@ -172,6 +172,7 @@ class Indexer(IndexWork[Index]):
                     stale, report.stale_paths = sorted(report.stale_paths), set()
                     self.update_catalog(report, stale, should_stop)
                     self.vectors.sync(report)
+                self.vectors.end_progress()  # one embed stage for the run, however many syncs it took
             report.verified = verify
             checkpoint("index.finishing")
             with self.catalog.transaction():

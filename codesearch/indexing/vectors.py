@@ -31,7 +31,7 @@ from ..store.catalog import Catalog
 from ..store.chroma import ProbeResult, VectorStoreError
 from ..store.space import OutOfSpace, full_disk_line, says_disk_full, space_errors
 from ..store.vector_tables import VectorRow
-from .events import ProgressSink, StageCounter, no_progress
+from .events import Parts, ProgressSink, StageCounter, no_progress
 
 if TYPE_CHECKING:
     from ..store.chroma import VectorStore
@@ -283,6 +283,12 @@ class VectorSync(IndexWork[IndexParts]):
     process), rebuilds it from the catalog when damaged, adds the vectors it lacks and deletes
     those of chunks gone, and reconciles every id on request."""
 
+    def __init__(self, index: IndexParts, log: Callable[[str], None] | None = None,
+                 on_progress: ProgressSink = no_progress):
+        super().__init__(index, log, on_progress)
+        self._stage: StageCounter | None = None  # the run's embed stage, while under way
+        self._parts = Parts()  # texts embedded in parts that move progress about twice a second
+
     def needed(self) -> bool:
         """Whether there is vector work: a store to rebuild, chunks without vectors, vectors to delete."""
         return bool(self.index.vectors.problem) or self.catalog.vectors.needed()
@@ -366,12 +372,27 @@ class VectorSync(IndexWork[IndexParts]):
             catalog.vectors.clear_deletions(pending)
             report.vectors_deleted += len(doomed)
 
+    def _embed_stage(self, total: int) -> StageCounter:
+        """The embed stage of this run: begun once, grown when a run's later sync finds more."""
+        if self._stage is None:
+            self._stage = StageCounter(self.on_progress, "embed", total)
+        else:
+            self._stage.grow(total)
+        return self._stage
+
+    def end_progress(self) -> None:
+        """The run's vectors are done: its embed stage (if it began) ends, once."""
+        if self._stage is not None:
+            self._stage.end()
+            self._stage = None
+
     def _embed_missing(self, report: VectorTally, left: int, limit: int | None,
                        should_stop: Callable[[], bool]) -> None:
         """Definitions before file and block chunks (the most useful vectors arrive first), each
-        in rid order, a batch at a time: nothing of the whole repository is held at once."""
+        in rid order, a batch at a time: nothing of the whole repository is held at once. A
+        daemon's slice (`limit`) is a stage of its own; a run's stage ends with end_progress."""
         catalog = self.catalog
-        bar = StageCounter(self.on_progress, "embed", left if limit is None else limit)
+        bar = self._embed_stage(left if limit is None else limit)
         done = 0
         try:
             for definitions in (True, False):
@@ -382,20 +403,21 @@ class VectorSync(IndexWork[IndexParts]):
                     if not rows:
                         break
                     after = rows[-1].rid
-                    self._embed_rows(rows, report)
+                    self._embed_rows(rows, report, bar.advance)
                     done += len(rows)
-                    bar.advance(len(rows))
         finally:
-            bar.end()
+            if limit is not None:
+                self.end_progress()
         if self.catalog.get_meta("dimension") is None and report.vectors_embedded + report.vectors_from_cache:
             with catalog.transaction():
                 catalog.set_meta("dimension", str(self.index.vector_dimension()))
         if limit is None:  # a complete sync; the daemon's small slices leave pruning to it
             catalog.vectors.prune_cache(keep=max(CACHE_KEPT_AT_LEAST, 2 * done))
 
-    def _embed_rows(self, rows: list[VectorRow], report: VectorTally) -> None:
+    def _embed_rows(self, rows: list[VectorRow], report: VectorTally, advance: Callable[[int], None]) -> None:
         """Vectors for these rows into Chroma and the catalog: from the cache where it has them,
-        else embedded (each distinct text once) from their files as they are now."""
+        else embedded (each distinct text once) from their files as they are now, in parts that
+        each `advance` progress (the rest of the rows advance it at the end)."""
         catalog = self.catalog
         cached = catalog.vectors.cached(list({r.embed_hash for r in rows}))
         missing = list({r.embed_hash: r for r in rows if r.embed_hash not in cached}.values())
@@ -405,7 +427,12 @@ class VectorSync(IndexWork[IndexParts]):
             report.stale_paths |= made.stale
             todo = [r for r in missing if r.id in made.texts]
             if todo:
-                fresh = self.index.embedder.encode_documents([made.texts[r.id] for r in todo])
+                texts = [made.texts[r.id] for r in todo]
+                parts = []
+                for start, stop in self._parts.spans(len(texts)):
+                    parts.append(self.index.embedder.encode_documents(texts[start:stop]))
+                    advance(stop - start)
+                fresh = np.concatenate(parts)
                 new_items = [(r.embed_hash, fresh[j].astype(np.float32)) for j, r in enumerate(todo)]
                 catalog.vectors.cache(new_items)
                 cached.update(catalog.vectors.cached([h for h, _ in new_items]))  # as stored: what a rebuild gives
@@ -413,6 +440,7 @@ class VectorSync(IndexWork[IndexParts]):
                 report.vectors_embedded += len(todo)
         ready = [r for r in rows if r.embed_hash in cached]
         report.vectors_from_cache += len(ready) - len(todo) if missing else len(ready)
+        advance(len(rows) - len(todo))
         if not ready:
             return
         matrix = np.stack([cached[r.embed_hash] for r in ready])
