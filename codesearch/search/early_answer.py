@@ -69,9 +69,13 @@ class Word:
 
 
 def stem(term: str) -> str:
+    """The term less its suffix, and less a doubled last letter that the suffix made
+    (`mapping` -> `map`, as Porter's stemmer does)."""
     for suffix in SUFFIXES:
         if term.endswith(suffix) and len(term) - len(suffix) >= STEM_LEAST:
-            return term[:-len(suffix)]
+            cut = term[:-len(suffix)]
+            doubled = cut[-1] == cut[-2] and cut[-1] not in "aeiouylsz"
+            return cut[:-1] if doubled else cut
     return term
 
 
@@ -153,7 +157,7 @@ def _file_scores(matches: _Matches, words: list[Word], aimed_at_tests: bool
         if len(words) else np.zeros((0, nfiles))
     present = counts > 0
     rarity = np.log1p((nfiles + 1) / np.maximum(present.sum(axis=1), 1)) if nfiles else np.zeros(len(words))
-    base = [p.rsplit("/", 1)[-1] for p in matches.files]
+    base = [p.rsplit("/", 1)[-1].split(".", 1)[0] for p in matches.files]
     folder = [p.rsplit("/", 2)[-2] if p.count("/") else "" for p in matches.files]
     in_names = np.maximum(_name_weights(words, base, NAME_WEIGHT), _name_weights(words, folder, FOLDER_WEIGHT))
     score = rarity @ (_saturated(counts) + in_names)
