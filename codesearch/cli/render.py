@@ -55,7 +55,9 @@ def print_human(answer: SearchAnswer, color: bool, explain: bool = False) -> Non
                 print(f"        similar: {for_terminal(f'{s.path}:{s.start_line}-{s.end_line}')}")
     extra = []
     if answer.partial:
-        extra.append(f"partial: {answer.embedded_share or 0:.0%} of chunks have vectors so far")
+        share = answer.embedded_share or 0
+        extra.append(f"partial: {share:.0%} of chunks have vectors so far" if share < 1 else
+                     "partial: answered without vectors")  # every vector is there: the note on stderr says why
     timing = answer.timing_ms.get("total")
     if timing is not None:
         extra.append(f"{timing:.0f} ms")
