@@ -6,14 +6,14 @@ whole; its model is held back by a gate (gated_daemon.py)."""
 from __future__ import annotations
 
 import pytest
-from daemon_helpers import cli, seed_repo, seeded_tree  # noqa: F401, F811 - fixtures
+from daemon_helpers import cli, seed_repo, seeded_tree  # noqa: F401 - fixtures
 from gated_daemon import GatedDaemon
 
 from codesearch.daemon.embedder import MODEL_WAIT_SECONDS
 
 
 @pytest.fixture
-def held(seeded_tree):
+def held(seeded_tree):  # noqa: F811 - the fixture imported above
     daemon = GatedDaemon(seeded_tree)
     try:
         yield daemon.start().serve()
