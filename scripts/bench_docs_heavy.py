@@ -13,7 +13,8 @@ Per repository and overall:
   page keep its code, identifiers, links and structure), summed over the questions.
 
 Usage: scripts/bench_docs_heavy.py [--checkouts ~/.cache/codesearch-bench-docs]
-           [--index-root ~/.cache/codesearch-bench-docs-index] [--set NAME=VALUE ...] [--json OUT] [NAME ...]
+           [--index-root ~/.cache/codesearch-bench-docs-index] [--set NAME=VALUE ...]
+           [--ranking NAME=VALUE ...] [--json OUT] [NAME ...]
 A checkout is the repository at its revision, exported whole (for example `git clone URL NAME &&
 git -C NAME checkout REVISION`); each is indexed whole into --index-root/NAME (kept between runs).
 """
@@ -34,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
+from codesearch.search.ranking import RankingOptions
 from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
 
@@ -87,6 +89,8 @@ def main() -> int:
     parser.add_argument("--cases", type=Path, default=CASES)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a setting for index and search, e.g. embedder=static")
+    parser.add_argument("--ranking", action="append", default=[], metavar="NAME=VALUE",
+                        help="a ranking strength (search/ranking.py RankingOptions), e.g. document_factor=0.7")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
@@ -99,6 +103,9 @@ def main() -> int:
                   file=sys.stderr)
             return 1
     overrides = dict(item.split("=", 1) for item in args.set)
+    ranking = RankingOptions()
+    for name, _, value in (item.partition("=") for item in args.ranking):
+        setattr(ranking, name, type(getattr(ranking, name))(value))
     figures: dict[str, dict[str, float]] = {}
     per_query: list[dict] = []
     latencies: list[float] = []
@@ -111,7 +118,7 @@ def main() -> int:
         sums: dict[str, float] = defaultdict(float)
         cases = [c for c in data["cases"] if c["repo"] == name]
         for case in cases:
-            answer = searcher.search(SearchRequest(query=case["query"], limit=TOP))
+            answer = searcher.search(SearchRequest(query=case["query"], limit=TOP, ranking=ranking))
             latencies.append(answer.timing_ms["total"])
             results = [r.to_dict() for r in answer.results][:TOP]
             rank = first_match(results, case["answers"])

@@ -1,6 +1,6 @@
 """Folders that hold code which is not the project's own, found from the structure of the index's
 file list rather than from folder names (`vendor/`, `third_party/` and `node_modules/` are named
-in ranking.TEST_PATH already; a copied library is often called something else: `_vendor/`,
+in analysis/content_class.py already; a copied library is often called something else: `_vendor/`,
 `externals/`, `packages/urllib3/`, `deps/`):
 
 - a copy of another folder: most of its files have an identical twin (same content hash) in a

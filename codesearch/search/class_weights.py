@@ -1,10 +1,10 @@
 """The ranking step that weighs each candidate's content class (analysis/content_class.py) against
-the question: the project's code as it came; tests, examples, generated and vendored code down by
-one factor; documentation down by its own (a behaviour question is answered by code, and a page
-translated into a dozen languages would otherwise fill the top). A class the question names
-("how are the tests of X set up", "an example of Y", "the docs of Z") is not weighed down. A
-report (a bug report, a pasted trace) names no class: it says "test" to tell how a bug was found,
-and its documentation, which retells it in words, goes down as far as tests do.
+the question: the project's code as it came; tests, examples, documentation, generated and
+vendored code down by one factor (a behaviour question is answered by code, and a page translated
+into a dozen languages would otherwise fill the top). A class the question names ("how are the
+tests of X set up", "an example of Y", "the docs of Z") is not weighed down. A report (a bug
+report, a pasted trace) names no class: it says "test" to tell how a bug was found, and its
+documentation retells it in words.
 """
 
 from __future__ import annotations
@@ -50,17 +50,12 @@ def class_of(path: str, language: str, vendored: frozenset[str]) -> str:
     return VENDORED if in_folders(path, vendored) else content_class(path, language)
 
 
-def weigh_classes(query: Query, items: Sequence[Candidate], factor: float, document_factor: float,
-                  vendored: frozenset[str]) -> None:
-    """Each candidate not of the project's code, nor of a class the question names, times
-    `factor` (documentation: `document_factor`; for a report, `factor` too)."""
+def weigh_classes(query: Query, items: Sequence[Candidate], factor: float, vendored: frozenset[str]) -> None:
+    """Each candidate not of the project's code, nor of a class the question names, times `factor`."""
     asked = asked_classes(query)
     for r in items:
         name = class_of(r.chunk.path, r.chunk.language, vendored)
-        if name == CODE or name in asked:
-            continue
-        weight = document_factor if name == DOCUMENTATION and not query.long else factor
-        if weight != 1.0:
-            r.score *= weight
-            r.notes.append(f"content class {name} x{weight}")
+        if name != CODE and name not in asked:
+            r.score *= factor
+            r.notes.append(f"content class {name} x{factor}")
 

@@ -44,8 +44,7 @@ class RankingOptions:
     file_coherence: bool = True
     exact_text: bool = True  # chunks that hold the query's text word for word, first
     file_decay: float = 0.7
-    test_factor: float = 0.5  # tests, examples, generated and vendored code (search/class_weights.py)
-    document_factor: float = 1.0  # documentation, for a question that does not ask for it
+    test_factor: float = 0.5  # tests, examples, documentation, generated and vendored code (search/class_weights.py)
     path_weight: float = 0.3  # per query word in the path (at most two count)
     name_weight: float = 0.15  # per query word in the definition's name (at most two count)
     prefix_chars: int = 3  # a query word and a path or name word match when one starts with the other, this long
@@ -98,7 +97,7 @@ def rank(query: Query, fused: list[tuple[Chunk, float]], options: RankingOptions
         if query.shape:
             _boost_named_files(query.shape.paths, items)
     if options.test_penalty:
-        weigh_classes(query, items, options.test_factor, options.document_factor, vendored)
+        weigh_classes(query, items, options.test_factor, vendored)
     if options.query_names and not query.long and not query.symbol:  # a report's: _query_words
         _boost_identifiers(query.text, items, options.identifier_factor)
         _boost_joined_names(query.text, items, options.joined_stem_factor, options.main_definition_factor)

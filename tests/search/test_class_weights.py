@@ -15,10 +15,9 @@ def chunk(cid: str, path: str, language: str = "python") -> Chunk:
     return Chunk(cid, None, path, language, "function", cid, cid, "", "", 1, 3, cid, "", "")
 
 
-def options(document_factor: float = 0.8) -> RankingOptions:
+def options() -> RankingOptions:
     opts = RankingOptions.off()
     opts.test_penalty = True
-    opts.document_factor = document_factor
     return opts
 
 
@@ -33,7 +32,7 @@ CANDIDATES = [chunk("code", "shop/cart.py"), chunk("test", "tests/test_cart.py")
 
 def test_each_class_is_weighed_by_its_factor():
     got = scores("how is the cart total computed", CANDIDATES, options(), frozenset({"shop/_vendor"}))
-    assert got == pytest.approx({"code": 1.0, "test": 0.5, "example": 0.5, "doc": 0.8, "generated": 0.5,
+    assert got == pytest.approx({"code": 1.0, "test": 0.5, "example": 0.5, "doc": 0.5, "generated": 0.5,
                                  "vendored": 0.5})
 
 
@@ -46,12 +45,12 @@ def test_only_the_class_a_question_names_is_spared(query, spared):
     assert all(score < 1.0 for cid, score in got.items() if cid not in (spared, "code"))
 
 
-def test_a_report_names_no_class_and_its_documentation_goes_down_as_tests_do():
+def test_a_report_names_no_class():
     report = ("Cart total is wrong when a coupon is applied. The test in tests/test_cart.py fails:\n"
               "Traceback (most recent call last):\n  File \"shop/cart.py\", line 12, in total\n"
               "ValueError: negative total")
     assert asked_classes(Query.parse(report)) == frozenset()
-    got = scores(report, CANDIDATES, options(document_factor=1.0))
+    got = scores(report, CANDIDATES, options())
     assert got["doc"] == pytest.approx(0.5) and got["test"] == pytest.approx(0.5)
 
 
