@@ -13,7 +13,7 @@ from conftest import keyword_indexed_files, run_cli
 from codesearch.analysis.content_class import CLASS_NUMBERS
 from codesearch.model import Chunk
 from codesearch.search.collapse import collapse, near_duplicates
-from codesearch.search.requests import SearchRequest
+from codesearch.search.requests import SearchAnswer, SearchRequest
 from codesearch.search.searcher import Searcher
 
 CODE_BLOCK = """```python
@@ -133,3 +133,10 @@ def test_collapse_keeps_the_limit_and_lists_later_copies_with_their_first():
     kept = collapse(chunks, lambda c: c, traits, limit=3)
     assert [c.id for c, _ in kept] == ["0", "1", "3"]
     assert [c.id for c in kept[0][1]] == ["2", "4", "6"]
+
+
+def test_similar_and_content_class_cross_the_wire(index):
+    """What the socket, HTTP and MCP carry: the answer's JSON read back is the same answer."""
+    answer = Searcher(index).search(SearchRequest(query="checkout cart coupon currency", mode="keyword"))
+    assert any(r.similar for r in answer.results)
+    assert SearchAnswer.from_dict(json.loads(json.dumps(answer.to_dict()))) == answer
