@@ -47,6 +47,7 @@ RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is b
 # own and those they import): reading all of its definitions for every slice made resolution
 # quadratic in a tree of many copies of the same code
 CROWDED = 32
+REEXPORT_DEPTH = 4  # how many imports deep a module's re-exported names are looked for
 MAX_ARRIVALS = 64  # files come or go: past this many, every import is resolved again
 CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
 _MODULE_SPLIT = re.compile(r"[./\\:]+")
@@ -79,6 +80,7 @@ class _NameFacts:
         self._crowded: dict[str, bool] = {}
         self._defined: dict[str, int] = {}
         self._modules: ModuleFiles | None = None
+        self._imports: dict[str, set[str]] = {}  # a file -> the files it imports
 
     def modules(self) -> ModuleFiles:
         """The repository's files as imports name them, read once a run (only where a call goes
@@ -88,6 +90,14 @@ class _NameFacts:
             self._modules = ModuleFiles((r[0] for r in self.db.execute("SELECT path FROM files")),
                                         posixpath.basename(root[0]) if root else "")
         return self._modules
+
+    def imported_by(self, paths: set[str]) -> set[str]:
+        """The files these files import, asked of the catalog once a file."""
+        missing = sorted(p for p in paths if p not in self._imports)
+        if missing:
+            found = _imported_files(self.db, missing)
+            self._imports.update((p, found.get(p, set())) for p in missing)
+        return set().union(*(self._imports[p] for p in paths))
 
     def crowded(self, name: str) -> bool:
         found = self._crowded.get(name)
@@ -132,6 +142,13 @@ class _Definitions:
         smaller, larger = (paths, self.by_path) if len(paths) < len(self.by_path) else (self.by_path, paths)
         return self._at(i for path in smaller if path in larger for i in self.by_path[path])
 
+    def anywhere_in(self, paths: set[str]) -> list[Symbol]:
+        """The definitions in these files, also where they are files the slice's calls do not reach."""
+        if self.complete:
+            return self.in_files(paths)
+        rows = definitions_in_files(self.facts.db, {self.name}, paths)
+        return [Symbol(r.rid, r.path, r.qualified_name) for r in rows]
+
     def in_files_named_in(self, texts: list[str]) -> list[Symbol]:
         """The definitions in files whose name (without extension) one of these texts holds."""
         self._complete()
@@ -161,10 +178,13 @@ class _Definitions:
         return self.symbols if len(self.symbols) == 1 else []
 
 
+_KNOWN_EXTENSION = re.compile(r"\.(h|hpp|js|ts|mjs|cjs|py|rb|php|zig|lua|sh|jsx|tsx)$")
+
+
 def _module_keys(module: str) -> list[str]:
     """Path suffixes an import might refer to: 'a.b.c' -> 'a/b/c', './x' -> 'x', '<x.h>' -> 'x'."""
     module = module.strip().strip("\"'<>`;")
-    module = re.sub(r"\.(h|hpp|js|ts|mjs|cjs|py|rb|php|zig|lua|sh|jsx|tsx)$", "", module)
+    module = _KNOWN_EXTENSION.sub("", module)
     parts = [p for p in _MODULE_SPLIT.split(module) if p and p not in ("crate", "self", "super", "@")]
     return ["/".join(parts[i:]) for i in range(len(parts))]
 
@@ -194,6 +214,10 @@ class _FileIndex:
         return [path for stem, path in self.by_last.get(last, ()) if stem == key or stem.endswith("/" + key)]
 
     def resolve(self, module: str, importer: str) -> list[str]:
+        if module.startswith(("./", "../")):  # a path from the importer's folder: that file or none
+            local = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
+            key = _KNOWN_EXTENSION.sub("", local)
+            return [path for stem, path in self.by_last.get(key.rsplit("/", 1)[-1], ()) if stem == key][:1]
         if module.startswith("."):  # relative import: try next to the importer first
             local = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module.lstrip(".") or "."))
             found = self._suffix(posixpath.splitext(local)[0])
@@ -343,13 +367,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
     for path, text in select_in(db, "SELECT f.path, i.text FROM imports i JOIN files f ON f.fid = i.fid "
                                     "WHERE f.path IN ({})", paths):
         import_texts[path].append(text)
-    imported_files: dict[str, set[str]] = defaultdict(set)
-    for src_path, dst_path in select_in(db, f"SELECT fa.path, fb.path FROM files fa "
-                                            f"JOIN chunks a ON a.fid = fa.fid AND a.kind = 'file' "
-                                            f"JOIN edges e ON e.src = a.rid AND e.kind = {IMPORTS} "
-                                            f"JOIN chunks b ON b.rid = e.dst JOIN files fb ON fb.fid = b.fid "
-                                            f"WHERE fa.path IN ({{}})", paths):
-        imported_files[src_path].add(dst_path)
+    imported_files = _imported_files(db, paths)
     many = {n for n in names if facts.crowded(n)}
     definitions = {name: _Definitions(facts, name, found, True) for name, found in _symbols(db, names - many).items()}
     if many:
@@ -385,6 +403,18 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
                 edges[(caller, symbol.rid)] = (weight, how)
     # in the tables' orders (both clustered by caller): neighbouring rows share their pages
     return [(s, d, w, h) for (s, d), (w, h) in sorted(edges.items())], sorted(guesses)
+
+
+def _imported_files(db: sqlite3.Connection, paths: list[str]) -> dict[str, set[str]]:
+    """The files each of these files imports (by the import edges)."""
+    imported: dict[str, set[str]] = defaultdict(set)
+    for src_path, dst_path in select_in(db, f"SELECT fa.path, fb.path FROM files fa "
+                                            f"JOIN chunks a ON a.fid = fa.fid AND a.kind = 'file' "
+                                            f"JOIN edges e ON e.src = a.rid AND e.kind = {IMPORTS} "
+                                            f"JOIN chunks b ON b.rid = e.dst JOIN files fb ON fb.fid = b.fid "
+                                            f"WHERE fa.path IN ({{}})", paths):
+        imported[src_path].add(dst_path)
+    return imported
 
 
 def _write_resolution(db: sqlite3.Connection, edges: Edges, guesses: list[tuple[int, int]]) -> None:
@@ -466,7 +496,23 @@ class _Hinted:
         if owner:
             return self._of_type(by_name, owner, module, set(files))
         found = by_name.candidates.in_files(set(files)) if files else []
+        if not found and files:
+            found = self._exported_from(by_name.candidates, set(files))
         return (found, 1.0 / len(found), BY_IMPORT) if found else by_name.choose()
+
+    def _exported_from(self, candidates: _Definitions, files: set[str]) -> list[Symbol]:
+        """A module's name that a file it imports defines (an `index.ts` or `__init__.py` that
+        re-exports its package's parts), the nearest such files first."""
+        seen, layer = set(files), files
+        for _ in range(REEXPORT_DEPTH):
+            layer = self.facts.imported_by(layer) - seen
+            if not layer:
+                return []
+            seen |= layer
+            found = candidates.anywhere_in(layer)
+            if found:
+                return found
+        return []
 
     def _of_type(self, by_name: _ByName, owner: str, module: str, files: set[str]) -> _Choice:
         kinds = self.kinds.get(owner)

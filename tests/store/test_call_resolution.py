@@ -192,6 +192,34 @@ def test_typescript_imports_of_the_package_by_its_own_name(tmp_path):
         index.close()
 
 
+def test_typescript_names_a_package_re_exports_and_relative_paths(tmp_path):
+    """`z.string()` through `pkg/v4`, whose index re-exports (`export * from`) the file that defines
+    it two imports down: that definition, not a same-named one elsewhere; a `./x.js` or `../x.js`
+    import is that file next to the importer, never a file of the same name in another folder."""
+    index = _index(tmp_path, {
+        "v4/index.ts": 'export * from "./classic/index.js";\n',
+        "v4/classic/index.ts": 'export * from "./schemas.js";\nexport * from "../locales/en.js";\n',
+        "v4/classic/schemas.ts": "export function string() { return 1; }\n",
+        "v4/mini/schemas.ts": "export function string() { return 2; }\n",
+        "v4/locales/en.ts": "export const en = 1;\n",
+        "v3/locales/en.ts": "export const en = 3;\n",
+        "v4/tests/string.test.ts": ('import * as z from "pkg/v4";\n\n'
+                                    "export function check() {\n  return z.string();\n}\n"),
+    }, folder="src")
+    try:
+        graph = CallGraph(index.catalog)
+        found = [r for r in neighbours(graph, definitions_named(index.catalog, "check"), "callees") if r.depth == 1]
+        chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
+        assert [(chunks[r.id].path, r.resolution) for r in found] == [("v4/classic/schemas.ts", "import")]
+        imported = index.catalog.db.execute(
+            "SELECT fb.path FROM files fa JOIN chunks a ON a.fid = fa.fid AND a.kind = 'file' "
+            "JOIN edges e ON e.src = a.rid AND e.kind = 1 JOIN chunks b ON b.rid = e.dst "
+            "JOIN files fb ON fb.fid = b.fid WHERE fa.path = 'v4/classic/index.ts'").fetchall()
+        assert sorted(r[0] for r in imported) == ["v4/classic/schemas.ts", "v4/locales/en.ts"]
+    finally:
+        index.close()
+
+
 def test_call_sites_say_how_they_resolved_and_whether_they_call(python):
     sites = {(s.path, s.line): (s.reference, s.resolution) for s in python.catalog.graph.call_sites("helper", 100)}
     assert sites == {("pkg/app.py", 27): (False, "exact"), ("pkg/app.py", 28): (True, "exact")}
