@@ -140,3 +140,10 @@ def test_similar_and_content_class_cross_the_wire(index):
     answer = Searcher(index).search(SearchRequest(query="checkout cart coupon currency", mode="keyword"))
     assert any(r.similar for r in answer.results)
     assert SearchAnswer.from_dict(json.loads(json.dumps(answer.to_dict()))) == answer
+
+
+def test_one_result_per_file_collapses_translated_files_too(index):
+    results = Searcher(index).search(SearchRequest(query="checkout cart coupon currency", mode="keyword",
+                                                   files=True)).results
+    readmes = [r for r in results if r.path.startswith("README")]
+    assert len(readmes) == 1 and len(readmes[0].similar or ()) == 2
