@@ -17,19 +17,19 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..ingest.languages import spec_by_name
 from ..model import Chunk
 
 GAP = "\x1f"  # where a placeholder or a joined value stood
 RECORD = "\x1e"  # between a chunk's templates, as the catalog keeps them
 MIN_LETTERS = 8  # fixed letters a template needs: fewer identify nothing
-MIN_WORDS = 2  # and words (`"utf-8"`, `'%s'`, `"fmt"` are not messages)
+MIN_WORDS = 2  # and words in one run (`"utf-8"`, `'%s'`, `"fmt"`, `["serde", "parser"]` are not messages)
 MAX_TEMPLATE_CHARS = 300
 MAX_TEMPLATES_PER_CHUNK = 256
 MAX_GLUE_CHARS = 80  # code between two literals of one statement (`" + name + "`, `" .. tostring(x) .. "`)
 MIN_RUN_CHARS = 3  # a run shorter than this (`: `, `'`) says nothing on its own
 MAX_LOOKUP_WORDS = 32
 SHORT_RUN_CHARS = 8  # a run shorter than this matches whole words only (`for` is not in `format`)
-PROSE_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org"})
 
 # one literal on one line: "...", '...', `...` (an unclosed quote, an apostrophe in a comment,
 # matches nothing past its line)
@@ -60,8 +60,9 @@ def _fixed(literal: str) -> str:
 
 
 def _message_like(text: str) -> bool:
-    words = _WORD.findall(text.replace(GAP, " "))
-    return len(words) >= MIN_WORDS and sum(len(w) for w in words) >= MIN_LETTERS
+    """Words enough for a message, some of them side by side in one run."""
+    runs = [_WORD.findall(run) for run in text.split(GAP)]
+    return any(len(words) >= MIN_WORDS for words in runs) and sum(len(w) for ws in runs for w in ws) >= MIN_LETTERS
 
 
 def templates_of_text(text: str) -> list[str]:
@@ -106,14 +107,14 @@ def _keep(parts: list[str], after: str, out: list[str]) -> None:
 def chunk_templates(chunks: Sequence[Chunk]) -> list[str]:
     """Each chunk's templates joined by RECORD ("" for none), in the order of `chunks`, each
     literal in the innermost chunk that holds its line: a method's messages are the method's, not
-    its class's or its file's too. A file chunk's text is its outline (its lines are its parts'),
-    documents hold no messages."""
+    its class's or its file's too. A file chunk's text is its outline (its lines are its parts');
+    documents and data (a language without a grammar: Markdown, TOML, JSON) hold no messages."""
     order = sorted(range(len(chunks)), key=lambda i: chunks[i].end_line - chunks[i].start_line)
     owned: set[int] = set()
     out = [""] * len(chunks)
     for i in order:
         c = chunks[i]
-        if c.kind == "file" or c.language in PROSE_LANGUAGES or not c.text:
+        if c.kind == "file" or not c.text or spec_by_name(c.language) is None:
             continue
         lines = c.text.split("\n")
         first = c.start_line
@@ -167,9 +168,10 @@ def coverage(message: str, template: str) -> float:
     order, each after the one before it, a run not found passed over; the letters they cover
     against those of the message, where a letter that stands where the template has a
     placeholder counts half (a filled-in value is explained, not matched). 0 unless the runs
-    found hold MIN_WORDS words, MIN_LETTERS letters and half the template's fixed text."""
+    found hold MIN_LETTERS letters, a run of MIN_WORDS words and half the template's fixed text."""
     parts = [normalized(part) for part in template.split(GAP)]
-    position = found = total = words = 0
+    position = found = total = 0
+    phrase = False  # a run of MIN_WORDS words or more found
     explained = 0  # letters where a placeholder stands
     opened = bool(parts) and not parts[0]  # a placeholder before the first run
     last_end = -1
@@ -185,8 +187,8 @@ def coverage(message: str, template: str) -> float:
             explained += _letters(between)
         position = last_end = at + len(part)
         found += _letters(part)
-        words += part.count(" ") + 1
-    if found < MIN_LETTERS or words < MIN_WORDS or found * 2 < total:
+        phrase = phrase or part.count(" ") + 1 >= MIN_WORDS
+    if found < MIN_LETTERS or not phrase or found * 2 < total:
         return 0.0
     if not parts[-1] or len(parts[-1]) < MIN_RUN_CHARS:  # a placeholder after the last run
         explained += _letters(message[last_end:])

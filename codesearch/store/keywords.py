@@ -59,6 +59,8 @@ class Keywords:
     def templates_holding(self, words: Sequence[str], filters: Filters, limit: int) -> dict[str, str]:
         """Chunk id -> its message templates, for the `limit` chunks whose templates hold the most
         of `words` (BM25: the rare ones count most)."""
+        if not words:
+            return {}
         where, params = filter_clause(filters)
         files = " JOIN files f ON f.fid = c.fid" if where else ""
         rows = self._catalog.db.execute(

@@ -47,6 +47,8 @@ def test_a_literal_and_the_literals_joined_to_it_make_one_template(source, expec
     '# don\'t say it\'s an error message here',  # a comment
     '"""A docstring of several words."""',  # documentation, not a message
     "fn f<'a>(x: &'a str) -> &'a str",  # lifetimes
+    'keywords = ["serde", "serialization", "encoding"]',  # words, none side by side
+    'raise TypeError("Parameter" + name + "type")',
 ])
 def test_what_is_not_a_message_makes_no_template(source):
     assert templates(source) == []
@@ -67,6 +69,19 @@ def test_a_literal_belongs_to_the_innermost_chunk_that_holds_its_line():
     found = chunk_templates([chunk("class", 1, 4, outer), chunk("method", 3, 4, method),
                              chunk("file", 1, 4, "class C")])
     assert found == ["a constant of the class", "the value is out of range", ""]
+
+
+def test_documents_and_data_hold_no_messages():
+    def chunk(language: str) -> Chunk:
+        return Chunk(id=language, parent_id=None, path="f", language=language, kind="block", name="b",
+                     qualified_name="b", signature="", docstring="", start_line=1, end_line=1, content_hash="",
+                     header="", text='description = "A generic serialization framework for the language"')
+    assert chunk_templates([chunk("toml"), chunk("markdown"), chunk("python")]) == [
+        "", "", "A generic serialization framework for the language"]
+
+
+def test_words_found_one_by_one_are_no_match():
+    assert coverage("parameter type coercion and value validation", f"Parameter{GAP}type{GAP}") == 0
 
 
 @pytest.mark.parametrize("query, messages", [
