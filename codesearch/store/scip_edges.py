@@ -159,18 +159,17 @@ def apply_scip_edges(db: sqlite3.Connection, index: ScipIndex, made_ns: int,
         covered = [path for path in covered if path in around]
     sites: list[tuple[str, int, str, list[Descriptor]]] = []  # (path, 1-based line, symbol key, its chain)
     target_paths: set[str] = set()
+    known: dict[str, list[Descriptor] | None] = {}  # symbol key -> its chain (None: it reaches nothing here)
     for path in covered:
         for occurrence in index.documents[path]:
             if occurrence.definition:
                 continue
             key = symbol_key(path, occurrence.symbol)
-            chain = descriptors(occurrence.symbol)
-            if chain[-1:] and chain[-1].suffix in _NO_CHUNK:
-                continue
-            reached = [k for k in [key, *(d.symbol for d in chain[:-1])] if k in definitions]
-            if reached:
+            if key not in known:
+                known[key] = _reaching(key, occurrence.symbol, definitions, target_paths)
+            chain = known[key]
+            if chain is not None:
                 sites.append((path, occurrence.line + 1, key, chain))
-                target_paths.update(where for k in reached for where, *_ in definitions[k])
     files = _Files(db, sorted(set(covered) | target_paths))
     fresh = set(covered)
     mine = [c.rid for path in covered for c in files.chunks.get(path, ())
@@ -211,6 +210,19 @@ def apply_scip_edges(db: sqlite3.Connection, index: ScipIndex, made_ns: int,
     _write(db, edges, references)
     coverage.edges = len(edges)
     return coverage
+
+
+def _reaching(key: str, symbol: str, definitions: dict[str, list[tuple[str, int, int]]],
+              target_paths: set[str]) -> list[Descriptor] | None:
+    """A symbol's descriptors, if it (or what it belongs to: a constructor's class) is defined
+    in the index's documents and can stand for a chunk; the files of those definitions are
+    added to `target_paths`."""
+    chain = descriptors(symbol)
+    if chain[-1:] and chain[-1].suffix in _NO_CHUNK:
+        return None
+    reached = [k for k in [key, *(d.symbol for d in chain[:-1])] if k in definitions]
+    target_paths.update(where for k in reached for where, *_ in definitions[k])
+    return chain if reached else None
 
 
 def _use(at_line: dict[str, int], chain: list[Descriptor]) -> tuple[int | None, list[Descriptor]]:
