@@ -34,6 +34,7 @@ from ..text import for_terminal
 from ..vocabulary import NON_DEFINITION_KINDS
 from .events import ProgressSink, StageCounter, no_progress
 from .index import Index, IndexLock
+from .scip_source import GIVEN as GIVEN_SCIP
 from .scip_source import update_scip_edges
 from .vectors import IndexWork, VectorSync
 from .vendored import FileEntry, vendored_folders
@@ -151,7 +152,10 @@ class Indexer(IndexWork[Index]):
                            "every chunk is embedded again, once")
             if problem:
                 self.log(f"rebuilding the index: {problem}")
+                given_scip = self.catalog.get_meta(GIVEN_SCIP)  # a SCIP file given once stays given
                 kept = self.catalog.reset(keep_vectors=not rekeyed)
+                if given_scip:
+                    self.catalog.set_meta(GIVEN_SCIP, given_scip)
                 if rekeyed:
                     report.vectors_rekeyed = old_key or ""
                     self.index.vectors.retire()

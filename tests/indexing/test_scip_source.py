@@ -149,6 +149,19 @@ def test_the_scip_flag_is_remembered_and_its_removal_undone(tmp_path: Path) -> N
         index.close()
 
 
+def test_a_given_scip_file_outlives_a_rebuild(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    given = tmp_path / "given.scip"
+    (root / "index.scip").rename(given)
+    _indexed(root, scip=str(given)).close()
+    index = _indexed(root, max_chunk_chars=1400)  # another chunk size: the index is built again
+    try:
+        assert read_state(index.catalog).path == str(given)
+        assert _callees(index, "total") == {"Square.area": "scip", "makeSquare": "scip"}
+    finally:
+        index.close()
+
+
 def test_a_missing_scip_file_is_a_usage_error(tmp_path: Path) -> None:
     done = run_cli("index", str(_copy(tmp_path)), "--no-vectors", "--no-daemon", "--scip", str(tmp_path / "none"))
     assert done.returncode == 2
