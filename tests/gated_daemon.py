@@ -54,6 +54,8 @@ class GatedDaemon:
     def start(self) -> GatedDaemon:
         self.daemon.start()
         assert self.daemon.ready.wait(120), "the daemon's first reconcile"
+        # once the store is checked and open, the gate alone holds vector search back
+        assert self.daemon.embedder.store_checked.wait(120), "the vector store's check"
         return self
 
     def serve(self) -> GatedDaemon:

@@ -161,7 +161,7 @@ class Daemon(IndexService):
     def _no_model(self) -> NoModelYet | None:
         """Until the model is loaded, answers come from what needs no model (over an index that
         holds vectors, after a short wait for it); vectors join once it loads."""
-        if self.embedder.model_ready.is_set():
+        if self.embedder.vectors_ready.is_set():
             return None
         return self.embedder.no_model(holds_vectors=bool(self.vector_coverage()))
 
@@ -226,7 +226,7 @@ class Daemon(IndexService):
         left = stats.chunks_without_vectors
         return Status(
             pid=os.getpid(), root=str(self.root), uptime_seconds=round(time.time() - self.started, 1),
-            ready=self.ready.is_set(), model_ready=self.embedder.model_ready.is_set(), files=stats.files,
+            ready=self.ready.is_set(), model_ready=self.embedder.vectors_ready.is_set(), files=stats.files,
             chunks=stats.chunks,
             vectors=stats.vectors, edges=stats.edges, skipped=stats.skipped,
             pending_changes=pending, last_reindex=self.writer.last_reindex,

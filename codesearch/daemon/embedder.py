@@ -1,7 +1,8 @@
 """The daemon's embedder thread: gives vectors to what lacks them, most useful chunks first, in
 small slices. It alone writes to the vector store (a verification takes turns with it), and never
-holds up the writer. Until its model is loaded, a search over an index that holds vectors waits
-for it a little (MODEL_WAIT_SECONDS), then is answered without vectors and says why."""
+holds up the writer. Until vector search is ready (the model loaded, the store checked and
+open), a search over an index that holds vectors waits for it a little (MODEL_WAIT_SECONDS),
+then is answered without vectors and says why."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ from .backoff import Backoff
 log = logging.getLogger("codesearch.daemon")
 EMBED_SLICE = 64  # chunks embedded between looks at the clock and the stop flag
 EMBEDDING_ACTIVE_SECONDS = 10.0  # the embedder counts as busy this long after its last slice
-# a search over an index that holds vectors waits this long for a model still loading: answered
-# without vectors it ranks worse than the same search a moment later
+# a search over an index that holds vectors waits this long for vector search to get ready (the
+# model, the store): answered without vectors it ranks worse than the same search a moment later
 MODEL_WAIT_SECONDS = 2.0
 
 
@@ -41,6 +42,8 @@ class BackgroundEmbedder:
         self._busy = threading.Lock()  # the slices and a verification take turns
         self._wanted = threading.Event()
         self.model_ready = threading.Event()
+        self.store_checked = threading.Event()  # the store probed, put right if need be, and open
+        self.vectors_ready = threading.Event()  # that, and the model loaded (status: model_ready)
         self.model_error: str | None = None
         self.backoff = Backoff()  # the slices that failed
         self._rate = MovingRate()  # vectors a second, from the slices' progress (parts of a slice)
@@ -67,18 +70,19 @@ class BackgroundEmbedder:
         self._wanted.set()
 
     def no_model(self, holds_vectors: bool) -> NoModelYet | None:
-        """The rule for a read now: None once the model is loaded. Over an index that holds
-        vectors, a read that would embed its query waits for a model still loading, up to
-        MODEL_WAIT_SECONDS."""
-        if self.model_ready.is_set():
+        """The rule for a read now: None once vector search is ready. Over an index that holds
+        vectors, a read that would embed its query waits for it, up to MODEL_WAIT_SECONDS (the
+        first search then pays neither the model's loading nor the store's opening past that)."""
+        if self.vectors_ready.is_set():
             return None
         if self.model_error is not None:
             return NoModelYet(f"the embedding model could not be loaded ({self.model_error}): "
                               "keyword and graph results only")
         if not holds_vectors:
             return NoModelYet("the embedding model is still loading: keyword and graph results only")
-        return NoModelYet(f"the embedding model did not load within {MODEL_WAIT_SECONDS:g} s: "
-                          "keyword and graph results only", wait=lambda: self.model_ready.wait(MODEL_WAIT_SECONDS))
+        return NoModelYet(f"vector search did not get ready within {MODEL_WAIT_SECONDS:g} s (the embedding model "
+                          "loading, the vector store opening): keyword and graph results only",
+                          wait=lambda: self.vectors_ready.wait(MODEL_WAIT_SECONDS))
 
     def _loop(self) -> None:
         """Check the vector store (beside the model's loading: its probe runs in a child
@@ -90,6 +94,7 @@ class BackgroundEmbedder:
         checking.join()
         if not loaded:
             return
+        self.vectors_ready.set()
         embedded_since_prune = False
         while not self._stop.is_set():
             if not self.vectors.needed():
@@ -111,6 +116,8 @@ class BackgroundEmbedder:
                     self.index.vectors.store  # noqa: B018 - opened for the searches to come
         except Exception:  # searches go on from keyword and graph; the slices try again
             log.exception("checking the vector store failed")
+        finally:
+            self.store_checked.set()
 
     def _load_model(self) -> bool:
         """Whether the model loaded (else `model_error` says why; keyword and graph serve on)."""

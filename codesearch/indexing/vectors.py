@@ -287,7 +287,9 @@ class VectorSync(IndexWork[IndexParts]):
                  on_progress: ProgressSink = no_progress):
         super().__init__(index, log, on_progress)
         self._stage: StageCounter | None = None  # the run's embed stage, while under way
-        self._parts = Parts()  # texts embedded in parts that move progress about twice a second
+        # texts embedded in parts that move progress about once a second, when someone watches it
+        # (each part is one more call into the model's runtime)
+        self._parts = Parts() if on_progress is not no_progress else None
 
     def needed(self) -> bool:
         """Whether there is vector work: a store to rebuild, chunks without vectors, vectors to delete."""
@@ -429,7 +431,7 @@ class VectorSync(IndexWork[IndexParts]):
             if todo:
                 texts = [made.texts[r.id] for r in todo]
                 parts = []
-                for start, stop in self._parts.spans(len(texts)):
+                for start, stop in self._parts.spans(len(texts)) if self._parts else [(0, len(texts))]:
                     parts.append(self.index.embedder.encode_documents(texts[start:stop]))
                     advance(stop - start)
                 fresh = np.concatenate(parts)

@@ -27,7 +27,7 @@ def test_a_partial_text_answer_says_it_was_made_without_vectors_and_why(held):
     assert proc.returncode == 0, proc.stderr
     assert "(partial: answered without vectors;" in proc.stdout, proc.stdout
     assert "have vectors so far" not in proc.stdout
-    assert f"did not load within {MODEL_WAIT_SECONDS:g} s" in proc.stderr, proc.stderr
+    assert f"did not get ready within {MODEL_WAIT_SECONDS:g} s" in proc.stderr, proc.stderr
 
     held.gate.set()
     proc = cli("query", "retry delay with exponential backoff", "--repo", str(root), "--color", "never")

@@ -31,7 +31,7 @@ def test_the_first_search_after_a_restart_uses_the_vectors_the_index_holds(reque
         answer = daemon.search(QUESTION, mode="hybrid", limit=5)  # at once: the model may still be loading
         if answer.get("partial"):  # only a machine too busy to load the model within the bound
             assert answer["embedded_share"] == 1.0, run  # the index's share, never 0 for a model loading
-            assert f"did not load within {MODEL_WAIT_SECONDS:g} s" in answer["note"], run
+            assert f"did not get ready within {MODEL_WAIT_SECONDS:g} s" in answer["note"], run
             wait_for(lambda: daemon.status()["model_ready"], timeout=120, what="the model")
             answer = daemon.search(QUESTION, mode="hybrid", limit=5)
         assert "partial" not in answer and "embedded_share" not in answer, (run, answer.get("note"))
@@ -78,7 +78,7 @@ def test_past_the_bound_the_answer_is_partial_with_the_index_share_and_says_why(
     assert seconds >= MODEL_WAIT_SECONDS
     assert answer["partial"] is True
     assert answer["embedded_share"] == 1.0  # what the index holds, not whether the model loaded
-    assert f"did not load within {MODEL_WAIT_SECONDS:g} s" in answer["note"]
+    assert f"did not get ready within {MODEL_WAIT_SECONDS:g} s" in answer["note"]
     assert not any(r["sources"].get("vector") for r in answer["results"])
     status = daemon.status().to_dict()
     assert status["embedded_share"] == 1.0 and status["model_ready"] is False

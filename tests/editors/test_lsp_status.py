@@ -71,7 +71,7 @@ async def test_a_partial_answer_is_told_with_the_daemons_share_and_corrected_onc
     assert answer.partial is True and answer.embedded_share == 1.0
     await until(lambda: messages(client), 10, "the partial answer's message")
     told = messages(client)[0]
-    assert f"did not load within {MODEL_WAIT_SECONDS:g} s" in told and "100% of chunks have vectors" in told, told
+    assert f"did not get ready within {MODEL_WAIT_SECONDS:g} s" in told and "100% of chunks have vectors" in told, told
     assert "0% done" not in told
 
     held.gate.set()  # the model loads now; no new search is asked

@@ -88,6 +88,6 @@ def test_status_and_a_partial_answer_show_the_daemons_share_and_are_corrected(he
     assert "100% embedded, the embedding model is loading" in data["loading"], data
     assert data["title"].endswith("(partial: 100% of chunks have vectors)"), data
     notes = data["messages"]
-    assert any(f"did not load within {MODEL_WAIT_SECONDS:g} s" in m for m in notes), notes
+    assert any(f"did not get ready within {MODEL_WAIT_SECONDS:g} s" in m for m in notes), notes
     assert any("vectors ready (100% embedded)" in m for m in notes), notes
     assert "100% embedded, 0 changes pending" in notes[-1], notes
