@@ -16,10 +16,12 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from ..analysis.query_shape import symbol_names
+from ..analysis.tokens import identifier_terms
 from ..search.pagerank import personalized_pagerank
 from ..search.query import Query
 from ..search.retrievers.graph import MAX_NAMED_SEEDS, MAX_NAMED_WORDS, NAMED_SEED_WEIGHT, SEEDS_PER_LIST
 from ..store.edges import CALLS, CONTAINS, Adjacency
+from ..store.sql import ascii_lower
 from ..vocabulary import NON_DEFINITION_KINDS
 from .milvus_store import CALLS as CALL_ROWS
 from .milvus_store import CHUNKS, MilvusStore, RepoState
@@ -32,6 +34,7 @@ class BranchGraph:
         self.parent: dict[str, str] = {}
         self.children: dict[str, list[str]] = defaultdict(list)
         self.defined: dict[str, list[str]] = defaultdict(list)  # name -> definitions (first parts)
+        self.defined_lower: dict[str, list[str]] = defaultdict(list)  # the same by the name in lower case
         self.name_of: dict[str, str] = {}
         self.calls_out: dict[str, list[str]] = defaultdict(list)  # caller -> names it calls
         self.callers_of: dict[str, list[str]] = defaultdict(list)  # name -> callers
@@ -48,6 +51,7 @@ class BranchGraph:
                 self.children[uid_of[r["parent_id"]]].append(r["uid"])
             if r["kind"] not in NON_DEFINITION_KINDS and r["part"] == 1 and r["name"]:
                 self.defined[r["name"]].append(r["uid"])
+                self.defined_lower[ascii_lower(r["name"])].append(r["uid"])
                 self.name_of[r["uid"]] = r["name"]
         for c in calls:
             caller = uid_of.get(c["caller_id"])
@@ -144,11 +148,24 @@ def named_words(query: Query) -> list[str]:
     return sorted(set(re.findall(r"[A-Za-z_$][\w$]*", query.text)))[:MAX_NAMED_WORDS]
 
 
+def definitions_named(branches: list[BranchGraph], words: list[str]) -> list[str]:
+    """Definitions named one of `words` exactly, or, in lower case, one of the words joined as an
+    identifier's whole term (`http_exception` names HTTPException), as the local retriever's."""
+    exact = set(words)
+    lowered = {terms[0] for terms in map(identifier_terms, words) if terms}
+    found = []
+    for g in branches:
+        for name in sorted(exact | lowered):
+            found += [uid for uid in g.defined_lower.get(ascii_lower(name), ())
+                      if g.name_of[uid] in exact or ascii_lower(g.name_of[uid]) in lowered]
+    return list(dict.fromkeys(found))
+
+
 def graph_list(branches: list[BranchGraph], query: Query, keyword: list[str], limit: int) -> list[str]:
     """Row keys ranked by personalized PageRank from the named definitions and the keyword list's best hits."""
     graph = TeamGraph(branches)
     personalization: dict[int, float] = {}
-    named = [uid for word in named_words(query) for g in branches for uid in g.defined.get(word, ())]
+    named = definitions_named(branches, named_words(query))
     for uid in named[:MAX_NAMED_SEEDS]:
         rid = graph.rid(uid)
         if rid is not None:

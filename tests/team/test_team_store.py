@@ -103,3 +103,15 @@ def test_the_graph_list_walks_from_the_named_definition_to_what_it_calls(store, 
     names = [r.name for r in answer.results]
     assert names[:1] == ["compute_invoice_total"] and "apply_tax" in names
     assert "retry_with_backoff" not in names and all(r.sources["graph"] for r in answer.results)
+
+
+def test_a_query_names_a_definition_in_any_case():
+    from codesearch.team.team_graph import BranchGraph, definitions_named
+    rows = [{"uid": "u1", "chunk_id": "c1", "parent_id": "", "kind": "class", "part": 1, "name": "HTTPException",
+             "path": "a.py", "start_line": 1},
+            {"uid": "u2", "chunk_id": "c2", "parent_id": "", "kind": "function", "part": 1, "name": "parse_config",
+             "path": "a.py", "start_line": 9}]
+    graph = BranchGraph(rows, [])
+    assert definitions_named([graph], ["httpexception"]) == ["u1"]
+    assert definitions_named([graph], ["parse_config", "other"]) == ["u2"]
+    assert definitions_named([graph], ["parseconfig"]) == []  # as the local lookup: case, not separators
