@@ -26,8 +26,9 @@ from ..ingest.extract import Extracted, SkipFile, extract_files, map_on_workers
 from ..ingest.walker import RepoWalker, Skipped, SourceFile
 from ..paths import OutsideRoot, confine, on_disk
 from ..store.catalog import CatalogError
-from ..store.edges import rebuild_import_edges, resolve_call_edges
+from ..store.edges import resolve_call_edges
 from ..store.files import COLLIDING_ID, FileRecord
+from ..store.import_edges import rebuild_import_edges
 from ..store.space import space_errors
 from ..store.sqlite import sqlite3
 from ..text import for_terminal

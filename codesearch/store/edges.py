@@ -36,6 +36,7 @@ from .graph_reads import (
     definitions_in_order,
     kinds_named,
 )
+from .import_edges import imported_files
 from .module_files import ModuleFiles
 from .schema import BY_IMPORT, BY_NAME, BY_TYPE, DYNAMIC, EDGE_KINDS, EXACT
 from .sql import select_in
@@ -48,9 +49,7 @@ RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is b
 # quadratic in a tree of many copies of the same code
 CROWDED = 32
 REEXPORT_DEPTH = 4  # how many imports deep a module's re-exported names are looked for
-MAX_ARRIVALS = 64  # files come or go: past this many, every import is resolved again
 CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
-_MODULE_SPLIT = re.compile(r"[./\\:]+")
 _INTERFACE_KINDS = frozenset({"interface", "trait", "protocol"})
 Edges = list[tuple[int, int, float, int]]  # (caller, definition, weight, how it was resolved)
 
@@ -95,7 +94,7 @@ class _NameFacts:
         """The files these files import, asked of the catalog once a file."""
         missing = sorted(p for p in paths if p not in self._imports)
         if missing:
-            found = _imported_files(self.db, missing)
+            found = imported_files(self.db, missing)
             self._imports.update((p, found.get(p, set())) for p in missing)
         return set().union(*(self._imports[p] for p in paths))
 
@@ -176,95 +175,6 @@ class _Definitions:
             return []
         self._complete()
         return self.symbols if len(self.symbols) == 1 else []
-
-
-_KNOWN_EXTENSION = re.compile(r"\.(h|hpp|js|ts|mjs|cjs|py|rb|php|zig|lua|sh|jsx|tsx)$")
-
-
-def _module_keys(module: str) -> list[str]:
-    """Path suffixes an import might refer to: 'a.b.c' -> 'a/b/c', './x' -> 'x', '<x.h>' -> 'x'."""
-    module = module.strip().strip("\"'<>`;")
-    module = _KNOWN_EXTENSION.sub("", module)
-    parts = [p for p in _MODULE_SPLIT.split(module) if p and p not in ("crate", "self", "super", "@")]
-    return ["/".join(parts[i:]) for i in range(len(parts))]
-
-
-def _stem_keys(path: str) -> list[str]:
-    """The names a file answers to in imports: its path without extension ('flask/app'), and
-    its folder's for an `__init__`, `index`, `mod` or `lib` file."""
-    stem = posixpath.splitext(path)[0]
-    keys = [stem]
-    if posixpath.basename(stem) in ("__init__", "index", "mod", "lib") and posixpath.dirname(stem):
-        keys.append(posixpath.dirname(stem))
-    return keys
-
-
-class _FileIndex:
-    """Finds the files an import names by path suffix ('flask/app', 'app'), from an index of
-    the files' last path components (one entry a file, not one a suffix)."""
-
-    def __init__(self, paths: Iterable[str]):
-        self.by_last: dict[str, list[tuple[str, str]]] = defaultdict(list)  # last component -> (stem, path)
-        for path in paths:
-            for stem in _stem_keys(path):
-                self.by_last[stem.rsplit("/", 1)[-1]].append((stem, path))
-
-    def _suffix(self, key: str) -> list[str]:
-        last = key.rsplit("/", 1)[-1]
-        return [path for stem, path in self.by_last.get(last, ()) if stem == key or stem.endswith("/" + key)]
-
-    def resolve(self, module: str, importer: str) -> list[str]:
-        if module.startswith(("./", "../")):  # a path from the importer's folder: that file or none
-            local = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
-            key = _KNOWN_EXTENSION.sub("", local)
-            return [path for stem, path in self.by_last.get(key.rsplit("/", 1)[-1], ()) if stem == key][:1]
-        if module.startswith("."):  # relative import: try next to the importer first
-            local = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module.lstrip(".") or "."))
-            found = self._suffix(posixpath.splitext(local)[0])
-            if found:
-                return found[:1]
-        for key in _module_keys(module):
-            found = self._suffix(key)
-            if found:
-                return found if len(found) <= 2 else []
-        return []
-
-
-def rebuild_import_edges(db: sqlite3.Connection, changed_paths: set[str], arrived_or_gone: set[str],
-                         everything: bool = False) -> None:
-    """Resolve the imports that may have changed meaning: those of changed files, and those that
-    may name a file that arrived or went (by its last path component); or all of them."""
-    file_rids = dict(db.execute("SELECT f.path, c.rid FROM chunks c JOIN files f ON f.fid = c.fid "
-                                "WHERE c.kind = 'file'").fetchall())
-    index = _FileIndex(file_rids)
-    if everything:
-        db.execute(f"DELETE FROM edges WHERE kind = {IMPORTS}")
-        rows: Iterable = db.execute("SELECT f.path, i.module FROM imports i JOIN files f ON f.fid = i.fid").fetchall()
-    else:
-        lasts = sorted({stem.rsplit("/", 1)[-1] for path in arrived_or_gone for stem in _stem_keys(path)})
-        if len(lasts) > MAX_ARRIVALS:  # a checkout or a big move: everything is cheaper than guessing
-            rebuild_import_edges(db, changed_paths, arrived_or_gone, everything=True)
-            return
-        importers = set(changed_paths)
-        if lasts:  # files whose imports mention the name of a file that came or went (in C: a scan)
-            mentions = " OR ".join("instr(i.module, ?) > 0" for _ in lasts)
-            importers |= {r[0] for r in db.execute(f"SELECT DISTINCT f.path FROM imports i JOIN files f "
-                                                   f"ON f.fid = i.fid WHERE {mentions}", lasts)}
-        if not importers:
-            return
-        sources = [file_rids[p] for p in importers if p in file_rids]
-        select_in(db, f"DELETE FROM edges WHERE kind = {IMPORTS} AND src IN ({{}})", sources)
-        rows = select_in(db, "SELECT f.path, i.module FROM imports i JOIN files f ON f.fid = i.fid "
-                             "WHERE f.path IN ({})", sorted(importers))
-    edges = set()
-    for path, module in rows:
-        src = file_rids.get(path)
-        if not src or not module:
-            continue
-        for target in index.resolve(module, path):
-            if target != path and target in file_rids:
-                edges.add((src, file_rids[target]))
-    db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {IMPORTS}, ?, 1)", sorted(edges))
 
 
 FanOut = Callable[[Callable[[Any], Any], Iterator[Any]], Iterator[Any]]  # an ordered map on other processes
@@ -367,11 +277,11 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
     for path, text in select_in(db, "SELECT f.path, i.text FROM imports i JOIN files f ON f.fid = i.fid "
                                     "WHERE f.path IN ({})", paths):
         import_texts[path].append(text)
-    imported_files = _imported_files(db, paths)
+    imports_of = imported_files(db, paths)
     many = {n for n in names if facts.crowded(n)}
     definitions = {name: _Definitions(facts, name, found, True) for name, found in _symbols(db, names - many).items()}
     if many:
-        reachable = set(paths).union(*imported_files.values())
+        reachable = set(paths).union(*imports_of.values())
         near: dict[str, list[Symbol]] = defaultdict(list)
         for row in definitions_in_files(db, many, reachable):
             near[row.name].append(Symbol(row.rid, row.path, row.qualified_name))
@@ -392,7 +302,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
         if choice is None:
             if path not in import_words:
                 import_words[path] = frozenset(_IMPORT_WORD.findall("\n".join(import_texts.get(path, ()))))
-            by_name = _ByName(candidates, scope, path, imported_files.get(path, set()),
+            by_name = _ByName(candidates, scope, path, imports_of.get(path, set()),
                               import_texts.get(path, []), import_words[path], name, bool(ref))
             choice = choices[key] = hinted.choose(by_name, hint) if hint else by_name.choose()
         chosen, weight, how = choice
@@ -404,17 +314,6 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
     # in the tables' orders (both clustered by caller): neighbouring rows share their pages
     return [(s, d, w, h) for (s, d), (w, h) in sorted(edges.items())], sorted(guesses)
 
-
-def _imported_files(db: sqlite3.Connection, paths: list[str]) -> dict[str, set[str]]:
-    """The files each of these files imports (by the import edges)."""
-    imported: dict[str, set[str]] = defaultdict(set)
-    for src_path, dst_path in select_in(db, f"SELECT fa.path, fb.path FROM files fa "
-                                            f"JOIN chunks a ON a.fid = fa.fid AND a.kind = 'file' "
-                                            f"JOIN edges e ON e.src = a.rid AND e.kind = {IMPORTS} "
-                                            f"JOIN chunks b ON b.rid = e.dst JOIN files fb ON fb.fid = b.fid "
-                                            f"WHERE fa.path IN ({{}})", paths):
-        imported[src_path].add(dst_path)
-    return imported
 
 
 def _write_resolution(db: sqlite3.Connection, edges: Edges, guesses: list[tuple[int, int]]) -> None:
