@@ -8,7 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
-from daemon_helpers import start_daemon, wait_for
+from daemon_helpers import cli, start_daemon, wait_for
 
 SCIP_FIXTURE = Path(__file__).resolve().parents[2] / "sample_repos" / "scip"
 HOUR_NS = 3600 * 10**9
@@ -41,3 +41,16 @@ def test_the_daemon_reads_a_scip_index_when_it_appears_and_changes(request, tmp_
     wait_for(lambda: "Stack.max" in _resolutions(daemon, "total"), timeout=30, what="main.ts resolved by name")
     assert daemon.call("stats")["scip_stale_files"] == 1
     assert _resolutions(daemon, "describe") == {"Circle.area": "scip"}  # shapes.ts: still the SCIP index's
+
+
+def test_index_with_a_scip_file_is_refused_while_a_daemon_writes(request, tmp_path: Path) -> None:
+    """The daemon alone writes its index and reads its own SCIP index (the setting, or
+    index.scip): `index --scip` beside it is one line, exit 1, and writes nothing."""
+    root = tmp_path / "repo"
+    shutil.copytree(SCIP_FIXTURE, root, ignore=shutil.ignore_patterns(".codesearch"))
+    given = tmp_path / "given.scip"
+    (root / "index.scip").rename(given)
+    start_daemon(request, root)
+    done = cli("index", str(root), "--scip", str(given))
+    assert done.returncode == 1 and "alone writes its index" in done.stderr
+    assert done.stderr.strip().count("\n") == 0
