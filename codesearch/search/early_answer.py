@@ -275,5 +275,6 @@ def early_answer(root: Path, index_dir: Path, settings: Settings, request: Searc
 
 def first_index_unfinished(index: Index) -> bool:
     """Whether the index has never finished a run (a first index being built): its keyword index
-    and graph then hold only the files written so far."""
-    return index.catalog.get_meta("last_index_time") is None
+    and graph then hold only the files written so far. A catalog an older codesearch wrote is not
+    one: searching it says it must be indexed again."""
+    return not index.catalog.outdated and index.catalog.get_meta("last_index_time") is None
