@@ -36,7 +36,9 @@ local function has(text)
   return false
 end
 local codesearch = require("codesearch")
-codesearch.setup({ cmd = %(cmd)r, start_daemon = false, timeout_ms = 60000, watch_ms = 200 })
+-- index_dir given: the watch finds the socket from it (vim.fn) outside any fast callback
+codesearch.setup({ cmd = %(cmd)r, start_daemon = false, timeout_ms = 60000, watch_ms = 200,
+  index_dir = vim.fn.getcwd() .. "/.codesearch" })
 vim.cmd("CodeSearchStatus")
 vim.wait(30000, function() return #messages > 0 end, 20)
 local loading = messages[1]

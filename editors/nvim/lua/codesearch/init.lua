@@ -212,6 +212,7 @@ function M.watch_until_whole(root)
   end
   local timer = vim.loop.new_timer()
   watching[root] = timer
+  local sock = socket_of(root)
   local asking = false
   local function stop(message)
     if watching[root] ~= timer then
@@ -220,26 +221,30 @@ function M.watch_until_whole(root)
     watching[root] = nil
     timer:stop()
     timer:close()
-    notify(message)
+    if message then
+      notify(message)
+    end
   end
-  timer:start(M.config.watch_ms, M.config.watch_ms, function()
-    if asking then
+  timer:start(M.config.watch_ms, M.config.watch_ms, vim.schedule_wrap(function()
+    if asking or watching[root] ~= timer then
       return
     end
     asking = true
-    rpc.request(socket_of(root), "status", nil, function(err, s)
+    rpc.request(sock, "status", nil, function(err, s)
       asking = false
       if err then
         return
       end
-      if given(s.model_error) then
+      if s.dormant then -- asleep until the next request: nothing will change meanwhile
+        stop(nil)
+      elseif given(s.model_error) then
         stop("no embedding model (" .. s.model_error .. "): results come from keyword and graph")
       elseif s.model_ready and (s.embedding or {}).chunks_without_vectors == 0 then
         stop(string.format("vectors ready (%d%% embedded): search again for complete results",
           percent(s.embedded_share)))
       end
     end, M.config.timeout_ms)
-  end)
+  end))
 end
 
 function M.relations(direction, name)
