@@ -202,7 +202,9 @@ def test_a_daemon_rebuilds_a_damaged_vector_store_by_itself(repo, request):
     request.addfinalizer(daemon.cleanup)
     daemon.start()
     assert daemon.search(QUERY, mode="keyword")["results"]  # served while it repairs
-    wait_for(lambda: daemon.status()["embedding"]["chunks_without_vectors"] == 0 and daemon.status()["model_ready"],
+    # the share answers report is the status's own (counted again at most once a second)
+    wait_for(lambda: (status := daemon.status())["embedding"]["chunks_without_vectors"] == 0
+             and status["model_ready"] and status["embedded_share"] == 1.0,
              timeout=300, what="the vectors to be rebuilt")
     answer = daemon.search(QUERY, mode="hybrid", timeout=120)
     assert answer["results"] and "partial" not in answer
