@@ -1,4 +1,6 @@
-"""Small repositories to index into a team store, and vectors that need no model."""
+"""Small repositories to index into a team store, vectors that need no model, and the store: a
+Milvus Lite file under tmp_path (the tests need the `team` extra). Not a conftest: the suite's
+root conftest is imported by that name."""
 
 from __future__ import annotations
 
@@ -6,6 +8,9 @@ import hashlib
 from pathlib import Path
 
 import numpy as np
+import pytest
+
+pytest.importorskip("pymilvus")
 
 from codesearch.config import Settings
 from codesearch.team.team_indexer import TeamIndexer, TeamIndexReport
@@ -75,3 +80,11 @@ func cheapestCarrier(parcel string) string {
 }
 ''',
 }
+
+
+@pytest.fixture(name="store")
+def store_fixture(tmp_path):
+    from codesearch.team.front import open_store
+    opened = open_store(f"milvus://{tmp_path}/team.db")
+    yield opened
+    opened.close()

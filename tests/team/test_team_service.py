@@ -7,7 +7,7 @@ import http.client
 import json
 
 import pytest
-from team_helpers import BILLING, SHIPPING, index, write
+from team_helpers import BILLING, SHIPPING, index, store_fixture, write  # noqa: F401 - the store fixture
 
 from codesearch.config import Settings
 from codesearch.daemon.http_address import HttpAddress

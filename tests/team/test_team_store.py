@@ -4,7 +4,7 @@ repositories, filters, relations."""
 from __future__ import annotations
 
 import pytest
-from team_helpers import BILLING, SHIPPING, index, write
+from team_helpers import BILLING, SHIPPING, index, store_fixture, write  # noqa: F401 - the store fixture
 
 from codesearch.config import Settings
 from codesearch.filters import Filters
