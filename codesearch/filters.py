@@ -3,9 +3,11 @@ SQLite GLOBs (the catalog) and ripgrep globs (grep)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from itertools import product
 
+from .locations import INDEX_DIR_NAME
 from .vocabulary import language_name
 from .wire import Record
 
@@ -80,3 +82,26 @@ def rg_globs(path_glob: str) -> tuple[str, ...]:
         return (text,)
     start = "".join("\\" + c if c in "{}\\!" else c for c in text.rstrip("/"))
     return (f"/{start}*", f"/{start}*/**")
+
+
+UNWALKED_FOLDERS = frozenset({".git", INDEX_DIR_NAME, "node_modules"})  # never indexed, not worth walking
+
+
+def matches_no_file(root: str, path_glob: str) -> bool:
+    """Whether no file under `root` passes the path filter, as the catalog reads it: asked only
+    after an empty answer, so that it is not read as "nothing in those files matched"."""
+    from fnmatch import fnmatchcase
+    globs = sql_globs(path_glob)
+    for folder, folders, files in os.walk(root):
+        folders[:] = [f for f in folders if f not in UNWALKED_FOLDERS]
+        rel = os.path.relpath(folder, root)
+        prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        if any(fnmatchcase(prefix + name, glob) for name in files for glob in globs):
+            return False
+    return True
+
+
+def unmatched_path_line(path_glob: str) -> str:
+    """What an answer says when its path filter matched no file in the tree."""
+    return (f"--path {path_glob!r} matches no file in the repository "
+            "(give a folder, a path's start or a glob such as '**/tests/**')")

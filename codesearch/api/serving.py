@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from ..filters import matches_no_file, unmatched_path_line
 from ..indexing.index import Index
 from ..search.early_answer import early_answer, first_index_unfinished
 from ..search.searcher import Searcher
@@ -154,7 +155,15 @@ class IndexService:
             answer = self.searcher.search(asked or request, side_by_side=alone)
         if rule is not None and asked is not None:
             answer = rule.mark(answer, self.embedded_share())
-        return self.finished(answer)
+        return self.finished(self._path_note(request, answer))
+
+    def _path_note(self, request: t.SearchRequest, answer: t.SearchAnswer) -> t.SearchAnswer:
+        """An empty answer whose path filter matched no file in the tree says so (every
+        front-end: socket, HTTP, MCP, LSP), rather than reading as "nothing there matched"."""
+        glob = request.filters.path_glob
+        if answer.results or answer.note or not glob or not matches_no_file(str(self.reader_index.root), glob):
+            return answer
+        return replace(answer, note=unmatched_path_line(glob))
 
     def finished(self, answer: t.SearchAnswer) -> t.SearchAnswer:
         """A search's answer as the service hands it out (the daemon marks what is stale)."""

@@ -82,6 +82,24 @@ def test_a_path_that_matches_nothing_is_said_on_stderr(repo):
     assert grep.returncode == 1 and "matches no file" not in grep.stderr
 
 
+def test_an_answer_says_its_path_matched_no_file_on_every_front_end(repo):
+    """The service's own answer carries the line (socket, HTTP, MCP and LSP hand it on), only when
+    the filter matched no file at all, not when files matched and nothing in them did."""
+    from codesearch.api.local import LocalService
+    from codesearch.config import load_settings
+    from codesearch.indexing.index import Index
+    index = Index(repo, load_settings(repo))
+    try:
+        service = LocalService(index)
+        nowhere = service.search(SearchRequest(query="needle", mode="keyword", filters=Filters(path_glob="nowhere/")))
+        assert not nowhere.results and "--path 'nowhere/' matches no file" in (nowhere.note or "")
+        elsewhere = service.search(SearchRequest(query="zzz_nothing", mode="keyword",
+                                                 filters=Filters(path_glob="binding")))
+        assert not elsewhere.results and "matches no file" not in (elsewhere.note or "")
+    finally:
+        index.close()
+
+
 def test_the_command_line_takes_any_common_language_name(repo):
     for name in ("Go", "golang", "go"):
         done = run_cli("grep", "-l", "needle", "--lang", name, "--repo", str(repo), "--no-daemon")
