@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--scratch", type=Path, help="where the indexes go (default: a temporary folder)")
     args = parser.parse_args(argv)
-    variants = {"resolution by name": {"scip_discover": False},
+    variants: dict[str, dict] = {"resolution by name": {"scip_discover": False},
                 "with the SCIP index": {"scip": str(args.scip.resolve())}}
     times: dict[str, list[float]] = {label: [] for label in variants}
     with tempfile.TemporaryDirectory(prefix="scip-timing-") as scratch:
