@@ -159,9 +159,14 @@ class IndexService:
 
     def _path_note(self, request: t.SearchRequest, answer: t.SearchAnswer) -> t.SearchAnswer:
         """An empty answer whose path filter matched no file in the tree says so (every
-        front-end: socket, HTTP, MCP, LSP), rather than reading as "nothing there matched"."""
+        front-end: socket, HTTP, MCP, LSP), rather than reading as "nothing there matched". The
+        catalog is asked first; the tree is walked only when no indexed file matches (the filter
+        may name files the index leaves out)."""
         glob = request.filters.path_glob
-        if answer.results or answer.note or not glob or not matches_no_file(str(self.reader_index.root), glob):
+        if answer.results or answer.note or not glob:
+            return answer
+        index = self.reader_index
+        if index.catalog.files.any_path_matching(glob) or not matches_no_file(str(index.root), glob):
             return answer
         return replace(answer, note=unmatched_path_line(glob))
 

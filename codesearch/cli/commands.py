@@ -270,7 +270,7 @@ def cmd_query(args: argparse.Namespace) -> int:
             print_human(answer, color=use_color(args.color, sys.stdout), explain=args.explain)
         if answer.note:
             print(f"codesearch: {answer.note}", file=sys.stderr)
-        elif not answer.results:  # a workspace's answer (the service's own says so in its note)
+        elif not answer.results and workspace_of(args) is not None:  # one repository's service says it itself
             _note_unmatched_path(args)
     return EXIT_OK
 

@@ -215,6 +215,11 @@ class Files:
     def chunk_count(self) -> int:
         return int(self._catalog.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
 
+    def any_path_matching(self, path_glob: str) -> bool:
+        """Whether an indexed file passes this path filter (one indexed lookup, no tree walk)."""
+        where, params = filter_clause(Filters(path_glob=path_glob), file="files")
+        return self._catalog.db.execute(f"SELECT 1 FROM files WHERE 1{where} LIMIT 1", params).fetchone() is not None
+
     def ids_matching(self, ids: list[str], filters: Filters) -> set[str]:
         """Those of `ids` whose chunk passes the filters."""
         where, params = filter_clause(filters)
