@@ -193,16 +193,10 @@ class Files:
         whose chunks write_chunks has written (`rids`: their rows, as it returned them)."""
         if not rows:
             return
-        names = self._name_ids(db, {r[2] for r in rows})
+        names = name_ids(db, {r[2] for r in rows})
         db.executemany("INSERT OR IGNORE INTO calls(nid, caller, line, hint, ref) VALUES (?, ?, ?, ?, ?)",
                        [(names[name], rids[caller], line, hint or None, int(ref))
                         for caller, _, name, line, hint, ref in rows if caller in rids])
-
-    def _name_ids(self, db: sqlite3.Connection, names: set[str]) -> dict[str, int]:
-        """Interned ids of called names, made for those new to the catalog."""
-        ordered = sorted(names)
-        db.executemany("INSERT OR IGNORE INTO names(name) VALUES (?)", [(n,) for n in ordered])
-        return dict(select_in(db, "SELECT name, nid FROM names WHERE name IN ({})", ordered))
 
     def insert_imports(self, db: sqlite3.Connection, rows: list[tuple[str, str, int, str]]) -> None:
         """(path, module, line, statement) of one file."""
@@ -259,3 +253,9 @@ class Files:
                        (COLLIDING_ID, path))
         return [path for (path,) in rows]
 
+
+def name_ids(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, int]:
+    """Interned ids of called names, made for those new to the catalog."""
+    ordered = sorted(set(names))
+    db.executemany("INSERT OR IGNORE INTO names(name) VALUES (?)", [(n,) for n in ordered])
+    return dict(select_in(db, "SELECT name, nid FROM names WHERE name IN ({})", ordered))

@@ -28,6 +28,7 @@ from ..ingest.scip import (
     symbol_key,
 )
 from ..vocabulary import NON_DEFINITION_KINDS
+from .files import name_ids
 from .schema import BY_SCIP, EDGE_KINDS
 from .sql import select_in
 from .sqlite import sqlite3
@@ -42,11 +43,10 @@ CONSTRUCTORS = frozenset({"constructor", "__init__", "new", "init"})  # and `<co
 @dataclass
 class ScipCoverage:
     """What an application of a SCIP index did: the files it covered, those it left to
-    codesearch's resolution because they changed after it was made, and the edges it wrote."""
+    codesearch's resolution because they changed after it was made."""
 
     files: int = 0
     stale: int = 0
-    edges: int = 0
 
 
 @dataclass(frozen=True)
@@ -68,11 +68,9 @@ class _Files:
     and where a definition stands (its target)."""
 
     def __init__(self, db: sqlite3.Connection, paths: list[str]):
-        self.fid: dict[str, int] = {}
-        self.mtime_ns: dict[str, int] = {}
-        for fid, path, mtime_ns in select_in(db, "SELECT fid, path, mtime_ns FROM files WHERE skip_reason IS NULL "
-                                                 "AND path IN ({})", paths):
-            self.fid[path], self.mtime_ns[path] = fid, mtime_ns or 0
+        self.fid: dict[str, int] = {
+            path: fid for fid, path in select_in(db, "SELECT fid, path FROM files WHERE skip_reason IS NULL "
+                                                       "AND path IN ({})", paths)}
         self.chunks: dict[str, list[_Chunk]] = defaultdict(list)
         self.named: dict[tuple[str, str], list[_Chunk]] = defaultdict(list)  # a file's definitions of a name
         path_of = {fid: path for path, fid in self.fid.items()}
@@ -208,7 +206,6 @@ def apply_scip_edges(db: sqlite3.Connection, index: ScipIndex, made_ns: int,
         if target_chain[-1].name not in at_line:
             references.add((caller, target_chain[-1].name, line))
     _write(db, edges, references)
-    coverage.edges = len(edges)
     return coverage
 
 
@@ -245,8 +242,6 @@ def _use(at_line: dict[str, int], chain: list[Descriptor]) -> tuple[int | None, 
 def _write(db: sqlite3.Connection, edges: set[tuple[int, int]], references: set[tuple[int, str, int]]) -> None:
     db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight, how) VALUES (?, {CALLS}, ?, 1.0, {BY_SCIP})",
                    sorted(edges))
-    names = sorted({name for _, name, _ in references})
-    db.executemany("INSERT OR IGNORE INTO names(name) VALUES (?)", [(n,) for n in names])
-    nid = dict(select_in(db, "SELECT name, nid FROM names WHERE name IN ({})", names))
+    nid = name_ids(db, (name for _, name, _ in references))
     db.executemany(f"INSERT OR IGNORE INTO calls(nid, caller, line, ref) VALUES (?, ?, ?, {SCIP_REFERENCE})",
                    sorted((nid[name], caller, line) for caller, name, line in references))
