@@ -15,8 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..analysis.query_shape import embedding_text, keyword_terms
-from ..analysis.tokens import indexed
+from ..analysis.query_shape import embedding_text
 from ..config import Settings
 from ..embedding.base import Embedder
 from ..filters import Filters, sql_globs
@@ -34,12 +33,12 @@ from ..search.requests import (
     SearchRequest,
     SearchResult,
 )
+from ..search.retrievers.keyword import searched_terms
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
-from .milvus_store import CALLS, FILES, LiveFile, MilvusStore, RepoState, literal, live_files, row_uid
+from .milvus_store import LiveFile, MilvusStore, RepoState, literal, live_files, row_uid
 from .stemming import porter
 from .team_graph import GraphCache, graph_list
 
-MAX_QUERY_TERMS = 256
 OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
 MAX_CALL_SITES = 1000
 MAX_SCOPED_BRANCHES = 8  # up to this many branches searched, the expression names each one's live generation
@@ -170,8 +169,7 @@ class TeamSearcher:
                             truncated=True if request.truncated else None)
 
     def _keyword(self, query: Query, where: str, limit: int) -> list[dict]:
-        terms = [t for t in (keyword_terms(query.shape) if query.shape else query.terms[:MAX_QUERY_TERMS])
-                 if indexed(t)]
+        terms = searched_terms(query)
         if not terms:
             return []
         return self.store.keyword_search(" ".join(porter(t) for t in terms), where, limit * OVERFETCH)
@@ -276,15 +274,6 @@ class TeamSearcher:
     def _calls_scope(states: list[RepoState]) -> str:
         scopes = " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})" for s in states)
         return f"({scopes})"
-
-    def stats(self, scope: Scope) -> dict:
-        states = self.states(scope)
-        counts = self.store.counts()
-        return {"repos": [{"repo": s.repo, "branch": s.branch, "generation": s.live_gen, "files": s.files,
-                           "chunks": s.chunks, "writing": bool(s.writing_gen)} for s in states],
-                "files": sum(s.files for s in states), "chunks": sum(s.chunks for s in states),
-                "rows": {name.removeprefix("codesearch_"): n for name, n in counts.items() if name not in
-                         (FILES, CALLS)} | {"files": counts.get(FILES, 0), "calls": counts.get(CALLS, 0)}}
 
 
 def _chunk(row: dict) -> Chunk:

@@ -89,14 +89,13 @@ class TeamService:
         raise ServiceUnavailable("a team store has no daemon status; ask stats or health")
 
     def stats(self) -> t.Stats:
-        summary = self.searcher.stats(self.scope)
         states = self.searcher.states(self.scope)
         uri: StoreUri = self.store.uri
         size = Path(uri.address).stat().st_size if uri.lite and os.path.exists(uri.address) else 0
-        vectors = sum(s.vectors for s in states)
-        return t.Stats(files=summary["files"], chunks=summary["chunks"], vectors=vectors,
+        chunks, vectors = sum(s.chunks for s in states), sum(s.vectors for s in states)
+        return t.Stats(files=sum(s.files for s in states), chunks=chunks, vectors=vectors,
                        edges=self.store.counts().get(CALLS, 0), skipped={}, languages={},
-                       chunks_without_vectors=summary["chunks"] - vectors, index_bytes=size, source_bytes=0,
+                       chunks_without_vectors=chunks - vectors, index_bytes=size, source_bytes=0,
                        index_dir=str(uri), root=str(uri), model=states[0].embedder if states else "",
                        last_index_time=max((s.updated for s in states), default=None), last_index_seconds=None)
 

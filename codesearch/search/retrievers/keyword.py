@@ -26,6 +26,11 @@ MAX_QUERY_TERMS = 256  # a long question's first distinct terms are searched (a 
 POSTINGS_BUDGET = 90_000
 
 
+def searched_terms(query: Query) -> list[str]:
+    """The index terms a query is searched by: a report's weighted code terms (query_shape), a
+    question's first distinct words; those the keyword index holds at all."""
+    return [t for t in (keyword_terms(query.shape) if query.shape else query.terms[:MAX_QUERY_TERMS]) if indexed(t)]
+
 class KeywordRetriever:
     """BM25 over FTS5 with code-aware terms; query terms under `min_idf` dropped (0: keep all)."""
 
@@ -93,8 +98,7 @@ class KeywordRetriever:
         """A report (long query) is searched by its weighted code terms (query_shape), a
         question by its words."""
         long, filters = query.long, query.filters
-        terms = [t for t in (keyword_terms(query.shape) if query.shape else query.terms[:MAX_QUERY_TERMS])
-                 if indexed(t)]
+        terms = searched_terms(query)
         if not terms:
             return Hits(note="no searchable words")
         if self.min_idf > 0 and len(terms) > 1 and not long:
