@@ -44,6 +44,7 @@ class BackgroundEmbedder:
         self.model_ready = threading.Event()
         self.store_checked = threading.Event()  # the store probed, put right if need be, and open
         self.vectors_ready = threading.Event()  # that, and the model loaded (status: model_ready)
+        self.wait_seconds = MODEL_WAIT_SECONDS  # how long a search waits for it (longer for a woken daemon)
         self.model_error: str | None = None
         self.backoff = Backoff()  # the slices that failed
         self._rate = MovingRate()  # vectors a second, from the slices' progress (parts of a slice)
@@ -71,7 +72,7 @@ class BackgroundEmbedder:
 
     def no_model(self, holds_vectors: bool) -> NoModelYet | None:
         """The rule for a read now: None once vector search is ready. Over an index that holds
-        vectors, a read that would embed its query waits for it, up to MODEL_WAIT_SECONDS (the
+        vectors, a read that would embed its query waits for it, up to `wait_seconds` (the
         first search then pays neither the model's loading nor the store's opening past that)."""
         if self.vectors_ready.is_set():
             return None
@@ -80,9 +81,9 @@ class BackgroundEmbedder:
                               "keyword and graph results only")
         if not holds_vectors:
             return NoModelYet("the embedding model is still loading: keyword and graph results only")
-        return NoModelYet(f"vector search did not get ready within {MODEL_WAIT_SECONDS:g} s (the embedding model "
+        return NoModelYet(f"vector search did not get ready within {self.wait_seconds:g} s (the embedding model "
                           "loading, the vector store opening): keyword and graph results only",
-                          wait=lambda: self.vectors_ready.wait(MODEL_WAIT_SECONDS))
+                          wait=lambda: self.vectors_ready.wait(self.wait_seconds))
 
     def _loop(self) -> None:
         """Check the vector store (beside the model's loading: its probe runs in a child

@@ -22,7 +22,6 @@ from ..daemon import roster
 from ..daemon.client import DaemonClient
 from ..daemon.dormant import MODULE as DORMANT_MODULE
 from ..daemon.dormant import STATE_NAME as DORMANT_STATE_NAME
-from ..daemon.dormant import parsed_line, peek_line
 from ..daemon.http_address import TOKEN_ENV, HttpConfigError, check_exposure, parse_address
 from ..daemon.lifecycle import (
     DAEMON_MODULE,
@@ -244,29 +243,16 @@ def _inherited(fd: int) -> socket.socket:
 def _answer_woken(server: RpcServer, served: _Served, handover: Handover) -> None:
     """Serve a woken daemon's socket once it has reconciled with the disk (a change made while it
     was dormant is in the first answer), beginning with the connection that woke it; a search
-    that would embed its query waits for the model too, as it would have found it loaded."""
+    that would embed its query waits for the model longer than usual (WAKE_MODEL_SECONDS), as it
+    would have found it loaded had the daemon stayed awake."""
     deadline = time.monotonic() + WAKE_RECONCILE_SECONDS
     for daemon in served.daemons:
         daemon.ready.wait(max(0.0, deadline - time.monotonic()))
+        daemon.embedder.wait_seconds = WAKE_MODEL_SECONDS
     conn = _inherited(handover.conn_fd) if handover.conn_fd is not None else None
-    if conn is not None and _embeds_its_query(conn):
-        deadline = time.monotonic() + WAKE_MODEL_SECONDS
-        for daemon in served.daemons:
-            while daemon.embedder.model_error is None and time.monotonic() < deadline \
-                    and not daemon.embedder.model_ready.wait(0.1):
-                pass
     server.serve_in_thread()
     if conn is not None:
         server.process_request(conn, "")
-
-
-def _embeds_its_query(conn: socket.socket) -> bool:
-    """Whether the request waiting unread on `conn` is a search in a mode that embeds its query."""
-    conn.settimeout(1.0)
-    message = parsed_line(peek_line(conn) or b"") or {}
-    params = message.get("params")
-    mode = params.get("mode", "hybrid") if isinstance(params, dict) else "hybrid"
-    return message.get("method") == "search" and mode in ("hybrid", "vector")
 
 
 def _go_dormant(files: DaemonFiles, lock: DaemonLock, server: RpcServer, served: _Served, entry: roster.DaemonEntry,
