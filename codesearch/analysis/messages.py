@@ -169,7 +169,15 @@ def coverage(message: str, template: str) -> float:
     against those of the message, where a letter that stands where the template has a
     placeholder counts half (a filled-in value is explained, not matched). 0 unless the runs
     found hold MIN_LETTERS letters, a run of MIN_WORDS words and half the template's fixed text."""
-    parts = [normalized(part) for part in template.split(GAP)]
+    return _coverage(message, _template_parts(template))
+
+
+def _template_parts(template: str) -> list[str]:
+    """A template's fixed runs, normalized as messages are, with "" where it opens or ends on a gap."""
+    return [normalized(part) for part in template.split(GAP)]
+
+
+def _coverage(message: str, parts: list[str]) -> float:
     position = found = total = 0
     phrase = False  # a run of MIN_WORDS words or more found
     explained = 0  # letters where a placeholder stands
@@ -204,4 +212,5 @@ def message_words(messages: Sequence[str]) -> list[str]:
 
 def best_coverage(messages: Sequence[str], templates: str) -> float:
     """The most of one of `messages` that one of `templates` (RECORD-joined) produced."""
-    return max((coverage(m, t) for t in templates.split(RECORD) for m in messages), default=0.0)
+    parts = [_template_parts(t) for t in templates.split(RECORD)]  # once a template, not once a message
+    return max((_coverage(m, p) for p in parts for m in messages), default=0.0)
