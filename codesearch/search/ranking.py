@@ -13,15 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
-from ..analysis.content_class import is_secondary_path
+from ..analysis.content_class import CODE, is_secondary_path
 from ..analysis.messages import best_coverage
 from ..analysis.query_shape import code_words, mentions
 from ..analysis.tokens import STOPWORDS, identifier_terms, split_identifier
 from ..config import FILE_AGGREGATIONS
-from ..indexing.vendored import in_folders
 from ..model import Chunk
 from ..vocabulary import DEFINITION_KINDS, TYPE_KINDS
-from .class_weights import weigh_classes
+from .class_weights import class_of, weigh_classes
 from .query import Query
 
 NAMED_FILE_BOOST = 1.5  # a file that a report's traceback or text names
@@ -280,7 +279,7 @@ def _boost_exact(items: list[Ranked], shares: Mapping[str, float], test_factor: 
     for r in items:
         share = shares.get(r.chunk.id, 0.0)
         if share:
-            if is_secondary_path(r.chunk.path) or in_folders(r.chunk.path, vendored):
+            if class_of(r.chunk.path, r.chunk.language, vendored) != CODE:
                 share *= test_factor
             r.score += gap * share
             r.notes.append(f"holds {share:.0%} of the query's text word for word")

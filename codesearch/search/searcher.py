@@ -113,7 +113,7 @@ class Searcher:
             exact = exact_future.result() if exact_future else self._exact_matches(query, least) if exact_text else {}
             templates = (self._template_matches(query, lists, exact) if query.messages and "keyword" in names
                          and options.message_templates else {})
-            ranked = self._rank(query, lists, request, exact, templates)
+            ranked = self._rank(query, lists, options, exact, templates)
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
@@ -188,13 +188,12 @@ class Searcher:
         return {name: float(getattr(self.settings, f"weight_{name}", 1.0)) * factors.get(name, 1.0)
                 for name in lists}
 
-    def _rank(self, query: Query, lists: dict[str, list[str]], request: SearchRequest,
+    def _rank(self, query: Query, lists: dict[str, list[str]], options: RankingOptions,
               exact: dict[str, float] | None = None, templates: dict[str, float] | None = None) -> list[Ranked]:
         """`exact`: chunk id -> the share of the query's exact phrases it holds, for chunks that
         hold enough of them to go up (RankingOptions.exact_least); those no list found join the
         candidates. `templates`: chunk id -> the share of the pasted message its best template
         covers."""
-        options = self._options(request)
         fused = weighted_rrf(lists, self._weights(lists, query.long), k=self.settings.rrf_k)
         if exact:
             taken = {i for i, _ in fused}
@@ -261,11 +260,12 @@ class Searcher:
         """The callers (or callees) first, nearest hops first, each hop ordered by the fused ranks
         of all lists; then the other retrievers' results, ranked as usual, as context."""
         context_lists = {name: ids for name, ids in lists.items() if name != "graph"}
-        context = self._rank(query, context_lists, request) if context_lists else []
+        asked = self._options(request)
+        context = self._rank(query, context_lists, asked) if context_lists else []
         fused = dict(weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k))
         chunks = self.catalog.files.chunks_by_ids([r.id for r in related])
         options = RankingOptions.off()
-        options.test_penalty = self._options(request).test_penalty
+        options.test_penalty = asked.test_penalty
         answer = rank(query, [(chunks[r.id], fused[r.id]) for r in related if r.id in chunks], options,
                       self.vendored_folders())
         depth = {r.id: r.depth for r in related}
