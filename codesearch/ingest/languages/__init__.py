@@ -152,10 +152,13 @@ def language_for_path(path: str) -> str | None:
 
 
 def spec_by_name(name: str) -> LanguageSpec | None:
-    for spec in all_specs():
-        if spec.name == name:
-            return spec
-    return None
+    return _by_name().get(name)
+
+
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, LanguageSpec]:
+    """Language name -> its spec (asked per chunk by the extraction workers)."""
+    return {spec.name: spec for spec in reversed(all_specs())}  # the first of a name wins, as a scan found
 
 
 def known_languages() -> set[str]:
