@@ -72,6 +72,7 @@ class _Files:
             path: fid for fid, path in select_in(db, "SELECT fid, path FROM files WHERE skip_reason IS NULL "
                                                        "AND path IN ({})", paths)}
         self.chunks: dict[str, list[_Chunk]] = defaultdict(list)
+        self._callers: dict[tuple[str, int], int | None] = {}
         self.named: dict[tuple[str, str], list[_Chunk]] = defaultdict(list)  # a file's definitions of a name
         path_of = {fid: path for path, fid in self.fid.items()}
         for fid, *row in select_in(db, "SELECT fid, rid, kind, name, COALESCE(qualified_name, name), start_line, "
@@ -84,7 +85,14 @@ class _Files:
 
     def caller_at(self, path: str, line: int) -> int | None:
         """The chunk a use on this 1-based line belongs to, as the parser attributes calls: the
-        innermost definition around it (its first part), else the file."""
+        innermost definition around it (its first part), else the file. Worked out once a line:
+        a line holds many uses."""
+        key = (path, line)
+        if key not in self._callers:
+            self._callers[key] = self._caller_at(path, line)
+        return self._callers[key]
+
+    def _caller_at(self, path: str, line: int) -> int | None:
         chunks = self.chunks.get(path, [])
         around = [c for c in chunks if c.kind not in NON_DEFINITION_KINDS and c.start_line <= line <= c.end_line]
         if around:
