@@ -12,6 +12,7 @@ import fnmatch
 import re
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -254,20 +255,43 @@ class TeamSearcher:
         return [(rows[u], by_caller[u][0], tuple(sorted(set(by_caller[u][1])))) for u in by_caller if u in rows]
 
     def _callees(self, states: list[RepoState], targets: list[dict]) -> list[tuple[dict, str, tuple[int, ...]]]:
-        """The live definitions named by the targets' calls, in the target's repository first."""
+        """The live definitions named by the targets' calls, in the target's repository first: the
+        targets' call sites in one query, the names they call defined in one more."""
+        callers: dict[tuple[str, str, int], list[str]] = defaultdict(list)
+        for target in targets:
+            callers[(target["repo"], target["branch"], target["gen"])].append(target["chunk_id"])
+        if not callers:
+            return []
+        where = " or ".join(f"({MilvusStore.scope(repo, branch)} and gen == {gen} and "
+                            f"caller_id in [{', '.join(map(literal, ids))}])"
+                            for (repo, branch, gen), ids in callers.items())
+        called: dict[tuple[str, str, int, str], dict[str, tuple[str, list[int]]]] = defaultdict(dict)
+        for s in self.store.calls_where(where, MAX_CALL_SITES):
+            _, lines = called[(s["repo"], s["branch"], s["gen"], s["caller_id"])].setdefault(
+                s["callee"], (s["resolution"], []))
+            lines.append(s["line"])
+        defined = self._definitions_of(states, {callee for calls in called.values() for callee in calls})
         out: list[tuple[dict, str, tuple[int, ...]]] = []
         for target in targets:
-            where = (f"{MilvusStore.scope(target['repo'], target['branch'])} and gen == {target['gen']} and "
-                     f"caller_id == {literal(target['chunk_id'])}")
-            sites = self.store.calls_where(where, MAX_CALL_SITES)
-            called: dict[str, tuple[str, list[int]]] = {}
-            for s in sites:
-                how, lines = called.setdefault(s["callee"], (s["resolution"], []))
-                lines.append(s["line"])
-            for callee, (how, lines) in called.items():
-                defined = self.definitions_named(states, callee)
-                same = [d for d in defined if d["repo"] == target["repo"]] or defined
+            key = (target["repo"], target["branch"], target["gen"], target["chunk_id"])
+            for callee, (how, lines) in called.get(key, {}).items():
+                found = defined.get(callee, [])
+                same = [d for d in found if d["repo"] == target["repo"]] or found
                 out += [(d, how, tuple(sorted(set(lines)))) for d in same]
+        return out
+
+    def _definitions_of(self, states: list[RepoState], names: set[str]) -> dict[str, list[dict]]:
+        """The live definitions of these names, by name."""
+        if not names or not states:
+            return {}
+        kinds = ", ".join(literal(k) for k in sorted(NON_DEFINITION_KINDS))
+        where = (f"{self.expression(states, Filters())} and kind not in [{kinds}] and "
+                 f"name in [{', '.join(map(literal, sorted(names)))}]")
+        visible = self.visibility(states)
+        out: dict[str, list[dict]] = defaultdict(list)
+        for row in self.store.chunks_where(where, MAX_CALL_SITES * len(names)):
+            if visible(row):
+                out[row["name"]].append(row)
         return out
 
     @staticmethod
