@@ -97,9 +97,11 @@ def update_scip_edges(catalog: Catalog, root: Path, settings: Settings, affected
     except ScipError as exc:
         return _refuse(catalog, before, ScipState(str(path), signature, problem=str(exc)), log)
     with catalog.transaction() as db:
-        if changed:
-            _fall_back(catalog)
+        if changed:  # the files the index no longer covers resolved by codesearch again, only those
+            had_scip = drop_scip_edges(db)
             coverage = apply_scip_edges(db, index, stat.st_mtime_ns)
+            if left := set(had_scip) - set(coverage.covered):
+                resolve_call_edges(db, left, set())
         else:
             coverage = apply_scip_edges(db, index, stat.st_mtime_ns, affected)
         state = _state(path, signature, coverage)

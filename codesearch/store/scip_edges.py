@@ -47,6 +47,7 @@ class ScipCoverage:
 
     files: int = 0
     stale: int = 0
+    covered: tuple[str, ...] = ()  # the files whose edges are the SCIP index's
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def apply_scip_edges(db: sqlite3.Connection, index: ScipIndex, made_ns: int,
     """Replace the call edges and references of the covered files' chunks (or only of these
     `callers`, those a run resolved again by name) with the SCIP index's."""
     covered, stale = covered_paths(db, index, made_ns)
-    coverage = ScipCoverage(files=len(covered), stale=len(stale))
+    coverage = ScipCoverage(files=len(covered), stale=len(stale), covered=tuple(covered))
     definitions = index.definitions()
     wanted = set(callers) if callers is not None else None
     if wanted is not None:  # only the files these callers are in
