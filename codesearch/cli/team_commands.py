@@ -154,7 +154,10 @@ def _serve(args: argparse.Namespace, store) -> int:
     except HttpConfigError as exc:
         raise UsageError(str(exc)) from None
     service = _service(args, store, http=str(address))
-    server = HttpServer(address, service, token)
+    try:
+        server = HttpServer(address, service, token)
+    except HttpConfigError as exc:  # the port taken
+        raise UsageError(str(exc)) from None
     service.http = str(server.address)
     server.serve_in_thread()
     print(f"codesearch: serving the team store {store.uri} on http://{server.address}", file=sys.stderr, flush=True)

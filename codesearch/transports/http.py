@@ -15,6 +15,7 @@ MAX_CONNECTIONS_PER_CLIENT connections, so its slow clients cannot take every th
 
 from __future__ import annotations
 
+import errno
 import hmac
 import io
 import json
@@ -29,7 +30,7 @@ from typing import Any
 from ..api.admission import Busy
 from ..api.methods import call
 from ..api.protocol import Service, ServiceUnavailable
-from ..daemon.http_address import HttpAddress, check_exposure
+from ..daemon.http_address import HttpAddress, HttpConfigError, check_exposure
 from ..gc_pause import paused_gc
 from ..paths import OutsideRoot
 from ..wire import NotFound, RequestError
@@ -317,7 +318,14 @@ class HttpServer(limits.BoundedThreads, HTTPServer):
         self._clients: Counter[str] = Counter()  # open connections by client address
         self._client_of: dict[Any, str] = {}
         self._clients_lock = threading.Lock()
-        super().__init__((address.host, address.port), _Handler)
+        try:
+            super().__init__((address.host, address.port), _Handler)
+        except OSError as exc:  # one line that says which address and what to do, for every server started
+            if exc.errno == errno.EADDRINUSE:
+                raise HttpConfigError(f"{address} is already in use: choose another port (--http HOST:PORT)") from None
+            if exc.errno == errno.EADDRNOTAVAIL:
+                raise HttpConfigError(f"{address.host} is not an address of this machine") from None
+            raise
         self.address = HttpAddress(address.host, self.server_address[1])  # the real port when 0 was asked
         self._openapi: dict | None = None
 

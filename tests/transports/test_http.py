@@ -206,6 +206,21 @@ def test_other_addresses_are_refused_without_a_token(tmp_path):
     assert cli("daemon", "start", str(tmp_path), "--http", "localhost:99999").returncode == 2
 
 
+def test_a_port_already_in_use_is_one_line_naming_it(tmp_path):
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        proc = cli("daemon", "start", str(tmp_path), "--http", address)
+    finally:
+        taken.close()
+        cli("daemon", "stop", str(tmp_path))
+    assert proc.returncode != 0
+    assert f"{address} is already in use" in proc.stderr and "Traceback" not in proc.stderr
+    assert "Errno" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
 def test_what_the_schema_accepts_is_accepted(served):
     """Cases the published schema allows that the server once refused."""
     _, web = served
