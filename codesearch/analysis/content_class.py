@@ -51,3 +51,9 @@ def is_secondary_path(path: str) -> bool:
     """By its path alone, not the project's own code: a test, example, benchmark, fixture, a file
     in a documentation folder, generated or vendored (what grep and exact matches put after it)."""
     return content_class(path, "") != CODE
+
+
+def aims_at_secondary(path_glob: str) -> bool:
+    """Whether a path filter names tests, examples, documents or vendored code (`tests/**`): a
+    search kept there does not push them down."""
+    return bool(path_glob) and is_secondary_path(path_glob.rstrip("*/") + "/x")

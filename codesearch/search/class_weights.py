@@ -39,9 +39,12 @@ ASKING_WORDS = {
 
 def asked_classes(query: Query) -> frozenset[str]:
     """The classes a question names (none for a report)."""
-    if query.long:
-        return frozenset()
-    words = {w.lower() for w in re.findall(r"[A-Za-z]+", query.text)}
+    return frozenset() if query.long else classes_named(query.text)
+
+
+def classes_named(text: str) -> frozenset[str]:
+    """The classes a question's words name ("the cart tests", "an example of checkout")."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
     return frozenset(name for name, asking in ASKING_WORDS.items() if words & asking)
 
 

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.content_class import is_secondary_path
+from ..analysis.content_class import aims_at_secondary, is_secondary_path
 from ..analysis.tokens import query_terms
 from ..config import Settings
 from ..filters import Filters
 from ..ingest.extract import SkipFile, extract_bytes
 from ..ingest.languages import language_for_path, spec_for_path
 from ..paths import read_inside
+from .class_weights import classes_named
 from .requests import GrepRequest, SearchAnswer, SearchRequest, SearchResult
 from .ripgrep import run_rg_steadily
 
@@ -237,8 +238,7 @@ def early_answer(root: Path, index_dir: Path, settings: Settings, request: Searc
                             partial=True, embedded_share=0.0, note=note, truncated=request.truncated or None)
     matches = _find(root, index_dir, words, request.filters)
     timing = {"rg": (time.perf_counter() - started) * 1000}
-    aimed = any(w.stem.startswith(("test", "exampl", "spec", "doc")) for w in words) or \
-        is_secondary_path((request.filters.path_glob or "").rstrip("*/") + "/x")
+    aimed = bool(classes_named(request.query)) or aims_at_secondary(request.filters.path_glob or "")
     file_score, rarity, weight = _file_scores(matches, words, aimed)
     parse_started = time.perf_counter()
     best = np.argsort(-file_score, kind="stable")[:min(max(PARSED_FILES, request.limit), MAX_PARSED_FILES)]

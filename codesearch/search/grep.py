@@ -12,7 +12,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..analysis.content_class import is_secondary_path
+from ..analysis.content_class import aims_at_secondary, is_secondary_path
 from ..gc_pause import paused_gc
 from ..ingest.languages import language_for_path
 from .grep_answer import GrepResult
@@ -48,8 +48,7 @@ def name_pattern(request: GrepRequest) -> re2._Regexp | None:
 
 def aimed_at_tests(request: GrepRequest) -> bool:
     """A search restricted to tests, examples or vendored code does not push them down."""
-    aims = [*(request.paths or ()), request.filters.path_glob or ""]
-    return any(a and is_secondary_path(a.rstrip("*/") + "/x") for a in aims)
+    return any(aims_at_secondary(a) for a in [*(request.paths or ()), request.filters.path_glob or ""])
 
 
 
