@@ -86,8 +86,9 @@ def summary_of(run: IndexReport | Any) -> str:
     parts = [f"{run.added} added", f"{run.modified} modified", f"{run.deleted} deleted", f"{run.unchanged} unchanged"]
     if run.renamed:
         parts.append(f"{run.renamed} renamed")
-    if run.skipped:
-        parts.append(f"{sum(run.skipped.values())} skipped")
+    if run.skipped:  # and why: an unreadable folder is not passed over without a word
+        reasons = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in sorted(run.skipped.items()))
+        parts.append(f"{sum(run.skipped.values())} skipped ({reasons})")
     vectors = f"{run.vectors_embedded} embedded, {run.vectors_from_cache} from cache"
     return f"indexed in {run.seconds:.1f}s: {', '.join(parts)}; {run.chunks_written} chunks written; {vectors}"
 

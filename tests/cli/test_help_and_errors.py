@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,3 +115,24 @@ def test_a_bad_pattern_through_the_daemon_is_the_patterns_fault(repo, monkeypatc
     args = build_parser().parse_args(["grep", "(", "--repo", str(repo)])
     with pytest.raises(services.UsageError, match=r"^invalid regular expression: unclosed group$"):
         services.answer_with(args, lambda service: service.grep(None))
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and shutil.which("setpriv") is None, reason="root reads any folder")
+def test_an_unreadable_subfolder_is_said_in_the_index_summary(tmp_path):
+    """Skipped files and folders are counted with their reason on the summary line, so an
+    unreadable folder is not passed over without a word (root reads it unless its capabilities
+    are dropped, as any user's process would read)."""
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".codesearch"))
+    (root / "secret").mkdir()
+    (root / "secret" / "hidden.py").write_text("def hidden():\n    return 1\n")
+    (root / "secret").chmod(0)
+    prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] if os.geteuid() == 0 else []
+    try:
+        done = subprocess.run([*prefix, sys.executable, "-m", "codesearch.cli", "index", str(root), "--no-daemon",
+                               "--no-vectors"], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    finally:
+        (root / "secret").chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert "1 unreadable" in done.stdout + done.stderr
