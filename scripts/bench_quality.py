@@ -111,8 +111,10 @@ def main() -> int:
     per_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     per_half_category: dict[str, list[float]] = defaultdict(list)  # (half, category) of the headline
     latencies: list[float] = []
+    query_counts: dict[str, int] = {}
     for name, root in roots:
         queries = json.loads((args.annotations / f"{name}.json").read_text())
+        query_counts[name] = len(queries)
         settings = load_settings(None, overrides)
         index = Index(root, settings, args.index_root / name, create=True)
         t = time.monotonic()
@@ -184,6 +186,9 @@ def main() -> int:
             print(f"  {step:<20} {overall(config):.3f} ({overall(config) - overall('default'):+.3f})  {cells}")
     if args.json:
         args.json.write_text(json.dumps({
+            "repositories": {n: {"language": languages.get(n, "?"), "half": half_of(n), "queries": query_counts[n]}
+                             for n in names},
+            "settings": overrides, "ranking": args.ranking, "retrievers": list(main_retrievers),
             "per_repo": per_repo,
             "per_category": {c: {k: mean(v) for k, v in cats.items()} for c, cats in per_category.items()},
             "per_half_category": {k: mean(v) for k, v in per_half_category.items()},
