@@ -32,6 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchlib import write_results
+
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
@@ -150,7 +152,7 @@ def main() -> int:
     latencies.sort()
     print(f"query latency in process: p50 {latencies[len(latencies) // 2]:.1f} ms")
     if args.json:
-        args.json.write_text(json.dumps({"per_repo": figures, "overall": overall, "queries": per_query}, indent=1))
+        write_results(args.json, {"per_repo": figures, "overall": overall}, queries=per_query)
     return 0
 
 

@@ -30,6 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchlib import write_results
+
 from codesearch.config import load_settings
 from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, MissingCheckout, benchmark_roots, half_of
 from codesearch.eval.metrics import mean, score_query
@@ -185,7 +187,7 @@ def main() -> int:
             cells = "  ".join(f"{h} {overall(config, h) - overall('default', h):+.3f}" for h in halves)
             print(f"  {step:<20} {overall(config):.3f} ({overall(config) - overall('default'):+.3f})  {cells}")
     if args.json:
-        args.json.write_text(json.dumps({
+        write_results(args.json, {
             "repositories": {n: {"language": languages.get(n, "?"), "half": half_of(n), "queries": query_counts[n]}
                              for n in names},
             "settings": overrides, "ranking": args.ranking, "retrievers": list(main_retrievers),
@@ -194,7 +196,7 @@ def main() -> int:
             "per_half_category": {k: mean(v) for k, v in per_half_category.items()},
             "halves": {h: overall("default", h) for h in halves}, "overall": overall("default"),
             "latency_ms": {"p50": latencies[len(latencies) // 2], "p95": latencies[int(len(latencies) * 0.95)]}
-            if latencies else None}, indent=1))
+            if latencies else None})
     return 0
 
 

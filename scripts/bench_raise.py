@@ -21,11 +21,12 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchlib import write_results
 
 from codesearch.config import load_settings
 from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, benchmark_roots
@@ -40,6 +41,8 @@ from codesearch.search.searcher import Searcher
 DEFAULT_CASES = DEFAULT_CHECKOUTS / "raise-cases.json"
 DEPTH = 10  # results read per query (Acc@k for k up to this)
 MISSED = 0  # the rank recorded when the truth is not among them
+# what --json keeps of each case: where its statement is, the query, and each tool's rank
+CASE_FIELDS = ("repo", "half", "language", "path", "line", "end_line", "query", "rank", "rg_rank")
 
 
 def rank_of(places: list[tuple[str, int, int]], case: dict) -> int:
@@ -131,8 +134,8 @@ def main() -> int:
     p50 = latencies[len(latencies) // 2] if latencies else 0.0
     print(f"search latency in process: p50 {p50:.1f} ms")
     if args.json:
-        args.json.write_text(json.dumps({"figures": figures, "latency_ms_p50": p50, "when": time.time(),
-                                         "cases": done}, indent=1))
+        write_results(args.json, {"figures": figures, "latency_ms_p50": p50},
+                      cases=[{key: case[key] for key in CASE_FIELDS if key in case} for case in done])
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -44,6 +45,16 @@ def running_daemon(root: Path, checkout: Path = REPO_ROOT, index_dir: str | None
         yield socket_path(root, index_dir)
     finally:
         codesearch("daemon", "stop", root, *where, check=False, checkout=checkout)
+
+
+def write_results(path: Path, figures: dict, **rows: list[dict]) -> None:
+    """A benchmark's figures as JSON (docs/benchmarks/ keeps them): the figures indented, then each
+    list of per-question rows one row to a line, so that a rerun's diff shows which rows moved."""
+    parts = [f" {json.dumps(key)}: " + json.dumps(value, indent=1).replace("\n", "\n ")
+             for key, value in figures.items()]
+    parts += [f" {json.dumps(key)}: [\n" + ",\n".join("  " + json.dumps(row, ensure_ascii=False) for row in values)
+              + "\n ]" for key, values in rows.items()]
+    path.write_text("{\n" + ",\n".join(parts) + "\n}\n", encoding="utf-8")
 
 
 def print_percentiles(label: str, results: dict[str, list[float]]) -> None:
