@@ -177,7 +177,8 @@ SCIP_TIMEOUT_S = 1800
 def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
     """The symbol scip-typescript records at each site, placed at its definition in the index.
     A symbol the index holds no definition of lies outside the project (a library's types);
-    a site with no symbol (an import that did not resolve: dependencies not installed) is unknown.
+    a site with no symbol (an import that did not resolve: dependencies not installed), or with a
+    local symbol its document does not define (one the tool could not name), is unknown.
     The project is the nearest folder at or above the root with a tsconfig.json."""
     root = root.resolve()
     with tempfile.TemporaryDirectory(prefix="scip-") as scratch:
@@ -206,6 +207,8 @@ def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
             if hit is None:
                 continue
             places = defined.get(_symbol_key(doc_path, hit.symbol), set())
+            if not places and hit.symbol.startswith("local "):
+                continue  # a local symbol the document does not define: the tool could not name it
             targets = frozenset((p, line) for p, line in places if p is not None)
             out[site] = Answer(targets, outside=not targets)
     return out
