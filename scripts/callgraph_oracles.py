@@ -35,10 +35,11 @@ class Answer:
 
 
 def name_column(line_text: str, name: str) -> int | None:
-    """0-based column of the called name on its line: the first occurrence followed by a call's
-    opening (`(`, a type argument list, a template string), else the first whole-word one."""
+    """0-based column of the called name on its line: the first occurrence followed by `(`, else
+    by another call's opening (a type argument list, a template string), else the first whole-word
+    one (`x: f<T> = f(...)` calls the second `f`)."""
     word = re.escape(name)
-    for pattern in (rf"(?<![\w$]){word}\s*(?:\(|<|\[|`)", rf"(?<![\w$]){word}(?![\w$])"):
+    for pattern in (rf"(?<![\w$]){word}\s*\(", rf"(?<![\w$]){word}\s*(?:<|\[|`)", rf"(?<![\w$]){word}(?![\w$])"):
         m = re.search(pattern, line_text)
         if m:
             return m.start()
