@@ -169,16 +169,18 @@ class Indexer(IndexWork[Index]):
                 self.index.write_meta()  # before any data: a crash never leaves rows without it
             self.update_catalog(report, None if paths is None else list(paths), should_stop)
             if embed:
-                if verify:
-                    self.vectors.check_and_verify(report)
-                elif self.index.vectors.need_a_check():
-                    self.vectors.check(report)
-                self.vectors.sync(report)
-                if report.stale_paths:  # changed while being embedded: index them again, then their vectors
-                    stale, report.stale_paths = sorted(report.stale_paths), set()
-                    self.update_catalog(report, stale, should_stop)
+                try:
+                    if verify:
+                        self.vectors.check_and_verify(report)
+                    elif self.index.vectors.need_a_check():
+                        self.vectors.check(report)
                     self.vectors.sync(report)
-                self.vectors.end_progress()  # one embed stage for the run, however many syncs it took
+                    if report.stale_paths:  # changed while being embedded: index them again, then their vectors
+                        stale, report.stale_paths = sorted(report.stale_paths), set()
+                        self.update_catalog(report, stale, should_stop)
+                        self.vectors.sync(report)
+                finally:  # one embed stage for the run, however many syncs it took, ended on failure too
+                    self.vectors.end_progress()
             report.verified = verify
             checkpoint("index.finishing")
             with self.catalog.transaction():

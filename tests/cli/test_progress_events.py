@@ -50,6 +50,37 @@ def test_a_file_changed_while_its_vectors_are_made_keeps_one_embed_stage(tmp_pat
     assert report.vectors_embedded and left == 0  # and every chunk has its vector
 
 
+def test_a_run_that_fails_while_embedding_still_ends_its_embed_stage(tmp_path):
+    """A listener (a progress bar, an editor's status) is never left with a stage that began and
+    never ended: the run's failure mid-embedding ends the stage on the way out."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "handlers.py").write_text("".join(
+        f'def handler_{i}(request, retries={i}):\n    """Handle request {i}: parse it, retry {i} times."""\n'
+        f'    return request.send(timeout={i})\n\n\n' for i in range(FUNCTIONS)))
+    events: list[ProgressEvent] = []
+
+    class Failed(Exception):
+        pass
+
+    def fail_once_embedding_advanced(event: ProgressEvent) -> None:
+        events.append(event)
+        if event.stage == "embed" and event.phase == "advance":
+            raise Failed("the run fails here")
+
+    index = Index(root, load_settings(root), None, create=True)
+    try:
+        try:
+            Indexer(index, on_progress=fail_once_embedding_advanced).run()
+        except Failed:
+            pass
+        else:
+            raise AssertionError("the run did not fail")
+    finally:
+        index.close()
+    assert [e.phase for e in events if e.stage == "embed"] == ["begin", "advance", "end"]
+
+
 def test_embedding_progress_moves_about_once_a_second_with_a_moving_rate(tmp_path):
     root = tmp_path / "repo"
     for f in range(30):
