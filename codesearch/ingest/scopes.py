@@ -120,8 +120,12 @@ class Scopes:
             alias = self.aliases.get(name)
             return f"@{alias[0]}" if alias is not None else ""
         receiver = receiver.strip()
-        if receiver.startswith("super"):
-            return SUPER if receiver == "super" or receiver.startswith("super(") else ""
+        word = receiver.split("(", 1)[0].split(".", 1)[0]
+        if word in self.spec.super_names:
+            if receiver != word and not receiver.startswith(word + "("):
+                return ""
+            base = next(filter(None, (self._lookup(scope, name) for name in self.spec.super_names)), None)
+            return self._type_hint(base) if base else SUPER
         if not _CHAIN.fullmatch(receiver):
             return ""
         head, *rest = receiver.split(".")
@@ -144,6 +148,10 @@ class Scopes:
             if not member:
                 return f"@{_module_of(alias, receiver)}"
             return f"{member}@{module}" if not rest else ""
+        if self.spec.capitalized_types and head[:1].isupper():
+            if head in self.spec.builtin_types:
+                return EXTERNAL  # a built-in type's static member (`Math.max`, `System.out`)
+            return f"{head}@" if not rest and not head.isupper() else ""
         return ""
 
 

@@ -424,10 +424,12 @@ class _Hinted:
         if members:
             how = DYNAMIC if dynamic else EXACT if owner == by_name.scope.rsplit(".", 1)[-1] else BY_TYPE
             return members, 1.0 / len(members), how
-        if dynamic:  # an interface's method that is no definition of its own: its declaration
+        if dynamic or owner == by_name.name:
+            # an interface's method that is no definition of its own, or a constructor the type
+            # does not declare (`new Foo()`): the type's declaration
             declared = _symbols(self.facts.db, [owner]).get(owner, [])
             found = [s for s in declared if not files or s.path in files]
-            return (found, 1.0 / len(found), DYNAMIC) if found else by_name.choose()
+            return (found, 1.0 / len(found), DYNAMIC if dynamic else BY_TYPE) if found else by_name.choose()
         if files and not kinds:  # a module inside a module of this repository (`from pkg import sub`)
             inner = module + owner if module.endswith(".") else f"{module}.{owner}"
             found = by_name.candidates.in_files(set(self.facts.modules().files(inner, by_name.path) or ()))

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 _PYTHON = (".py", ".pyi", ".pyw")
 _SCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 _STANDARD_PYTHON = frozenset(sys.stdlib_module_names)
+_KOTLIN = (".kt", ".kts")
+_STANDARD_KOTLIN = frozenset({"kotlin", "java", "javax", "jdk"})  # a Kotlin class need not live in a file of its name
 
 
 class ModuleFiles:
@@ -51,6 +53,10 @@ class ModuleFiles:
             return self._go(module)
         if importer.endswith(_SCRIPT):
             return self._script(module, importer)
+        if importer.endswith(".java"):
+            return self._java(module)
+        if importer.endswith(_KOTLIN):
+            return None if module.partition(".")[0] in _STANDARD_KOTLIN else []
         return []
 
     def _python(self, module: str, importer: str) -> list[str] | None:
@@ -78,6 +84,17 @@ class ModuleFiles:
         parts = module.split(".")[1:]
         while parts:
             found = self._package("/".join(parts), exact=True)
+            if found:
+                return found
+            parts.pop()
+        return None
+
+    def _java(self, module: str) -> list[str] | None:
+        """`a.b.C` (or a class nested in it, `a.b.C.D`) is the file `a/b/C.java`: a public class
+        lives in the file of its name, so a class no file here is named for is from elsewhere."""
+        parts = module.split(".")
+        while len(parts) > 1:
+            found = [p for p in self._stems("/".join(parts)) if p.endswith(".java")]
             if found:
                 return found
             parts.pop()

@@ -62,6 +62,12 @@ class LanguageSpec:
     builtin_types: frozenset[str] = frozenset()  # types whose methods are never the repository's
     literal_types: tuple[tuple[str, str], ...] = ()  # literal node type -> its built-in type
     constructors_capitalized: bool = False  # a call binds a type only when the callee is capitalized
+    # a capitalized name that is no variable is a type (Java, C#, Kotlin): a receiver that is one
+    # calls a static member of that type, a built-in type's never the repository's
+    capitalized_types: bool = False
+    # a receiver that is the caller's bases, or the keyword a class declaration names its base
+    # class with, bound to that class (`extends`: `super.m()` is the base's m)
+    super_names: frozenset[str] = frozenset({"super"})
     # an import statement's text and module -> (name it binds, module, member imported or "")
     import_aliases: Callable[[str, str], list[tuple[str, str, str]]] | None = None
 

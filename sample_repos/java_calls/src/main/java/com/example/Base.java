@@ -1,0 +1,6 @@
+package com.example;
+
+public class Base {
+    public void close() {
+    }
+}

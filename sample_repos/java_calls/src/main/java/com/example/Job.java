@@ -1,0 +1,7 @@
+package com.example;
+
+public class Job implements Runner {
+    @Override
+    public void run() {
+    }
+}

@@ -1,0 +1,7 @@
+package com.example;
+
+public class Other {
+    public String get(String key) {
+        return key;
+    }
+}
