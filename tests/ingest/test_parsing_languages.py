@@ -648,7 +648,7 @@ RUBY = {
         "lib/inventory.rb": [
             ("clamp", 66, "InventoryService.compute_backoff"),
             ("parse_config", 71, "InventoryService.main"),
-            ("new", 54, "InventoryService.Inventory.stats"),
+            ("Stats", 54, "InventoryService.Inventory.stats"),
             ("main", 81, None),
         ],
         "lib/config.rb": [("normalize", 14, "InventoryService.Config.parse_config")],
@@ -1211,7 +1211,8 @@ def _parsed(language: str, rel: str):
 def test_every_fixture_language_has_expectations():
     from conftest import SAMPLES
 
-    fixtures = {"ranking", "scip"}  # the ranking tests' small shop, the SCIP tests' project: not language samples
+    # the ranking tests' small shop, the SCIP tests' project, call resolution's projects: not language samples
+    fixtures = {"ranking", "scip"} | {p.name for p in SAMPLES.iterdir() if p.name.endswith("_calls")}
     assert set(LANGUAGES) == {p.name for p in SAMPLES.iterdir() if p.is_dir()} - fixtures
     for language, spec in LANGUAGES.items():
         assert spec["definitions"], language
