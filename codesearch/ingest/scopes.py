@@ -47,14 +47,27 @@ class Scopes:
 
     def __init__(self, spec: LanguageSpec, definitions: list[ParsedDefinition], aliases: Aliases):
         self.spec, self.definitions, self.aliases = spec, definitions, aliases
+        self.rewrites = [(re.compile(pattern), replacement) for pattern, replacement in spec.receiver_rewrites]
         self.bound: dict[tuple[int | None, str], str] = {}
-        self.classes: dict[str, int] = {}  # a class's name -> the first definition of it in the file
+        # a class's name -> the first definition of it in the file; a struct before its `impl`
+        # blocks, since its fields are bound there
+        self.classes: dict[str, int] = {}
         for i, definition in enumerate(definitions):
             if definition.kind in _CLASS_KINDS:
-                self.classes.setdefault(definition.name, i)
+                known = self.classes.get(definition.name)
+                if known is None or (definitions[known].kind == "impl" and definition.kind != "impl"):
+                    self.classes[definition.name] = i
+
+    def _spelled(self, text: str) -> str:
+        """`text` as scopes read it (the spec's receiver_rewrites)."""
+        for pattern, replacement in self.rewrites:
+            text = pattern.sub(replacement, text)
+        return text
 
     def bind(self, scope: int | None, name: str, type_text: str) -> None:
         """`name` has type `type_text` in `scope`; `self.x` binds field x of the enclosing class."""
+        if self.rewrites:
+            name, type_text = self._spelled(name), self._spelled(type_text)
         head, _, field = name.partition(".")
         if field:
             if head not in self.spec.self_names or "." in field:
@@ -98,6 +111,8 @@ class Scopes:
         name = type_name(type_text)
         if not name or name in self.spec.builtin_types:
             return EXTERNAL
+        if name in self.spec.self_names:  # Rust's `Self`: the caller's own type
+            return SELF
         qualifier, _, last = name.rpartition(".")
         if qualifier:
             alias = self.aliases.get(qualifier.split(".")[0])
@@ -118,8 +133,12 @@ class Scopes:
         resolved."""
         if receiver is None:
             alias = self.aliases.get(name)
-            return f"@{alias[0]}" if alias is not None else ""
-        receiver = receiver.strip()
+            if alias is not None:
+                return f"@{alias[0]}"
+            if not self.spec.implicit_receiver or not name[:1].islower() or self._class_of(scope) is None:
+                return ""  # a capitalized name is a class made (`Foo.new`), not a method called
+            receiver = self.spec.implicit_receiver
+        receiver = self._spelled(receiver.strip())
         word = receiver.split("(", 1)[0].split(".", 1)[0]
         if word in self.spec.super_names:
             if receiver != word and not receiver.startswith(word + "("):
@@ -136,6 +155,8 @@ class Scopes:
             found = self.bound.get((owner, rest[0])) if owner is not None else None
             return self._type_hint(found) if found and len(rest) == 1 else ""
         bound = self._lookup(scope, head)
+        if bound:  # a generic parameter's type: its bound (`x: T` where `T: Trait`)
+            bound = self._lookup(scope, type_name(bound)) or bound
         if bound is not None:
             for field in rest:  # a field of a field: known while the classes are this file's
                 bound = self._field(bound, field) if bound else None

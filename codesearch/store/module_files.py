@@ -14,6 +14,8 @@ _SCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 _STANDARD_PYTHON = frozenset(sys.stdlib_module_names)
 _KOTLIN = (".kt", ".kts")
 _STANDARD_KOTLIN = frozenset({"kotlin", "java", "javax", "jdk"})  # a Kotlin class need not live in a file of its name
+_STANDARD_RUST = frozenset({"std", "core", "alloc", "proc_macro", "test"})
+_RUST_ENTRY = ("lib", "main", "mod")  # the file that stands for a crate or a folder's module
 
 
 class ModuleFiles:
@@ -25,6 +27,7 @@ class ModuleFiles:
         self.by_folder: dict[str, list[str]] = defaultdict(list)  # last folder component -> folders
         self.folders: dict[str, list[str]] = defaultdict(list)  # folder -> its files
         self.root_package = ""  # the indexed folder's name where it is a Python package itself
+        self.root_crate = root_name.replace("-", "_")  # the indexed folder's name as a Rust crate
         for path in paths:
             if path == "__init__.py":
                 self.root_package = root_name
@@ -53,6 +56,8 @@ class ModuleFiles:
             return self._go(module)
         if importer.endswith(_SCRIPT):
             return self._script(module, importer)
+        if importer.endswith(".rs"):
+            return self._rust(module, importer)
         if importer.endswith(".java"):
             return self._java(module)
         if importer.endswith(_KOTLIN):
@@ -126,3 +131,48 @@ class ModuleFiles:
         # itself, where `pkg/sub` is `sub` from the top
         return (self._package(key) or self._package(f"{package}/src/{inside}")
                 or self._package(inside, exact=True) or None)
+
+    def _rust(self, module: str, importer: str) -> list[str] | None:
+        """`crate.a.b`, `self.a`, `super.a` from the importer's crate or module; `name.a` from the
+        workspace's crate `name` (a folder of that name), else a dependency or the standard library."""
+        parts = [p for p in module.split(".") if p]
+        if not parts or parts[0] in _STANDARD_RUST:
+            return None if parts else []
+        if parts[0] == "crate":
+            base = self._rust_source(posixpath.dirname(importer))
+            parts = parts[1:]
+        elif parts[0] in ("self", "super"):
+            stem = posixpath.splitext(importer)[0]
+            base = posixpath.dirname(stem) if posixpath.basename(stem) in _RUST_ENTRY else stem
+            while parts and parts[0] in ("self", "super"):
+                base = posixpath.dirname(base) if parts.pop(0) == "super" else base
+        else:
+            crate = self._rust_crate(parts.pop(0))
+            if crate is None:
+                return None
+            base = crate
+        while parts:  # `a.b.C` (a member of a.b), then a.b, then a
+            key = posixpath.join(base, *parts) if base else "/".join(parts)
+            found = self._stems(key, exact=True) or self._stems(key + "/mod", exact=True)
+            if found:
+                return found
+            parts.pop()
+        own = self._stems(base, exact=True) if base else []
+        return own or [p for entry in _RUST_ENTRY for p in self._stems(posixpath.join(base, entry), exact=True)][:1]
+
+    def _rust_source(self, folder: str) -> str:
+        """The source folder of the crate a folder belongs to: the nearest `src` above it."""
+        walked = folder
+        while walked and posixpath.basename(walked) != "src":
+            walked = posixpath.dirname(walked)
+        return walked or folder
+
+    def _rust_crate(self, name: str) -> str | None:
+        """The source folder of the workspace's crate `name` (a folder so named, `-` for `_`), or
+        None: a dependency."""
+        folders = self.by_folder.get(name, []) + self.by_folder.get(name.replace("_", "-"), [])
+        for folder in sorted(folders, key=len):
+            source = posixpath.join(folder, "src")
+            if source in self.folders:
+                return source
+        return "src" if "src" in self.folders and name == self.root_crate else None

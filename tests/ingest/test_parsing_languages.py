@@ -648,7 +648,7 @@ RUBY = {
         "lib/inventory.rb": [
             ("clamp", 66, "InventoryService.compute_backoff"),
             ("parse_config", 71, "InventoryService.main"),
-            ("new", 54, "InventoryService.Inventory.stats"),
+            ("Stats", 54, "InventoryService.Inventory.stats"),
             ("main", 81, None),
         ],
         "lib/config.rb": [("normalize", 14, "InventoryService.Config.parse_config")],

@@ -14,7 +14,8 @@ captures the parser understands (all matching happens in C, not in Python loops)
   value, a function passed as an argument, a decorator);
 - ``@bind.name`` on a name given a type in its scope, with ``@bind.type`` (an annotation, a
   declaration, a typed parameter or field), ``@bind.new`` (the type a constructor names) or
-  ``@bind.literal`` (a literal of a built-in type, named by `literal_types`).
+  ``@bind.literal`` (a literal of a built-in type, named by `literal_types`); a type's name bound
+  to a type (a generic parameter to its bound, `T: Trait`) stands for that type.
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ class LanguageSpec:
     ignored_calls: frozenset[str] = frozenset()  # keywords that parse as calls (Elixir's def, ...)
     call_parent_excluded: frozenset[str] = frozenset()  # call-like syntax that is not a call
     self_names: frozenset[str] = frozenset()  # a receiver that is the caller's own object (self, this)
+    # (pattern, replacement) pairs that spell a receiver, a bound name or a type the way scopes read
+    # them, `.` between parts: PHP's `$this->x` as `$this.x`, Rust's `a::B` as `a.B`, Ruby's `@x` as `self.x`
+    receiver_rewrites: tuple[tuple[str, str], ...] = ()
+    implicit_receiver: str = ""  # what a call with no receiver is made on inside a class (Ruby: self)
     builtin_types: frozenset[str] = frozenset()  # types whose methods are never the repository's
     literal_types: tuple[tuple[str, str], ...] = ()  # literal node type -> its built-in type
     constructors_capitalized: bool = False  # a call binds a type only when the callee is capitalized

@@ -1,0 +1,256 @@
+"""Calls resolved by scope, type and import in Rust, PHP and Ruby, on small projects written here:
+the receiver's declared or constructed type picks the method among same-named ones, `self`/`$this`
+stay in the caller's own type, a trait or interface method called through it links to its
+declaration (dynamic), a function passed as a value is a reference, and a call on a value of a
+type from the standard library or a dependency links to nothing here."""
+
+from __future__ import annotations
+
+import pytest
+
+from codesearch.config import load_settings
+from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer
+from codesearch.ingest.languages.php import import_aliases as php_imports
+from codesearch.ingest.languages.rust import import_aliases as rust_imports
+from codesearch.search.relations import definitions_named, neighbours
+from codesearch.store.edges import CallGraph
+from codesearch.store.module_files import ModuleFiles
+
+RUST = {
+    "Cargo.toml": '[workspace]\nmembers = ["engine"]\n',
+    "engine/Cargo.toml": '[package]\nname = "engine"\n',
+    "engine/src/lib.rs": "pub mod store;\npub mod runner;\npub mod cache;\n",
+    "engine/src/store.rs": (
+        "pub struct Store {}\n\n"
+        "impl Store {\n"
+        "    pub fn new() -> Self { Store {} }\n"
+        "    pub fn get(&self, key: &str) -> u32 { 0 }\n"
+        "    pub fn insert(&mut self, key: u32) {}\n"
+        "}\n\n"
+        "pub struct Other {}\n\n"
+        "impl Other {\n"
+        "    pub fn get(&self, key: &str) -> u32 { 1 }\n"
+        "    pub fn write_str(&self) {}\n"
+        "}\n\n"
+        "pub fn helper(x: u32) -> u32 { x }\n\n"
+        "pub fn serialize(x: u32) -> u32 { x }\n"
+    ),
+    "engine/src/runner.rs": (
+        "pub trait Runner {\n    fn run(&self);\n}\n\n"
+        "pub struct Job;\n\n"
+        "impl Runner for Job {\n    fn run(&self) {}\n}\n"
+    ),
+    "engine/src/cache.rs": (
+        "use std::collections::HashMap;\n"
+        "use std::fmt;\n"
+        "use crate::store::{helper, Other, Store};\n"
+        "use crate::runner::Runner;\n"
+        "use serde::Serialize;\n\n"
+        "pub struct Cache {\n"
+        "    store: Store,\n"
+        "    map: HashMap<u32, u32>,\n"
+        "    runner: Box<dyn Runner>,\n"
+        "}\n\n"
+        "impl Cache {\n"
+        "    pub fn read(&mut self, other: &Other, f: &mut fmt::Formatter) -> u32 {\n"
+        "        let fresh = Store::new();\n"
+        "        fresh.get(\"a\");\n"
+        "        self.store.get(\"k\");\n"
+        "        other.get(\"o\");\n"
+        "        self.map.insert(1, 2);\n"
+        "        self.runner.run();\n"
+        "        Self::refresh(self);\n"
+        "        self.refresh();\n"
+        "        f.write_str(\"x\");\n"
+        "        Serialize::serialize(&1);\n"
+        "        [1].iter().map(helper);\n"
+        "        Ok::<u32, ()>(1).unwrap()\n"
+        "    }\n\n"
+        "    fn refresh(&self) {}\n"
+        "}\n\n"
+        "pub fn generic<R: Runner>(r: &R) {\n    r.run();\n}\n\n"
+        "pub fn through_dyn(r: &dyn Runner) {\n    r.run();\n}\n"
+    ),
+}
+
+PHP = {
+    "src/Store.php": ("<?php\nnamespace App;\n\nclass Store {\n  public function get($k) {}\n"
+                      "  public function put($k) {}\n}\n"),
+    "src/Other.php": "<?php\nnamespace App;\n\nclass Other {\n  public function get($k) {}\n}\n",
+    "src/Base.php": "<?php\nnamespace App;\n\nclass Base {\n  public function close() {}\n}\n",
+    "src/Runner.php": ("<?php\nnamespace App;\n\ninterface Runner {\n  public function run();\n}\n\n"
+                       "class Job implements Runner {\n  public function run() {}\n}\n"),
+    "src/Cache.php": (
+        "<?php\n"
+        "namespace App;\n\n"
+        "use App\\Store;\n"
+        "use App\\{Other, Runner};\n"
+        "use Vendor\\Lib\\Client;\n\n"
+        "class Cache extends Base {\n"
+        "  private Store $store;\n"
+        "  private Runner $runner;\n\n"
+        "  public function read(Other $other, Client $client) {\n"
+        "    $this->store->get('k');\n"
+        "    $other->get('o');\n"
+        "    $client->get('c');\n"
+        "    $fresh = new Store();\n"
+        "    $fresh->put('p');\n"
+        "    $this->runner->run();\n"
+        "    $this->refresh();\n"
+        "    self::refresh();\n"
+        "    parent::close();\n"
+        "    array_map([$this, 'refresh'], []);\n"
+        "  }\n\n"
+        "  public function refresh() {}\n"
+        "}\n"
+    ),
+}
+
+RUBY = {
+    "lib/store.rb": ("class Store\n  def get(k)\n    k\n  end\n\n  def put(k)\n    k\n  end\n\n"
+                     "  def self.open\n    new\n  end\nend\n"),
+    "lib/other.rb": "class Other\n  def get(k)\n    k\n  end\nend\n",
+    "lib/cache.rb": (
+        "require_relative \"store\"\n\n"
+        "class Cache\n"
+        "  def initialize\n    @store = Store.new\n  end\n\n"
+        "  def read(k)\n"
+        "    @store.get(k)\n"
+        "    fresh = Store.new\n"
+        "    fresh.put(k)\n"
+        "    refresh(k)\n"
+        "    self.refresh(k)\n"
+        "    [k].each(&method(:refresh))\n"
+        "    Store.open\n"
+        "  end\n\n"
+        "  def refresh(k)\n    k\n  end\n"
+        "end\n"
+    ),
+}
+
+
+def _index(tmp_path, files: dict[str, str]) -> Index:
+    root = tmp_path / "repo"
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    index = Index(root, load_settings(root), create=True)
+    Indexer(index).run(embed=False)
+    return index
+
+
+def _related(index: Index, name: str, direction: str) -> dict[str, str]:
+    """Qualified name -> resolution of the direct callers or callees of `name`."""
+    graph = CallGraph(index.catalog)
+    found = [r for r in neighbours(graph, definitions_named(index.catalog, name), direction) if r.depth == 1]
+    chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
+    return {chunks[r.id].qualified_name: r.resolution for r in found}
+
+
+def _references(index: Index, name: str) -> list[tuple[bool, str | None]]:
+    """(is a reference, resolution) of each call site of `name`."""
+    return sorted((s.reference, s.resolution) for s in index.catalog.graph.call_sites(name, 100))
+
+
+@pytest.fixture(scope="module")
+def rust(tmp_path_factory):
+    index = _index(tmp_path_factory.mktemp("rust"), RUST)
+    yield index
+    index.close()
+
+
+@pytest.fixture(scope="module")
+def php(tmp_path_factory):
+    index = _index(tmp_path_factory.mktemp("php"), PHP)
+    yield index
+    index.close()
+
+
+@pytest.fixture(scope="module")
+def ruby(tmp_path_factory):
+    index = _index(tmp_path_factory.mktemp("ruby"), RUBY)
+    yield index
+    index.close()
+
+
+def test_rust_receivers_by_type_self_and_trait_objects(rust):
+    assert _related(rust, "Cache.read", "callees") == {
+        "Store.new": "type",  # Store::new(), a type a `use` names
+        "Store.get": "type",  # let fresh = Store::new(); a field declared Store
+        "Other.get": "type",  # a parameter declared &Other
+        "Runner.run": "dynamic",  # a Box<dyn Runner>: the trait's declaration
+        "Cache.refresh": "exact",  # Self::refresh and self.refresh
+        "helper": "import",  # a function passed as a value, named by a `use`
+    }
+
+
+def test_rust_std_and_dependencies_link_nothing_here(rust):
+    assert _related(rust, "Store.insert", "callers") == {}  # a HashMap's insert
+    assert _related(rust, "Other.write_str", "callers") == {}  # fmt::Formatter's
+    assert _related(rust, "serialize", "callers") == {}  # serde's Serialize, a crate not in the workspace
+    assert _related(rust, "Job.run", "callers") == {}  # through the trait: its declaration only
+
+
+def test_rust_generic_bound_and_dyn_parameter_reach_the_trait(rust):
+    assert _related(rust, "generic", "callees") == {"Runner.run": "dynamic"}
+    assert _related(rust, "through_dyn", "callees") == {"Runner.run": "dynamic"}
+    assert _references(rust, "helper") == [(True, "import")]
+
+
+def test_rust_use_trees_bind_their_names():
+    assert rust_imports("use a::b::C;", "a::b::C") == [("C", "a.b", "C")]
+    assert rust_imports("use crate::x::{self, y::Z as W, *};", "crate::x::{self, y::Z as W, *}") == [
+        ("x", "crate", "x"), ("W", "crate.x.y", "Z")]
+    assert rust_imports("use serde;", "serde") == [("serde", "serde", "")]
+    assert rust_imports("extern crate alloc as a;", "alloc") == [("a", "alloc", "")]
+
+
+def test_rust_modules_are_workspace_files_or_from_elsewhere():
+    modules = ModuleFiles(["engine/Cargo.toml", "engine/src/lib.rs", "engine/src/de/mod.rs", "engine/src/de/value.rs",
+                           "engine/src/ser.rs", "tests/a.rs"], "repo")
+    assert modules.files("std.fmt", "engine/src/ser.rs") is None
+    assert modules.files("serde_json.Value", "engine/src/ser.rs") is None
+    assert modules.files("crate.de.value.Foo", "engine/src/ser.rs") == ["engine/src/de/value.rs"]
+    assert modules.files("super.ser", "engine/src/de/mod.rs") == ["engine/src/ser.rs"]
+    assert modules.files("self.value", "engine/src/de/mod.rs") == ["engine/src/de/value.rs"]
+    assert modules.files("engine.de.Error", "tests/a.rs") == ["engine/src/de/mod.rs"]
+
+
+def test_php_this_self_parent_typed_parameters_properties_and_new(php):
+    assert _related(php, "Cache.read", "callees") == {
+        "Store.get": "type",  # a property declared Store
+        "Other.get": "type",  # a parameter declared Other
+        "Store.put": "type",  # $fresh = new Store()
+        "Store": "import",  # new Store()
+        "Runner.run": "dynamic",  # a property declared with an interface
+        "Cache.refresh": "exact",  # $this->refresh(), self::refresh(), [$this, 'refresh']
+        "Base.close": "name-only",  # parent::close()
+    }
+    assert _related(php, "Job.run", "callers") == {}
+    assert (True, "exact") in _references(php, "refresh")
+
+
+def test_php_uses_bind_their_names():
+    assert php_imports("use App\\Store;", "App\\Store") == [("Store", "App", "Store")]
+    assert php_imports("use App\\{Other, Runner as R};", "Other") == [("Other", "App", "Other"),
+                                                                         ("R", "App", "Runner")]
+    assert php_imports("use function App\\helper;", "App\\helper") == [("helper", "App", "helper")]
+
+
+def test_php_dependency_types_link_nothing_here(php):
+    # a Client from a vendor namespace: its get is not Store's or Other's
+    assert _related(php, "Other.get", "callers") == {"Cache.read": "type"}
+    assert _related(php, "Store.get", "callers") == {"Cache.read": "type"}
+
+
+def test_ruby_self_implicit_self_instance_variables_and_new(ruby):
+    assert _related(ruby, "Cache.read", "callees") == {
+        "Store.get": "type",  # @store = Store.new
+        "Store.put": "type",  # fresh = Store.new
+        "Cache.refresh": "exact",  # a bare call, self.refresh and method(:refresh)
+        "Store.open": "type",  # a class method called on the class
+        "Store": "import",  # Store.new makes a Store
+    }
+    assert _related(ruby, "Other.get", "callers") == {}
+    assert (True, "exact") in _references(ruby, "refresh")
