@@ -1,10 +1,12 @@
 """The documentation says what the code does: docs/cli.md and the parser list the same commands and
-flags, README's commands parse, every relative link leads to a file, every setting has its row."""
+flags, README's commands parse, every relative link leads to a file inside the repository, every
+setting has its row, and no page tells the project's history (that is CHANGELOG.md's)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import re
 import shlex
 from pathlib import Path
@@ -16,16 +18,17 @@ from codesearch.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-DOCS = sorted((ROOT / "docs").glob("*.md"))
+DOCS = sorted((ROOT / "docs").rglob("*.md"))
 README_MAX_LINES = 300
 
 HEADING = re.compile(r"^#{2,} `codesearch(?: (?P<path>[^`]+))?`$")
 ALSO = re.compile(r"^Also: (?P<names>.+)\.$")
 ROW = re.compile(r"^\| (?P<cell>[^|]+) \|")
 LINK = re.compile(r"\[[^\]]*\]\((?P<target>[^)\s]+)\)")
-# issue numbers, stops, and the rounds or sessions of work (not "medians of 5 rounds" of a measurement)
-HISTORY = re.compile(r"\bissues? \d+|\bissue-\d+|\bstops? \d+|\b(?:this|that|the latest|later|earlier) "
-                     r"(?:round|session)s?\b|\bthe (?:round|session) before", re.IGNORECASE)
+# issue numbers (`issue 38`, `#38`), stops, rounds and sessions of work; a benchmark's repetitions are
+# "repetitions" in prose (a script's `--rounds` flag is its name, not prose)
+HISTORY = re.compile(r"\bissues? #?\d+|\bissue-\d+|(?<![\w&/])#\d+\b|\bstops? \d+|(?<!-)\brounds?\b"
+                     r"|\b(?:this|that|the latest|later|earlier) sessions?\b|\bthe session before", re.IGNORECASE)
 
 
 def _parser_surface(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> tuple[set, set]:
@@ -108,7 +111,7 @@ def test_readme_is_a_front_door() -> None:
     assert len(README.read_text(encoding="utf-8").splitlines()) <= README_MAX_LINES
 
 
-@pytest.mark.parametrize("page", [README, *DOCS], ids=lambda p: p.name)
+@pytest.mark.parametrize("page", [README, *DOCS], ids=lambda p: str(p.relative_to(ROOT)))
 def test_relative_links_lead_to_files_in_the_repository(page: Path) -> None:
     for match in LINK.finditer(page.read_text(encoding="utf-8")):
         target = match["target"].split("#")[0]
@@ -129,7 +132,25 @@ def test_settings_doc_has_every_setting_with_its_default() -> None:
         assert rows[f.name] == repr(f.default).strip("'"), f"docs/settings.md: {f.name}'s default"
 
 
-@pytest.mark.parametrize("page", [README, *DOCS], ids=lambda p: p.name)
+@pytest.mark.parametrize("page", [README, *DOCS], ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_development_history_in_readme_or_docs(page: Path) -> None:
     found = [line for line in page.read_text(encoding="utf-8").splitlines() if HISTORY.search(line)]
     assert not found, found[:3]
+
+
+@pytest.mark.parametrize(("line", "history"), [
+    ("Fixed in issue 38.", True), ("as #38 asked", True), ("until stop 32, the writer", True),
+    ("the second round of this work", True), ("in the latest session", True),
+    ("medians of 5 repetitions", False), ("`scripts/bench_grep.py --rounds 7`", False),
+    ("`codesearch daemon stop` ends it", False), ("a `#` in a folder's name", False), ("&#38;", False),
+])
+def test_history_pattern_tells_history_from_prose(line: str, history: bool) -> None:
+    assert bool(HISTORY.search(line)) == history
+
+
+@pytest.mark.parametrize("result", sorted((ROOT / "docs" / "benchmarks").glob("*.json")), ids=lambda p: p.name)
+def test_benchmark_results_are_small_json_without_this_machines_paths(result: Path) -> None:
+    text = result.read_text(encoding="utf-8")
+    json.loads(text)
+    assert len(text) < 256 * 1024, "per-question rows only: no chunk texts"
+    assert str(Path.home()) not in text and not re.search(r'"/(?:home|root|Users)/', text)
