@@ -14,7 +14,7 @@ import tree_sitter_language_pack as tslp
 
 from ..model import CallSite, ImportRef, ParsedDefinition, ParsedFile
 from .languages import LanguageSpec
-from .scopes import EXTERNAL, Scopes
+from .scopes import EXTERNAL, METHOD, Scopes
 
 MAX_SIGNATURE_CHARS = 240
 MAX_DOCSTRING_CHARS = 2000
@@ -459,6 +459,8 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
             hint = scopes.hint(caller, _text(source, receiver) if receiver is not None else None, name)
             if is_ref and (hint == EXTERNAL or (not hint and (receiver is not None or name not in local_names))):
                 continue  # a value of unknown origin: most are variables, not definitions
+            if not hint and receiver is not None and spec.unknown_receivers_call_methods:
+                hint = METHOD
         parsed.calls.append(CallSite(name, node.start_point[0] + 1, caller, hint, is_ref))
     parsed.calls.sort(key=itemgetter(1))  # by line
     top_level = root.named_children

@@ -16,6 +16,7 @@ from ..model import ParsedDefinition
 from .languages import LanguageSpec
 
 SELF, SUPER, EXTERNAL = "self", "super", "ext"
+METHOD = "method"  # a method of a receiver nothing is known of (LanguageSpec.unknown_receivers_call_methods)
 CONFLICT = ""  # a name bound to two different types in one scope: its type is not known
 _CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _TYPE_CUT = re.compile(r"[\[<({|,\s]")

@@ -388,6 +388,8 @@ class _Hinted:
             return (mine, 1.0 / len(mine), EXACT) if mine else by_name.choose()
         if hint == "super":
             return by_name.choose(leave_out=by_name.scope)
+        if hint == "method":
+            return self._method(by_name)
         owner, _, module = hint.partition("@")
         files = self.facts.modules().files(module, by_name.path) if module else []
         if files is None:
@@ -398,6 +400,22 @@ class _Hinted:
         if not found and files:
             found = self._exported_from(by_name.candidates, set(files))
         return (found, 1.0 / len(found), BY_IMPORT) if found else by_name.choose()
+
+    def _method(self, by_name: _ByName) -> _Choice:
+        """A call on a receiver nothing is known of: the methods of its name (definitions inside a
+        class) in the caller's file, else in the nearest files its imports reach, where a value's
+        type comes from; a guess among them where they are several, none where none is near."""
+        layer, seen = {by_name.path}, {by_name.path}
+        for depth in range(REEXPORT_DEPTH + 2):
+            found = [s for s in by_name.candidates.anywhere_in(layer) if "." in s.qualified_name]
+            if found:
+                how = BY_NAME if len(found) > 1 else EXACT if depth == 0 else BY_IMPORT
+                return found, 1.0 / len(found), how
+            layer = self.facts.imported_by(layer) - seen
+            if not layer:
+                break
+            seen |= layer
+        return [], 0.0, BY_NAME
 
     def _exported_from(self, candidates: _Definitions, files: set[str]) -> list[Symbol]:
         """A module's name that a file it imports defines (an `index.ts` or `__init__.py` that

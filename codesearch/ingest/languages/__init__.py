@@ -65,6 +65,9 @@ class LanguageSpec:
     receiver_rewrites: tuple[tuple[str, str], ...] = ()
     implicit_receiver: str = ""  # what a call with no receiver is made on inside a class (Ruby: self)
     builtin_types: frozenset[str] = frozenset()  # types whose methods are never the repository's
+    # a call on a receiver nothing is known of goes to a method (a definition inside a class) that
+    # the caller's file or the nearest files its imports reach define, not to a guess by name
+    unknown_receivers_call_methods: bool = False
     literal_types: tuple[tuple[str, str], ...] = ()  # literal node type -> its built-in type
     constructors_capitalized: bool = False  # a call binds a type only when the callee is capitalized
     # a capitalized name that is no variable is a type (Java, C#, Kotlin): a receiver that is one

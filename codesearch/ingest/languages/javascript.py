@@ -71,6 +71,7 @@ SPEC = LanguageSpec(
     block_types=BLOCKS,
     self_names=SELF_NAMES,
     builtin_types=BUILTIN_TYPES,
+    unknown_receivers_call_methods=True,
     literal_types=LITERAL_TYPES,
     import_aliases=import_aliases,
     query=FUNCTIONS + CALLS + r"""

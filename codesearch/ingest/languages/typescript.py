@@ -27,6 +27,7 @@ SPEC = LanguageSpec(
     query=FUNCTIONS + CALLS + TYPES,
     self_names=SELF_NAMES,
     builtin_types=BUILTIN_TYPES,
+    unknown_receivers_call_methods=True,
     literal_types=LITERAL_TYPES,
     import_aliases=import_aliases,
 )

@@ -1,0 +1,54 @@
+"""TypeScript and JavaScript calls resolved as a type-aware tool would: a call on a receiver whose
+type is not known goes to the methods of its name that the caller's file or the nearest files its
+imports reach define, never to a function of that name or a method no import leads to."""
+
+from __future__ import annotations
+
+from codesearch.config import load_settings
+from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer
+from codesearch.search.relations import definitions_named, neighbours
+from codesearch.store.edges import CallGraph
+
+
+def _index(tmp_path, files: dict[str, str]) -> Index:
+    root = tmp_path / "repo"
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    index = Index(root, load_settings(root), create=True)
+    Indexer(index).run(embed=False)
+    return index
+
+
+def _callees(index: Index, name: str) -> dict[tuple[str, str], str]:
+    """(path, qualified name) -> resolution of the direct callees of `name`."""
+    graph = CallGraph(index.catalog)
+    found = [r for r in neighbours(graph, definitions_named(index.catalog, name), "callees") if r.depth == 1]
+    chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
+    return {(chunks[r.id].path, chunks[r.id].qualified_name): r.resolution for r in found}
+
+
+UNKNOWN_RECEIVERS = {
+    "v3/types.ts": "export class ZodType {\n  parse(data: unknown) { return data; }\n}\n",
+    "v3/index.ts": 'export * from "./types";\n',
+    "v4/schemas.ts": ("export interface ZodType {\n  parse(data: unknown): unknown;\n}\n"
+                      "export function parse(schema: unknown, data: unknown) { return data; }\n"),
+    "v4/index.ts": 'export * from "./schemas";\n',
+    "v3/tests/parse.test.ts": ('import * as z from "../index";\n\n'
+                               "export function check(schema) {\n  return schema.parse(1);\n}\n"),
+    "v4/tests/parse.test.ts": ('import * as z from "../index";\n\n'
+                               "export function check4(schema) {\n  return schema.parse(1);\n}\n"),
+    "lib/app.js": ("function parse(text) { return text; }\n"
+                   "export function load(req) {\n  return req.parse();\n}\n"),
+}
+
+
+def test_a_call_on_an_unknown_receiver_goes_to_the_methods_its_imports_reach(tmp_path):
+    index = _index(tmp_path, UNKNOWN_RECEIVERS)
+    try:
+        assert _callees(index, "check") == {("v3/types.ts", "ZodType.parse"): "import"}
+        assert _callees(index, "check4") == {("v4/schemas.ts", "ZodType.parse"): "import"}
+        assert _callees(index, "load") == {}  # a function, not a method: `req` holds none of them
+    finally:
+        index.close()
