@@ -52,3 +52,19 @@ def test_a_call_on_an_unknown_receiver_goes_to_the_methods_its_imports_reach(tmp
         assert _callees(index, "load") == {}  # a function, not a method: `req` holds none of them
     finally:
         index.close()
+
+
+def test_a_namespace_re_export_does_not_export_its_names(tmp_path):
+    """`export * as coerce from "./coerce"` makes `coerce.string`, not `string`: `z.string()` through
+    the re-exporting module is the one `export * from "./schemas"` brings."""
+    index = _index(tmp_path, {
+        "external.ts": 'export * as coerce from "./coerce";\nexport * from "./schemas";\n',
+        "coerce.ts": "export function string() { return 1; }\n",
+        "schemas.ts": "export function string() { return 2; }\n",
+        "tests/string.test.ts": ('import * as z from "../external";\n\n'
+                                 "export function check() {\n  return z.string();\n}\n"),
+    })
+    try:
+        assert _callees(index, "check") == {("schemas.ts", "string"): "import"}
+    finally:
+        index.close()
