@@ -110,7 +110,7 @@ class Scopes:
     def _type_hint(self, type_text: str) -> str:
         """The hint for a value of this type: a built-in, a type of an import, or of this repository."""
         name = type_name(type_text)
-        if not name or name in self.spec.builtin_types:
+        if not name or (name in self.spec.builtin_types and not self.spec.extension_receiver):
             return EXTERNAL
         if name in self.spec.self_names:  # Rust's `Self`: the caller's own type
             return SELF
@@ -170,9 +170,9 @@ class Scopes:
             if not member:
                 return f"@{_module_of(alias, receiver)}"
             return f"{member}@{module}" if not rest else ""
+        if self.spec.capitalized_types and head in self.spec.builtin_types:
+            return EXTERNAL  # a built-in type's static member (`Math.max`, `System.out`, `string.Join`)
         if self.spec.capitalized_types and head[:1].isupper():
-            if head in self.spec.builtin_types:
-                return EXTERNAL  # a built-in type's static member (`Math.max`, `System.out`)
             return f"{head}@" if not rest and not head.isupper() else ""
         return ""
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..paths import sqlite_uri
 from .catalog import Catalog
+from .extension_methods import ExtendedTypes, extension_receiver
 from .graph_reads import (
     GUESS_WEIGHT,
     MAX_CANDIDATES,
@@ -80,6 +81,7 @@ class _NameFacts:
         self._defined: dict[str, int] = {}
         self._modules: ModuleFiles | None = None
         self._imports: dict[str, set[str]] = {}  # a file -> the files it imports
+        self.extended = ExtendedTypes()
 
     def modules(self) -> ModuleFiles:
         """The repository's files as imports name them, read once a run (only where a call goes
@@ -168,6 +170,11 @@ class _Definitions:
         if self.symbols or self.complete:
             return bool(self.symbols)
         return self.facts.defined(self.name) > 0
+
+    def every(self) -> list[Symbol]:
+        """Every definition of the name (all read, where only the near ones were)."""
+        self._complete()
+        return self.symbols
 
     def the_only_one(self) -> list[Symbol]:
         """[the definition] where the name has exactly one, else []."""
@@ -431,10 +438,15 @@ class _Hinted:
                 return found
         return []
 
+    def _extensions(self, by_name: _ByName, owner: str, pattern: str) -> list[Symbol]:
+        return self.facts.extended.methods(self.facts.db, by_name.candidates.every(), owner, pattern) if pattern else []
+
     def _of_type(self, by_name: _ByName, owner: str, module: str, files: set[str]) -> _Choice:
         kinds = self.kinds.get(owner)
-        if not kinds and not files:
-            return [], 0.0, BY_TYPE  # a type this repository does not define
+        extends = extension_receiver(by_name.path)
+        if not kinds and not files:  # a type this repository does not define: only its extensions
+            found = self._extensions(by_name, owner, extends)
+            return found, (1.0 / len(found) if found else 0.0), BY_TYPE
         members = by_name.candidates.of_type(owner)
         if files:
             members = [s for s in members if s.path in files] or members
@@ -444,6 +456,9 @@ class _Hinted:
         if members:
             how = DYNAMIC if dynamic else EXACT if owner == by_name.scope.rsplit(".", 1)[-1] else BY_TYPE
             return members, 1.0 / len(members), how
+        found = self._extensions(by_name, owner, extends)
+        if found:
+            return found, 1.0 / len(found), BY_TYPE
         if dynamic or owner == by_name.name:
             # an interface's method that is no definition of its own, or a constructor the type
             # does not declare (`new Foo()`): the type's declaration

@@ -74,3 +74,67 @@ def test_java_calls_on_outside_types_link_nothing_local(java):
 
 def test_java_method_reference_is_a_reference(java):
     assert _references(java, "refresh") == [(False, "exact"), (True, "exact")]
+
+
+@pytest.fixture(scope="module")
+def csharp(tmp_path_factory):
+    index = _index(tmp_path_factory.mktemp("csharp"), "csharp_calls")
+    yield index
+    index.close()
+
+
+def test_csharp_receivers_base_and_extension_methods(csharp):
+    callees = _related(csharp, "Cache.Read", "callees")
+    assert callees == {
+        "Example.Cache.Refresh": "exact",  # this.Refresh() and the method group Apply(Refresh)
+        "Example.Cache.Apply": "exact",
+        "Example.Store.Get": "type",  # a field declared Store
+        "Example.Other.Get": "type",  # a parameter declared Other
+        "Example.Store": "type",  # new Store()
+        "Example.Store.Put": "type",  # var fresh = new Store()
+        "Example.IRunner.Run": "dynamic",  # a property of the interface's type: its declaration
+        "Example.Util.Strings.Upper": "type",  # a static call on the class
+        "Example.Util.Strings.Shout": "type",  # an extension method of string
+        "Example.Util.Strings.AsList": "type",  # an extension method of IEnumerable<T>
+        "Example.Base.Close": "type",  # base.Close(): the first base, not the own override
+    }
+
+
+def test_csharp_calls_on_outside_types_link_nothing_local(csharp):
+    # a Dictionary's Remove is not the class's own Remove; Console.WriteLine is the base library's
+    assert _related(csharp, "Cache.Remove", "callers") == {}
+    assert _related(csharp, "Job.Run", "callers") == {}
+    assert _references(csharp, "Refresh") == [(False, "exact"), (True, "exact")]
+
+
+@pytest.fixture(scope="module")
+def kotlin(tmp_path_factory):
+    index = _index(tmp_path_factory.mktemp("kotlin"), "kotlin_calls")
+    yield index
+    index.close()
+
+
+def test_kotlin_receivers_constructors_and_extension_functions(kotlin):
+    callees = _related(kotlin, "Cache.read", "callees")
+    assert callees == {
+        "Cache.refresh": "exact",  # this.refresh() and ::refresh
+        "Store.get": "type",  # a constructor `val` property declared Store
+        "Other.get": "type",  # a parameter declared Other
+        "Store": "type",  # Store(): a capitalized callee constructs
+        "Store.put": "type",  # val fresh = Store()
+        "Runner.run": "dynamic",  # a nullable property of the interface's type
+        "Strings.upper": "type",  # a call on an imported object
+        "shout": "type",  # an extension function of String
+        "firstOrNone": "type",  # an extension function of Iterable<T>, called on a Set
+        "Base.close": "type",  # super.close(): the superclass, not the own override
+    }
+
+
+def test_kotlin_calls_on_outside_types_link_nothing_local(kotlin):
+    # a MutableMap's remove is not the class's own remove; kotlin.math.max is not util's max;
+    # a ConcurrentHashMap's get (java.util) is neither Store's nor Other's
+    assert _related(kotlin, "Cache.remove", "callers") == {}
+    assert _related(kotlin, "max", "callers") == {}
+    assert _related(kotlin, "Client.fetch", "callees") == {}
+    assert _related(kotlin, "Job.run", "callers") == {}
+    assert _references(kotlin, "refresh") == [(False, "exact"), (True, "exact")]

@@ -76,6 +76,10 @@ class LanguageSpec:
     # a receiver that is the caller's bases, or the keyword a class declaration names its base
     # class with, bound to that class (`extends`: `super.m()` is the base's m)
     super_names: frozenset[str] = frozenset({"super"})
+    # methods may be declared outside their type (C#, Kotlin): a regular expression whose group 1
+    # is the type a method's signature extends; a value of a built-in type or of a type this
+    # repository does not define may still call such a method of the repository
+    extension_receiver: str = ""
     # an import statement's text and module -> (name it binds, module, member imported or "")
     import_aliases: Callable[[str, str], list[tuple[str, str, str]]] | None = None
 

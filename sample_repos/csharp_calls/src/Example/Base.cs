@@ -1,0 +1,9 @@
+namespace Example
+{
+    public class Base
+    {
+        public virtual void Close()
+        {
+        }
+    }
+}

@@ -1,0 +1,7 @@
+namespace Example
+{
+    public interface IRunner
+    {
+        void Run();
+    }
+}

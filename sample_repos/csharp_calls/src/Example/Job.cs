@@ -1,0 +1,9 @@
+namespace Example
+{
+    public class Job : IRunner
+    {
+        public void Run()
+        {
+        }
+    }
+}

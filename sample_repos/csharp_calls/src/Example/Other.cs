@@ -1,0 +1,10 @@
+namespace Example
+{
+    public class Other
+    {
+        public string Get(string key)
+        {
+            return key;
+        }
+    }
+}

@@ -1,0 +1,6 @@
+package com.example
+
+open class Base {
+    open fun close() {
+    }
+}

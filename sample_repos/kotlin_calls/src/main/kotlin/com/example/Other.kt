@@ -1,0 +1,5 @@
+package com.example
+
+class Other {
+    fun get(key: String): String = key
+}

@@ -1,0 +1,10 @@
+package com.example
+
+interface Runner {
+    fun run()
+}
+
+class Job : Runner {
+    override fun run() {
+    }
+}
