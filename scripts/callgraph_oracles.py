@@ -178,8 +178,10 @@ SCIP_TIMEOUT_S = 1800
 def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
     """The symbol scip-typescript records at each site, placed at its definition in the index.
     A symbol the index holds no definition of lies outside the project (a library's types);
-    a site with no symbol (an import that did not resolve: dependencies not installed), or with a
-    local symbol its document does not define (one the tool could not name), is unknown.
+    a site with no symbol (an import that did not resolve: dependencies not installed), with a
+    local symbol its document does not define (one the tool could not name), or with a symbol of
+    the project's own package that no indexed document defines (a file its tsconfig.json leaves
+    out of the index), is unknown.
     The project is the nearest folder at or above the root with a tsconfig.json."""
     root = root.resolve()
     with tempfile.TemporaryDirectory(prefix="scip-") as scratch:
@@ -192,6 +194,7 @@ def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
             if o.definition:
                 defined.setdefault(_symbol_key(doc_path, o.symbol), set()).add((inside(root, project / doc_path),
                                                                                o.line + 1))
+    own = {_package(symbol) for _, symbol in defined if not symbol.startswith("local ")}
     out: dict[CallSite, Answer] = {}
     for path, file_sites in by_file(sites).items():
         doc_path = (root / path).relative_to(project).as_posix()
@@ -208,8 +211,8 @@ def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
             if hit is None:
                 continue
             places = defined.get(_symbol_key(doc_path, hit.symbol), set())
-            if not places and hit.symbol.startswith("local "):
-                continue  # a local symbol the document does not define: the tool could not name it
+            if not places and (hit.symbol.startswith("local ") or _package(hit.symbol) in own):
+                continue  # a symbol the tool could not name, or one of a file it did not index
             targets = frozenset((p, line) for p, line in places if p is not None)
             out[site] = Answer(targets, outside=not targets)
     return out
@@ -235,6 +238,11 @@ def run_scip_typescript(root: Path, output: Path) -> Path:
         if inferred is not None:  # the tool writes the configuration it inferred there: not left in the checkout
             inferred.unlink(missing_ok=True)
     return project
+
+
+def _package(symbol: str) -> str:
+    """The package a global symbol belongs to (`scip-typescript npm immer 10.0.3`)."""
+    return " ".join(symbol.split(" ", 4)[:4])
 
 
 def _symbol_key(doc_path: str, symbol: str) -> tuple[str, str]:
