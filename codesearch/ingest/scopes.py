@@ -139,7 +139,11 @@ class Scopes:
             if not self.spec.implicit_receiver or not name[:1].islower() or self._class_of(scope) is None:
                 return ""  # a capitalized name is a class made (`Foo.new`), not a method called
             receiver = self.spec.implicit_receiver
-        receiver = self._spelled(receiver.strip())
+        receiver = receiver.strip()
+        path = bool(self.spec.path_separator) and self.spec.path_separator in receiver
+        if path and receiver.endswith(self.spec.path_separator + name):  # `a::B::f`, the receiver of f: a::B
+            receiver = receiver[:-len(self.spec.path_separator + name)]
+        receiver = self._spelled(receiver)
         word = receiver.split("(", 1)[0].split(".", 1)[0]
         if word in self.spec.super_names:
             if receiver != word and not receiver.startswith(word + "("):
@@ -170,6 +174,8 @@ class Scopes:
             if not member:
                 return f"@{_module_of(alias, receiver)}"
             return f"{member}@{module}" if not rest else ""
+        if path and head[:1].islower():
+            return f"@{receiver}"
         if self.spec.capitalized_types and head in self.spec.builtin_types:
             return EXTERNAL  # a built-in type's static member (`Math.max`, `System.out`, `string.Join`)
         if self.spec.capitalized_types and head[:1].isupper():

@@ -160,6 +160,10 @@ class _Definitions:
         return self._at(i for stem, positions in self._stems.items() if any(stem in t for t in texts)
                         for i in positions)
 
+    def nested_in(self, path: str, qualified_name: str) -> list[Symbol]:
+        """The definitions in file `path` with this qualified name."""
+        return [self.symbols[i] for i in self.by_path.get(path, ()) if self.symbols[i].qualified_name == qualified_name]
+
     def of_type(self, owner: str) -> list[Symbol]:
         """The definitions that belong to type `owner` (`owner.name`, at any depth)."""
         self._complete()
@@ -313,6 +317,10 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
                               import_texts.get(path, []), import_words[path], name, bool(ref))
             choice = choices[key] = hinted.choose(by_name, hint) if hint else by_name.choose()
         chosen, weight, how = choice
+        if not hint and caller_qualified:  # a function defined inside the caller: it shadows the others
+            inner = candidates.nested_in(path, f"{caller_qualified}.{name}")
+            if inner:
+                chosen, weight, how = inner, 1.0 / len(inner), EXACT
         if weight == GUESS:
             guesses.add((caller, nid))
         for symbol in chosen:
@@ -336,6 +344,13 @@ _Choice = tuple[list[Symbol], float, int]  # definitions, each one's weight, how
 def _scope_of(caller_qualified: str) -> str:
     """The enclosing scope of a caller (`Outer.method` -> `Outer`): calls prefer definitions there."""
     return caller_qualified.rsplit(".", 1)[0] if "." in caller_qualified else ""
+
+
+def _seen_from(qualified_name: str, scope: str) -> bool:
+    """Whether a definition is in sight of calls made in `scope`: at the top of its file, or
+    inside a definition that encloses them."""
+    parent = qualified_name.rpartition(".")[0]
+    return not parent or scope == parent or scope.startswith(parent + ".")
 
 
 def _mentions(name: str, import_texts: list[str], import_words: frozenset[str]) -> bool:
@@ -365,8 +380,10 @@ class _ByName:
         same_file = [s for s in candidates.in_files({self.path})
                      if not leave_out or not s.qualified_name.startswith(leave_out + ".")]
         if same_file:
-            same_scope = [s for s in same_file if self.scope and s.qualified_name.startswith(self.scope + ".")]
-            pick = same_scope or same_file
+            # a function defined inside another is seen only there (`fn test` nested in one test)
+            visible = [s for s in same_file if _seen_from(s.qualified_name, self.scope)] or same_file
+            same_scope = [s for s in visible if self.scope and s.qualified_name.startswith(self.scope + ".")]
+            pick = same_scope or visible
             return pick, 1.0 / len(pick), EXACT
         from_imports = candidates.in_files(self.imported)
         if not from_imports and _mentions(self.name, self.import_texts, self.import_words):

@@ -146,11 +146,17 @@ class ModuleFiles:
             base = posixpath.dirname(stem) if posixpath.basename(stem) in _RUST_ENTRY else stem
             while parts and parts[0] in ("self", "super"):
                 base = posixpath.dirname(base) if parts.pop(0) == "super" else base
-        else:
-            crate = self._rust_crate(parts.pop(0))
-            if crate is None:
-                return None
-            base = crate
+        else:  # a module beside the importer's (`mod a;` names `a` in paths), else a crate
+            stem = posixpath.splitext(importer)[0]
+            here = posixpath.dirname(stem) if posixpath.basename(stem) in _RUST_ENTRY else stem
+            beside = posixpath.join(here, parts[0])
+            if self._stems(beside, exact=True) or self._stems(beside + "/mod", exact=True):
+                base = here
+            else:
+                crate = self._rust_crate(parts.pop(0))
+                if crate is None:
+                    return None
+                base = crate
         while parts:  # `a.b.C` (a member of a.b), then a.b, then a
             key = posixpath.join(base, *parts) if base else "/".join(parts)
             found = self._stems(key, exact=True) or self._stems(key + "/mod", exact=True)

@@ -64,6 +64,9 @@ class LanguageSpec:
     # them, `.` between parts: PHP's `$this->x` as `$this.x`, Rust's `a::B` as `a.B`, Ruby's `@x` as `self.x`
     receiver_rewrites: tuple[tuple[str, str], ...] = ()
     implicit_receiver: str = ""  # what a call with no receiver is made on inside a class (Ruby: self)
+    # a receiver spelled with this (Rust's `::`) is a path, its last part the name called: a
+    # head no binding or import names is a module or crate (`crate::a::f()`, `syn::Ident::new()`)
+    path_separator: str = ""
     builtin_types: frozenset[str] = frozenset()  # types whose methods are never the repository's
     # a call on a receiver nothing is known of goes to a method (a definition inside a class) that
     # the caller's file or the nearest files its imports reach define, not to a guess by name

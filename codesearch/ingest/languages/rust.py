@@ -62,7 +62,7 @@ _TYPED = ("(parameter pattern: (identifier) @bind.name type: {})",
           "(let_declaration pattern: (identifier) @bind.name type: {})",
           "(field_declaration name: (field_identifier) @bind.name type: {})")
 _BOUND = "(trait_bounds . [(type_identifier) (scoped_type_identifier) (generic_type)] @bind.type)"
-_PATH = "[(identifier) (scoped_identifier)]"  # a path a call is made through: a type or a module
+_PATH = "[(identifier) (scoped_identifier)]"  # the path a call is made through: a type or a module
 
 SPEC = LanguageSpec(
     name="rust",
@@ -77,7 +77,10 @@ SPEC = LanguageSpec(
                              "Box", "Rc", "Arc", "[]"}),
     # the prelude's variants and `drop` are never the repository's definitions
     ignored_calls=frozenset({"Ok", "Err", "Some", "drop"}),
-    receiver_rewrites=((r"::", "."),),
+    # a path's receiver is the path without the name called; `self::a` is the module a beside the caller
+    path_separator="::",
+    receiver_rewrites=((r"^self::", ""), (r"::", ".")),
+    unknown_receivers_call_methods=True,  # `x.m()` calls a method, never a free function
     import_aliases=import_aliases,
     query=definitions("(identifier)", "function_item function", "function_signature_item function")
           + definitions("(type_identifier)", "struct_item struct", "enum_item enum", "union_item union",
@@ -95,19 +98,18 @@ SPEC = LanguageSpec(
 (call_expression function: [(field_expression value: (_) @call.receiver field: (field_identifier) @call)
                             (generic_function function: (field_expression value: (_) @call.receiver
                                                                           field: (field_identifier) @call))])
-(call_expression function: [(scoped_identifier path: """ + _PATH + r""" @call.receiver name: (identifier) @call)
-                            (generic_function function: (scoped_identifier path: """ + _PATH + r""" @call.receiver
-                                                                           name: (identifier) @call))]
+(call_expression function: [(scoped_identifier path: """ + _PATH + r""" name: (identifier) @call) @call.receiver
+                            (generic_function function: (scoped_identifier path: """ + _PATH + r"""
+                                                                           name: (identifier) @call) @call.receiver)]
   (#match? @call "^[a-z_]"))
-(call_expression function: (scoped_identifier path: [(identifier) (scoped_identifier)] @call.receiver
-                                              name: (identifier) @call)
-  (#match? @call.receiver "^[a-z_][a-z_0-9:]*$") (#match? @call "^[A-Z]"))
+(call_expression function: (scoped_identifier path: """ + _PATH + r""" name: (identifier) @call) @call.receiver
+  (#match? @call.receiver "^[a-z_][a-z_0-9:]*::[A-Z][A-Za-z0-9_]*$"))
 (call_expression function: (scoped_identifier path: [(generic_type type: (_) @call.receiver)
                                                      (bracketed_type (qualified_type alias: (_) @call.receiver))]
                                               name: (identifier) @call))
 (macro_invocation macro: (identifier) @call)
 (arguments (identifier) @ref)
-(arguments (scoped_identifier path: """ + _PATH + r""" @ref.receiver name: (identifier) @ref) (#match? @ref "^[a-z_]"))
+(arguments (scoped_identifier path: """ + _PATH + r""" name: (identifier) @ref) @ref.receiver (#match? @ref "^[a-z_]"))
 (scoped_identifier path: (identifier) @bind.name @bind.type (#match? @bind.name "^[A-Z]"))
 (scoped_identifier path: (generic_type type: (type_identifier) @bind.name @bind.type))
 (qualified_type alias: (type_identifier) @bind.name @bind.type)
