@@ -487,7 +487,14 @@ class _Hinted:
             found = by_name.candidates.in_files(set(self.facts.modules().files(inner, by_name.path) or ()))
             if found:
                 return found, 1.0 / len(found), BY_IMPORT
-        return by_name.choose()  # inherited, or from a base this file cannot see
+        chosen = by_name.choose()  # inherited, or from a base this file cannot see
+        if chosen[1] == GUESS and files and not kinds:
+            # a value the module exports, no type (`import { z }` of `export * as z`): the name
+            # is what the module or the files it re-exports define, not a guess
+            found = by_name.candidates.in_files(files) or self._exported_from(by_name.candidates, files)
+            if found:
+                return found, 1.0 / len(found), BY_IMPORT
+        return chosen
 
 
 # --- reading the graph ------------------------------------------------------------------------

@@ -68,3 +68,20 @@ def test_a_namespace_re_export_does_not_export_its_names(tmp_path):
         assert _callees(index, "check") == {("schemas.ts", "string"): "import"}
     finally:
         index.close()
+
+
+def test_a_namespace_imported_by_name_is_the_module_it_re_exports(tmp_path):
+    """`import { z } from "../index"`, where index.ts exports `import * as z from "./external"`:
+    `z.string()` is the string external.ts re-exports, not a guess among every `string`."""
+    index = _index(tmp_path, {
+        "index.ts": 'import * as z from "./external";\nexport { z };\n',
+        "external.ts": 'export * from "./schemas";\n',
+        "schemas.ts": "export function string() { return 2; }\n",
+        "mini/schemas.ts": "export function string() { return 3; }\n",
+        "tests/string.test.ts": ('import { z } from "../index";\n\n'
+                                 "export function check() {\n  return z.string();\n}\n"),
+    })
+    try:
+        assert _callees(index, "check") == {("schemas.ts", "string"): "import"}
+    finally:
+        index.close()

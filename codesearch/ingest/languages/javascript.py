@@ -57,9 +57,14 @@ FUNCTIONS = (definitions("(identifier)", "function_declaration function", "gener
 """)
 WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration", "expression_statement"})
 SELF_NAMES = frozenset({"this"})
+# the types of the language and its runtimes, whose methods are never the repository's
 BUILTIN_TYPES = frozenset({"string", "number", "boolean", "bigint", "symbol", "object", "Object", "Map", "Set",
                            "WeakMap", "WeakSet", "Array", "ReadonlyArray", "Promise", "Date", "RegExp", "Error",
-                           "Record", "URL", "URLSearchParams", "Headers", "Request", "Response", "[]"})
+                           "Record", "URL", "URLSearchParams", "Headers", "Request", "Response", "[]",
+                           "String", "Number", "Boolean", "BigInt", "Symbol", "JSON", "Math", "Reflect", "Intl",
+                           "Proxy", "Atomics", "ArrayBuffer", "DataView", "Uint8Array", "TextEncoder", "TextDecoder",
+                           "AbortController", "AbortSignal", "FormData", "Blob", "ReadableStream", "WritableStream",
+                           "TypeError", "RangeError", "SyntaxError", "Buffer", "any", "unknown", "never"})
 LITERAL_TYPES = (("array", "Array"), ("string", "string"), ("template_string", "string"))
 BLOCKS = frozenset({"statement_block", "class_body", "if_statement", "for_statement", "while_statement",
                     "try_statement", "switch_statement", "object"})
