@@ -74,6 +74,7 @@ class Ranked:
     chunk: Chunk
     score: float
     notes: list[str] = field(default_factory=list)
+    signals: dict[str, float] = field(default_factory=dict)  # step -> what it saw (scripts/train_ranker.py)
 
 
 def _stem(word: str) -> str:
@@ -153,6 +154,7 @@ def _boost_identifiers(query: str, items: list[Ranked], factor: float) -> None:
         if c.kind in DEFINITION_KINDS and c.part == 1 and c.name.lstrip("$") in names:
             r.score *= factor
             r.notes.append(f"named in the query x{factor:.2f}")
+            r.signals["identifier"] = 1.0
 
 
 def _joined_words(query: str) -> set[str]:
@@ -188,8 +190,10 @@ def _boost_joined_names(query: str, items: list[Ranked], stem_factor: float, mai
             name = _loose(_base_name(c.name))
             if name in named and name == stem:
                 factor = main_factor
+                r.signals["main_definition"] = 1.0
         if stem in joined:
             factor = max(factor, stem_factor)
+            r.signals["joined_stem"] = 1.0
         if factor != 1.0:
             r.score *= factor
             r.notes.append(f"name spelled by the query x{factor:.2f}")
@@ -211,6 +215,7 @@ def _file_coherence(items: list[Ranked], share: float) -> None:
     most = max(total.values())
     for path, r in best.items():
         r.score += share * top * total[path] / most
+        r.signals["coherence"] = total[path] / most
 
 
 def _boost_symbol(query: str, items: list[Ranked], test_demotion: float, stem_bonus: float) -> None:
@@ -242,6 +247,7 @@ def _boost_symbol(query: str, items: list[Ranked], test_demotion: float, stem_bo
             tier += stem_bonus
         r.score += gap * tier
         r.notes.append(note)
+        r.signals["symbol_tier"] = tier
 
 
 def template_shares(messages: tuple[str, ...], templates: Mapping[str, str]) -> dict[str, float]:
@@ -283,6 +289,7 @@ def _boost_exact(items: list[Ranked], shares: Mapping[str, float], test_factor: 
                 share *= test_factor
             r.score += gap * share
             r.notes.append(f"holds {share:.0%} of the query's text word for word")
+            r.signals["exact"] = share
 
 
 def _query_words(query: Query, decay: float) -> dict[str, float]:
@@ -337,6 +344,7 @@ def _boost_names(query: Query, items: list[Ranked], options: RankingOptions) -> 
         if in_path or in_name:
             factor = 1.0 + options.path_weight * min(in_path, 2) + options.name_weight * min(in_name, 2)
             r.score *= factor
+            r.signals["path_words"], r.signals["name_words"] = min(in_path, 2), min(in_name, 2)
             r.notes.append(f"name/path match x{factor:.2f}")
 
 
@@ -348,6 +356,7 @@ def _boost_named_files(named: tuple[str, ...], items: list[Ranked]) -> None:
         if mentions(r.chunk.path, named):
             r.score *= NAMED_FILE_BOOST
             r.notes.append(f"file named by the report x{NAMED_FILE_BOOST}")
+            r.signals["named_file"] = 1.0
 
 
 @lru_cache(maxsize=65536)
@@ -370,6 +379,7 @@ def _dedupe_parent_child(items: list[Ranked]) -> list[Ranked]:
         if (c.parent_id and c.parent_id in taken) or c.id in parents_of_taken:
             r.notes.append("parent or child ranked higher")
             r.score *= 0.5
+            r.signals["parent_child"] = 1.0
             demoted.append(r)
             continue
         kept.append(r)
@@ -386,6 +396,7 @@ def _diminish_per_file(items: list[Ranked], decay: float) -> None:
         if n:
             r.score *= decay ** n
             r.notes.append(f"chunk {n + 1} of its file x{decay ** n:.2f}")
+            r.signals["file_position"] = n
         seen[r.chunk.path] += 1
 
 
