@@ -11,9 +11,10 @@ Usage: scripts/callgraph_handcheck.py [--repos-json FILE] [--bench-dir DIR] [--i
 A NAME is a repository of --repos-json (its benchmark_root under --bench-dir is indexed); a PATH
 is a folder indexed whole. --index-dir keeps the index (updated in place on the next run).
 --json writes the sample as a list of {site, name, target, how, verdict, reason}, verdict and
-reason left empty to fill in (or carried over from --verdicts, matched by site, name and target);
---verdicts alone prints right and wrong per `how` of a filled-in file against the sample drawn now.
-The codesearch package on PYTHONPATH is the one measured (an older checkout's, for a "before").
+reason left empty to fill in (or carried over from --verdicts, a file of such lists, or of an
+object whose values are such lists, matched by site, name and target), and the verdicts are
+counted per `how`. The codesearch package on PYTHONPATH is the one measured (an older checkout's,
+for a "before"); an index kept with --index-dir is not parsed again after a change to the parser.
 """
 
 from __future__ import annotations
@@ -118,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
                    key=lambda e: (e[0], e[1].path, e[1].start_line))
     sample = [entry(root, *edge) for edge in drawn]
     if args.verdicts:
-        known = {_key(item): item for item in json.loads(args.verdicts.read_text())}
+        filled = json.loads(args.verdicts.read_text())
+        lists = [v for v in filled.values() if isinstance(v, list)] if isinstance(filled, dict) else [filled]
+        known = {_key(item): item for entries in lists for item in entries}
         for item in sample:
             if _key(item) in known:
                 item["verdict"], item["reason"] = known[_key(item)]["verdict"], known[_key(item)]["reason"]

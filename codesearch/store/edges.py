@@ -469,7 +469,7 @@ class _Hinted:
             members = [s for s in members if s.path in files] or members
         else:  # a type named without an import: this file's own, where it has one
             members = [s for s in members if s.path == by_name.path] or members
-        dynamic = bool(kinds and kinds & _INTERFACE_KINDS)
+        dynamic = bool(kinds and kinds & _INTERFACE_KINDS) and owner != by_name.name  # not a constructor
         if members:
             how = DYNAMIC if dynamic else EXACT if owner == by_name.scope.rsplit(".", 1)[-1] else BY_TYPE
             return members, 1.0 / len(members), how
