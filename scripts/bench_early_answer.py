@@ -79,15 +79,15 @@ def _figures(ranks: list[int | None]) -> dict[str, float]:
 
 
 def _hit(ranks: list[int | None]) -> float:
-    return statistics.mean(r is not None for r in ranks)
+    return float(statistics.mean(r is not None for r in ranks))
 
 
 def _top(ranks: list[int | None]) -> float:
-    return statistics.mean(r == 1 for r in ranks)
+    return float(statistics.mean(r == 1 for r in ranks))
 
 
 def _mrr(ranks: list[int | None]) -> float:
-    return statistics.mean(1 / r if r else 0.0 for r in ranks)
+    return float(statistics.mean(1 / r if r else 0.0 for r in ranks))
 
 
 if __name__ == "__main__":
