@@ -55,11 +55,13 @@ def test_a_call_on_an_unknown_receiver_goes_to_the_methods_its_imports_reach(tmp
 
 
 def test_a_namespace_re_export_does_not_export_its_names(tmp_path):
-    """`export * as coerce from "./coerce"` makes `coerce.string`, not `string`: `z.string()` through
-    the re-exporting module is the one `export * from "./schemas"` brings."""
+    """`export * as coerce from "./coerce"` makes `coerce.string`, not `string`, and `export type`
+    brings types alone: `z.string()` through the re-exporting module is the one `export * from
+    "./schemas"` brings."""
     index = _index(tmp_path, {
-        "external.ts": 'export * as coerce from "./coerce";\nexport * from "./schemas";\n',
-        "coerce.ts": "export function string() { return 1; }\n",
+        "external.ts": ('export * as coerce from "./coerce";\nexport type { Coerced } from "./coerce";\n'
+                        'export * from "./schemas";\n'),
+        "coerce.ts": "export type Coerced = string;\nexport function string() { return 1; }\n",
         "schemas.ts": "export function string() { return 2; }\n",
         "tests/string.test.ts": ('import * as z from "../external";\n\n'
                                  "export function check() {\n  return z.string();\n}\n"),
@@ -83,5 +85,21 @@ def test_a_namespace_imported_by_name_is_the_module_it_re_exports(tmp_path):
     })
     try:
         assert _callees(index, "check") == {("schemas.ts", "string"): "import"}
+    finally:
+        index.close()
+
+
+def test_a_guess_among_many_methods_of_an_unknown_receiver_is_no_link(tmp_path):
+    """Two classes' `run` beside a call on a receiver of unknown type: both, a guess; four (each
+    subclass's override): none."""
+    classes = "".join(f"export class Job{i} {{\n  run() {{ return {i}; }}\n}}\n" for i in range(4))
+    index = _index(tmp_path, {
+        "few.ts": (classes.split("export class Job2")[0]
+                   + "export function few(job) {\n  return job.run();\n}\n"),
+        "many.ts": classes + "export function many(job) {\n  return job.run();\n}\n",
+    })
+    try:
+        assert _callees(index, "few") == {("few.ts", "Job0.run"): "name-only", ("few.ts", "Job1.run"): "name-only"}
+        assert _callees(index, "many") == {}
     finally:
         index.close()

@@ -42,7 +42,7 @@ CALLS = r"""
 (assignment_expression left: (member_expression) @bind.name right: (new_expression constructor: (_) @bind.new))
 (variable_declarator name: (identifier) @bind.name value: [(array) (string) (template_string)] @bind.literal)
 (import_statement source: (string) @import.module) @import
-((export_statement source: (string) @import.module) @import (#not-match? @import "^export\\s+\\*\\s+as\\s"))
+((export_statement source: (string) @import.module) @import (#not-match? @import "^export\\s+(\\*\\s+as|type)\\s"))
 (call_expression function: (identifier) @_req (#eq? @_req "require")
   arguments: (arguments . (string) @import.module)) @import
 """
