@@ -13,11 +13,14 @@ from __future__ import annotations
 import re
 
 from ..model import ParsedDefinition
+from . import call_chains
 from .languages import LanguageSpec
 
 SELF, SUPER, EXTERNAL = "self", "super", "ext"
 METHOD = "method"  # a method of a receiver nothing is known of (LanguageSpec.unknown_receivers_call_methods)
 CONFLICT = ""  # a name bound to two different types in one scope: its type is not known
+PACKAGE = "pkg"  # a bare call of a function of the caller's package (LanguageSpec.bare_calls_in_package)
+LOCAL = "local:"  # before the qualified name of the definition whose body declares the function called
 _CHAIN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _TYPE_CUT = re.compile(r"[\[<({|,\s]")
 _OPTIONAL = re.compile(r"^(?:typing\.)?Optional\[(.*)\]$")
@@ -50,6 +53,10 @@ class Scopes:
         self.spec, self.definitions, self.aliases = spec, definitions, aliases
         self.rewrites = [(re.compile(pattern), replacement) for pattern, replacement in spec.receiver_rewrites]
         self.bound: dict[tuple[int | None, str], str] = {}
+        self.defined = {d.name for d in definitions}  # a file's own name hides a built-in one
+        # (the function a function literal is declared in, its name): what a bare call can reach
+        self.closures = {(d.parent, d.name) for d in definitions
+                         if d.parent is not None and definitions[d.parent].kind not in _CLASS_KINDS}
         # a class's name -> the first definition of it in the file; a struct before its `impl`
         # blocks, since its fields are bound there
         self.classes: dict[str, int] = {}
@@ -107,8 +114,12 @@ class Scopes:
                 return None
             scope = self.definitions[scope].parent
 
-    def _type_hint(self, type_text: str) -> str:
-        """The hint for a value of this type: a built-in, a type of an import, or of this repository."""
+    def _type_hint(self, type_text: str, scope: int | None = None) -> str:
+        """The hint for a value of this type: a built-in, a type of an import, or of this
+        repository; or of a call's result, where the language's signatures say it (`scope`: where
+        the call's own names are looked up)."""
+        if self.spec.result_type and type_text.endswith(")") and not type_text.startswith("func"):
+            return self._chain(scope, type_text)
         name = type_name(type_text)
         if not name or (name in self.spec.builtin_types and not self.spec.extension_receiver):
             return EXTERNAL
@@ -136,6 +147,10 @@ class Scopes:
             alias = self.aliases.get(name)
             if alias is not None:
                 return f"@{alias[0]}"
+            if name in self.spec.builtin_functions and name not in self.defined:
+                return EXTERNAL
+            if self.spec.bare_calls_in_package:  # a variable holding a function is no definition
+                return self._closure(scope, name) or (EXTERNAL if self._lookup(scope, name) is not None else PACKAGE)
             if not self.spec.implicit_receiver or not name[:1].islower() or self._class_of(scope) is None:
                 return ""  # a capitalized name is a class made (`Foo.new`), not a method called
             receiver = self.spec.implicit_receiver
@@ -151,7 +166,7 @@ class Scopes:
             base = next(filter(None, (self._lookup(scope, name) for name in self.spec.super_names)), None)
             return self._type_hint(base) if base else SUPER
         if not _CHAIN.fullmatch(receiver):
-            return ""
+            return self._chain(scope, receiver) if self.spec.result_type else ""
         head, *rest = receiver.split(".")
         if head in self.spec.self_names:
             if not rest:
@@ -167,7 +182,7 @@ class Scopes:
                 bound = self._field(bound, field) if bound else None
                 if bound is None:
                     return ""
-            return self._type_hint(bound) if bound else ""
+            return self._type_hint(bound, scope) if bound else ""
         alias = self.aliases.get(head)
         if alias is not None:
             module, member = alias
@@ -181,6 +196,45 @@ class Scopes:
         if self.spec.capitalized_types and head[:1].isupper():
             return f"{head}@" if not rest and not head.isupper() else ""
         return ""
+
+    def _closure(self, scope: int | None, name: str) -> str:
+        """LOCAL and the definition whose body declares a function literal `name` that a bare call
+        in `scope` reaches (the innermost), or ""."""
+        while scope is not None:
+            if (scope, name) in self.closures:
+                return LOCAL + self.definitions[scope].qualified_name
+            scope = self.definitions[scope].parent
+        return ""
+
+    def _chain(self, scope: int | None, text: str) -> str:
+        """The hint of a value that calls make (ingest/call_chains.py): "" where it is not known."""
+        pieces = call_chains.parts(text)
+        made = call_chains.made_type(pieces[0])
+        if made is not None:
+            base, rest = self._type_hint(made), pieces[1:]
+        else:
+            first = next((i for i, piece in enumerate(pieces) if call_chains.called(piece)), None)
+            if first is None:
+                return ""
+            function = call_chains.called(pieces[first]) or ""
+            if first == 0:
+                known = function in self.spec.builtin_functions and function not in self.defined
+                base = EXTERNAL if known else f"{function}{call_chains.RESULT}@"
+            else:
+                value = self.hint(scope, ".".join(pieces[:first]), function)
+                if value.startswith("@"):  # a function of an imported package
+                    base = f"{function}{call_chains.RESULT}{value}"
+                elif "@" in value:
+                    base = value + call_chains.STEP + function
+                else:
+                    base = EXTERNAL if value == EXTERNAL else ""
+            rest = pieces[first + 1:]
+        if base in ("", EXTERNAL) or "@" not in base:
+            return base if base == EXTERNAL else ""
+        steps = [call_chains.called(piece) for piece in rest]
+        if any(step is None for step in steps):
+            return ""  # a field of a call's result: its type is not known here
+        return base + "".join(call_chains.STEP + step for step in steps if step)
 
 
 def _module_of(alias: tuple[str, str], dotted: str) -> str:

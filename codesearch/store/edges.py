@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..paths import sqlite_uri
+from .call_results import CallResults
 from .catalog import Catalog
 from .extension_methods import ExtendedTypes, extension_receiver
 from .graph_reads import (
@@ -50,9 +51,6 @@ RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is b
 # quadratic in a tree of many copies of the same code
 CROWDED = 32
 REEXPORT_DEPTH = 4  # how many imports deep a module's re-exported names are looked for
-# a call on a receiver of unknown type guesses among at most this many methods of its name near
-# the caller; among more (each subclass's override in one file), a guess is mostly wrong: no link
-METHOD_GUESSES = 3
 CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
 _INTERFACE_KINDS = frozenset({"interface", "trait", "protocol"})
 Edges = list[tuple[int, int, float, int]]  # (caller, definition, weight, how it was resolved)
@@ -406,7 +404,7 @@ class _Hinted:
     type, a module; by name where the hint leads nowhere, and never where it leads outside."""
 
     def __init__(self, facts: _NameFacts, kinds: dict[str, set[str]]):
-        self.facts, self.kinds = facts, kinds
+        self.facts, self.kinds, self.results = facts, kinds, CallResults(facts.db, facts.modules, kinds)
 
     def choose(self, by_name: _ByName, hint: str) -> _Choice:
         if hint == "self":
@@ -417,6 +415,9 @@ class _Hinted:
             return by_name.choose(leave_out=by_name.scope)
         if hint == "method":
             return self._method(by_name)
+        hint, found = self.results.plain(hint, by_name.candidates, by_name.path)  # (call_results.py)
+        if found is not None:
+            return found, (1.0 / len(found) if found else 0.0), EXACT
         owner, _, module = hint.partition("@")
         files = self.facts.modules().files(module, by_name.path) if module else []
         if files is None:
@@ -431,13 +432,10 @@ class _Hinted:
     def _method(self, by_name: _ByName) -> _Choice:
         """A call on a receiver nothing is known of: the methods of its name (definitions inside a
         class) in the caller's file, else in the nearest files its imports reach, where a value's
-        type comes from; a guess among them where they are a few, none where none is near or
-        where they are many."""
+        type comes from; a guess among them where they are several, none where none is near."""
         layer, seen = {by_name.path}, {by_name.path}
         for depth in range(REEXPORT_DEPTH + 2):
             found = [s for s in by_name.candidates.anywhere_in(layer) if "." in s.qualified_name]
-            if len(found) > METHOD_GUESSES:
-                break
             if found:
                 how = BY_NAME if len(found) > 1 else EXACT if depth == 0 else BY_IMPORT
                 return found, 1.0 / len(found), how

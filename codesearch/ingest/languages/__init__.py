@@ -68,6 +68,10 @@ class LanguageSpec:
     # head no binding or import names is a module or crate (`crate::a::f()`, `syn::Ident::new()`)
     path_separator: str = ""
     builtin_types: frozenset[str] = frozenset()  # types whose methods are never the repository's
+    # names a bare call reaches in the language's built-ins unless the file defines or imports them
+    builtin_functions: frozenset[str] = frozenset()
+    # methods of the built-in types: one called on a receiver nothing is known of is theirs
+    builtin_methods: frozenset[str] = frozenset()
     # a call on a receiver nothing is known of goes to a method (a definition inside a class) that
     # the caller's file or the nearest files its imports reach define, not to a guess by name
     unknown_receivers_call_methods: bool = False
@@ -83,6 +87,12 @@ class LanguageSpec:
     # is the type a method's signature extends; a value of a built-in type or of a type this
     # repository does not define may still call such a method of the repository
     extension_receiver: str = ""
+    # a regular expression whose group 1 is the type a function's signature says it returns (its
+    # first result): a receiver that is a call, or a name bound to one, is a value of that type
+    result_type: str = ""
+    # a bare call names a function of the caller's own package (the files of its folder) or a
+    # function literal the caller's own body declares, never a method or another package's (Go)
+    bare_calls_in_package: bool = False
     # an import statement's text and module -> (name it binds, module, member imported or "")
     import_aliases: Callable[[str, str], list[tuple[str, str, str]]] | None = None
 

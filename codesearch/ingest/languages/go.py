@@ -1,6 +1,7 @@
 """Go: functions, methods with receivers, struct/interface/other type declarations, imports, and
 what a call's receiver is bound to (typed parameters and receivers, declarations, composite
-literals, struct fields, imported packages)."""
+literals, `new(T)`, type assertions, the results of calls as their signatures declare them,
+struct fields, imported packages). A bare call is a function of the caller's own package."""
 
 from . import LanguageSpec
 
@@ -18,12 +19,19 @@ def import_aliases(text: str, module: str) -> list[tuple[str, str, str]]:
 _BUILTIN_TYPES = frozenset({"string", "bool", "byte", "rune", "int", "int8", "int16", "int32", "int64", "uint",
                             "uint8", "uint16", "uint32", "uint64", "uintptr", "float32", "float64", "complex64",
                             "complex128", "error", "any", "[]"})
+_BUILTIN_FUNCTIONS = frozenset({"append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len",
+                                "make", "max", "min", "new", "panic", "print", "println", "real", "recover"})
+# the first result of `func (r *T) Name(params) RESULT` or `... (RESULT, error)` / `(name RESULT, ...)`
+_RESULT_TYPE = r"\)\s+(?:\(\s*(?:[A-Za-z_]\w*\s+)?)?(\*?[A-Za-z_][\w.]*|\[\][\w.*]+|map\[)[^()]*\)?\s*$"
 
 SPEC = LanguageSpec(
     name="go",
     extensions=(".go",),
     wrapper_types=frozenset({"type_declaration"}),
     builtin_types=_BUILTIN_TYPES,
+    builtin_functions=_BUILTIN_FUNCTIONS,
+    result_type=_RESULT_TYPE,
+    bare_calls_in_package=True,
     import_aliases=import_aliases,
     body_types=frozenset({"func_literal"}),
     block_types=frozenset({"block", "if_statement", "for_statement", "expression_switch_statement",
@@ -54,6 +62,9 @@ SPEC = LanguageSpec(
 (short_var_declaration left: (expression_list . (identifier) @bind.name)
   right: (expression_list . [(composite_literal type: (_) @bind.new)
                              (unary_expression operand: (composite_literal type: (_) @bind.new))]))
+(short_var_declaration left: (expression_list . (identifier) @bind.name)
+  right: (expression_list . [(call_expression) @bind.type (type_assertion_expression type: (_) @bind.type)]))
+(var_spec name: (identifier) @bind.name !type value: (expression_list . (call_expression) @bind.type))
 (import_spec path: (interpreted_string_literal) @import.module) @import
 """,
 )

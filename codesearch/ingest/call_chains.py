@@ -1,0 +1,61 @@
+"""Receivers that are calls (`NewRouter().Path("/")`, `new(Route).Host(h)`, `r.NewRoute().Name(n)`):
+the hint of such a value names where its type comes from, a type or a function's result, and the
+methods called on it on the way; call resolution reads the results off the repository's
+signatures (store/call_results.py), since they are often declared in another file.
+
+A chain hint is `BASE>M1>M2...`: BASE is a type hint (`Route@`, `Pool@sync`) or a function's
+result (`NewRouter()@` for the caller's own package, `NewRouter()@MODULE` through an import),
+and each `>M` is the result of method M called on the value so far.
+"""
+
+from __future__ import annotations
+
+import re
+
+STEP = ">"
+RESULT = "()"  # after a function's name in a chain's base: the value it returns
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_MADE = re.compile(r"^(?:new\((?P<new>[^()]+)\)|&?(?P<literal>[\w.]+)\{.*\})$", re.S)
+_OPENS, _CLOSES = "([{", ")]}"
+
+
+def is_chain(hint: str) -> bool:
+    """Whether a hint names a function's result or methods called on the way."""
+    return STEP in hint or (RESULT + "@") in hint
+
+
+def parts(text: str) -> list[str]:
+    """`a.b(x.y).c()` -> [`a`, `b(x.y)`, `c()`]: split at the dots outside brackets and strings."""
+    found, depth, start, quote = [], 0, 0, ""
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if quote:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'`":
+            quote = char
+        elif char in _OPENS:
+            depth += 1
+        elif char in _CLOSES:
+            depth -= 1
+        elif char == "." and depth == 0:
+            found.append(text[start:i].strip())
+            start = i + 1
+        i += 1
+    found.append(text[start:].strip())
+    return found
+
+
+def made_type(part: str) -> str | None:
+    """The type a value is made of (`new(T)`, `T{...}`, `&T{...}`), or None."""
+    found = _MADE.match(part)
+    return (found.group("new") or found.group("literal")) if found else None
+
+
+def called(part: str) -> str | None:
+    """The name a part calls (`Path("/x")` -> `Path`), or None where it is no call of a name."""
+    name, paren, _ = part.partition("(")
+    return name if paren and part.endswith(")") and _NAME.fullmatch(name) else None

@@ -1,0 +1,162 @@
+"""What calls made on the way to a receiver return (`NewRouter().Path("/")`: a Router's Path, since
+NewRouter returns a *Router), read off the signatures of the repository's definitions, which are
+often in another file than the call; and bare calls that reach only the caller's own package
+(Go): the chain and package hints of ingest/scopes.py made plain for call resolution."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from typing import NamedTuple, Protocol, TypeVar
+
+from ..ingest.call_chains import RESULT, STEP, is_chain
+from ..ingest.languages import spec_for_path
+from ..ingest.scopes import EXTERNAL, LOCAL, PACKAGE, type_name
+from .graph_reads import kinds_named
+from .module_files import ModuleFiles
+from .schema import NOT_DEFINITIONS
+from .sql import select_in
+from .sqlite import sqlite3
+
+S = TypeVar("S", bound="_Symbol")
+
+
+class _Symbol(Protocol):
+    @property
+    def qualified_name(self) -> str: ...
+
+
+_TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum"})
+
+
+class _Candidates(Protocol[S]):
+    name: str
+
+    def anywhere_in(self, paths: set[str]) -> list[S]: ...
+
+
+class _Declared(NamedTuple):
+    qualified_name: str
+    kind: str
+    signature: str
+    path: str
+
+
+class CallResults:
+    """Chain hints (`NewRouter()@>Path`) made plain (`Route@`, "ext", or "" where the signatures
+    do not say), read once a run for each name and file asked about; `kinds` (a type's name ->
+    the kinds of its definitions) gains the types they name."""
+
+    def __init__(self, db: sqlite3.Connection, modules: Callable[[], ModuleFiles], kinds: dict[str, set[str]]):
+        self.db, self.modules, self.kinds = db, modules, kinds
+        self._declared: dict[str, list[_Declared]] = {}
+        self._aliases: dict[str, dict[str, str]] = {}  # a file -> the packages its imports name
+        self._plain: dict[tuple[str, str], str] = {}
+
+    def plain(self, hint: str, candidates: _Candidates[S], path: str) -> tuple[str, list[S] | None]:
+        """A call's hint made plain, and where it is a bare call's, the definitions it reaches
+        (`in_package`; None for any other call)."""
+        plain = self.type_of(hint, path)
+        return plain, self.in_package(candidates, plain, path)
+
+    def type_of(self, hint: str, path: str) -> str:
+        """The type hint of a chain hint's value, for a call in file `path` (any other hint as it is)."""
+        if not is_chain(hint):
+            return hint
+        key = (hint, posixpath.dirname(path))
+        found = self._plain.get(key)
+        if found is None:
+            base, *steps = hint.split(STEP)
+            owner, _, module = base.partition("@")
+            found = self._function_result(owner[:-len(RESULT)], module, path) if owner.endswith(RESULT) else base
+            for step in steps:
+                if not found or found == EXTERNAL:
+                    break
+                found = self._method_result(found, step, path)
+            self._plain[key] = found
+            owner = found.partition("@")[0]
+            if owner and owner not in self.kinds:
+                self.kinds.update(kinds_named(self.db, [owner]))
+        return found
+
+    def in_package(self, candidates: _Candidates[S], hint: str, path: str) -> list[S] | None:
+        """The definitions a bare call with a PACKAGE or LOCAL hint reaches: the function literal
+        its caller's body declares, or a top-level definition of its package (never a method);
+        none for EXTERNAL; None for any other hint."""
+        if hint.startswith(LOCAL):
+            own = f"{hint[len(LOCAL):]}.{candidates.name}"
+            return [s for s in candidates.anywhere_in({path}) if s.qualified_name == own]
+        if hint == PACKAGE:
+            files = package_files(self.modules(), path)
+            return [s for s in candidates.anywhere_in(files) if "." not in s.qualified_name]
+        return [] if hint == EXTERNAL else None
+
+    def _named(self, name: str) -> list[_Declared]:
+        found = self._declared.get(name)
+        if found is None:
+            rows = select_in(self.db, "SELECT COALESCE(c.qualified_name, c.name), c.kind, COALESCE(c.signature, ''), "
+                                      "f.path FROM chunks c JOIN files f ON f.fid = c.fid WHERE c.part = 1 AND "
+                                      f"c.kind NOT IN ({NOT_DEFINITIONS}) AND c.name IN ({{}})", [name])
+            found = self._declared[name] = sorted(_Declared(*row) for row in rows)
+        return found
+
+    def _files(self, module: str, path: str) -> set[str] | None:
+        """The files of an import's module (None: not the repository's), or of the caller's package."""
+        if module:
+            files = self.modules().files(module, path)
+            return None if files is None else set(files)
+        return package_files(self.modules(), path)
+
+    def _function_result(self, name: str, module: str, path: str) -> str:
+        files = self._files(module, path)
+        if files is None:
+            return EXTERNAL
+        found = [d for d in self._named(name) if d.qualified_name == name and (not files or d.path in files)]
+        return self._result(found[0], module) if found else ""
+
+    def _method_result(self, value: str, method: str, path: str) -> str:
+        owner, _, module = value.partition("@")
+        files = self._files(module, path) if module else set()
+        if files is None or not self._named(owner):
+            return EXTERNAL  # a type from elsewhere: its methods return nothing of the repository's
+        suffix = f"{owner}.{method}"
+        found = [d for d in self._named(method) if d.qualified_name == suffix
+                 or d.qualified_name.endswith("." + suffix)]
+        found = [d for d in found if d.path in files] or found if files else found
+        return self._result(found[0], module) if found else ""
+
+    def _result(self, declared: _Declared, module: str) -> str:
+        """The type hint of what a definition returns (a type made by a conversion: itself)."""
+        if declared.kind in _TYPE_KINDS:
+            return f"{declared.qualified_name}@{module}"
+        spec = spec_for_path(declared.path)
+        said = re.search(spec.result_type, declared.signature) if spec is not None and spec.result_type else None
+        if spec is None or said is None:
+            return ""
+        name = type_name(said.group(1))
+        if not name or name in spec.builtin_types:
+            return EXTERNAL
+        qualifier, _, last = name.rpartition(".")
+        if not qualifier:
+            return f"{name}@{module}"
+        imported = self._imports_of(declared.path).get(qualifier)
+        return f"{last}@{imported}" if imported else ""
+
+    def _imports_of(self, path: str) -> dict[str, str]:
+        found = self._aliases.get(path)
+        if found is None:
+            spec = spec_for_path(path)
+            found = self._aliases[path] = {}
+            if spec is not None and spec.import_aliases is not None:
+                for module, text in select_in(self.db, "SELECT i.module, i.text FROM imports i JOIN files f "
+                                                       "ON f.fid = i.fid WHERE f.path IN ({})", [path]):
+                    found.update((alias, imported) for alias, imported, _ in spec.import_aliases(text, module or ""))
+        return found
+
+
+def package_files(modules: ModuleFiles, path: str) -> set[str]:
+    """The files of the caller's package: its folder's files of its own language."""
+    extension = posixpath.splitext(path)[1]
+    return {p for p in modules.folders.get(posixpath.dirname(path), ()) if p.endswith(extension)}
+

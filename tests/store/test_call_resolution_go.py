@@ -1,0 +1,100 @@
+"""Go calls resolved as gopls would: a bare call reaches only its own package (a function of the
+caller's folder, or a function literal its own body declares), and a receiver's type comes from
+`new(T)`, type assertions and the results of calls as the repository's signatures declare them,
+across files; a value of a type from outside the repository links nothing here."""
+
+from __future__ import annotations
+
+import pytest
+
+from codesearch.config import load_settings
+from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer
+from codesearch.search.relations import definitions_named, neighbours
+from codesearch.store.edges import CallGraph
+
+ROUTER = {
+    "go.mod": "module example.com/mux\n",
+    "mux.go": (
+        "package mux\n\n"
+        "type Router struct{}\n\n"
+        "func NewRouter() *Router { return &Router{} }\n\n"
+        "func (r *Router) NewRoute() *Route { return &Route{} }\n\n"
+        "func (r *Router) Name(name string) *Route { return r.NewRoute() }\n\n"
+        "func (r *Router) Get(name string) *Route { return nil }\n\n"
+        "func helper() {}\n"
+    ),
+    "route.go": (
+        "package mux\n\n"
+        "type Route struct{}\n\n"
+        "func (r *Route) Name(name string) *Route { return r }\n\n"
+        "func (r *Route) Host(tpl string) *Route { return r }\n\n"
+        "func (r *Route) Subrouter() *Router { return &Router{} }\n\n"
+        "func (r *Route) Err() (*Route, error) { return r, nil }\n"
+    ),
+    "mux_test.go": (
+        "package mux\n\n"
+        "import (\n\t\"strings\"\n)\n\n"
+        "func TestRoutes() {\n"
+        "\trouter := NewRouter()\n"
+        "\trouter.NewRoute().Name(\"a\")\n"
+        "\tnew(Route).Host(\"h\").Subrouter().Name(\"b\")\n"
+        "\troute, err := router.Get(\"x\").Err()\n"
+        "\troute.Host(\"y\")\n"
+        "\t_ = err\n"
+        "\tstrings.NewReader(\"s\").Len()\n"
+        "\tvar value interface{} = router\n"
+        "\tcast := value.(*Route)\n"
+        "\tcast.Subrouter()\n"
+        "\thelper()\n"
+        "\thandler := func() {}\n"
+        "\thandler()\n"
+        "}\n\n"
+        "func TestOther() {\n"
+        "\thandler := func() {}\n"
+        "\thandler()\n"
+        "\tGet(\"x\")\n"
+        "}\n\n"
+        "func Len() int { return 0 }\n"
+    ),
+    "other/helper.go": "package other\n\nfunc helper() {}\n\nfunc Get(name string) {}\n",
+}
+
+
+@pytest.fixture
+def router(tmp_path):
+    root = tmp_path / "repo"
+    for path, text in ROUTER.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    index = Index(root, load_settings(root), create=True)
+    Indexer(index).run(embed=False)
+    yield index
+    index.close()
+
+
+def _callees(index: Index, name: str) -> set[tuple[str, str, str]]:
+    """(path, qualified name, resolution) of the direct callees of the definitions named `name`."""
+    graph = CallGraph(index.catalog)
+    found = [r for r in neighbours(graph, definitions_named(index.catalog, name), "callees") if r.depth == 1]
+    chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
+    return {(chunks[r.id].path, chunks[r.id].qualified_name, r.resolution) for r in found}
+
+
+def test_receivers_typed_by_what_calls_return(router):
+    callees = {(path, qualified) for path, qualified, _ in _callees(router, "TestRoutes")}
+    assert {("mux.go", "NewRouter"), ("mux.go", "Router.NewRoute"), ("route.go", "Route.Name"),
+            ("route.go", "Route.Host"), ("route.go", "Route.Subrouter"), ("mux.go", "Router.Name"),
+            ("mux.go", "Router.Get"), ("route.go", "Route.Err")} <= callees
+    # a strings.Reader's Len is not the package's Len; the other package's helper is not this one's
+    assert ("mux_test.go", "Len") not in callees
+    assert ("other/helper.go", "helper") not in callees
+
+
+def test_bare_calls_stay_in_their_package_and_their_function(router):
+    mine = _callees(router, "TestRoutes")
+    assert ("mux.go", "helper", "exact") in mine
+    assert ("mux_test.go", "TestRoutes.handler", "exact") in mine
+    assert ("mux_test.go", "TestOther.handler", "exact") not in mine
+    # a bare Get is no method of Router, nor the other package's Get: nothing here defines it
+    assert {qualified for _, qualified, _ in _callees(router, "TestOther")} == {"TestOther.handler"}
