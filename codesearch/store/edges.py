@@ -51,6 +51,9 @@ RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is b
 # quadratic in a tree of many copies of the same code
 CROWDED = 32
 REEXPORT_DEPTH = 4  # how many imports deep a module's re-exported names are looked for
+# a call on a receiver of unknown type guesses among at most this many methods of its name near
+# the caller; among more (each subclass's override in one file), a guess is mostly wrong: no link
+METHOD_GUESSES = 3
 CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
 _INTERFACE_KINDS = frozenset({"interface", "trait", "protocol"})
 Edges = list[tuple[int, int, float, int]]  # (caller, definition, weight, how it was resolved)
@@ -432,10 +435,13 @@ class _Hinted:
     def _method(self, by_name: _ByName) -> _Choice:
         """A call on a receiver nothing is known of: the methods of its name (definitions inside a
         class) in the caller's file, else in the nearest files its imports reach, where a value's
-        type comes from; a guess among them where they are several, none where none is near."""
+        type comes from; a guess among them where they are a few, none where none is near or
+        where they are many."""
         layer, seen = {by_name.path}, {by_name.path}
         for depth in range(REEXPORT_DEPTH + 2):
             found = [s for s in by_name.candidates.anywhere_in(layer) if "." in s.qualified_name]
+            if len(found) > METHOD_GUESSES:
+                break
             if found:
                 how = BY_NAME if len(found) > 1 else EXACT if depth == 0 else BY_IMPORT
                 return found, 1.0 / len(found), how
