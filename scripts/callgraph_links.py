@@ -94,7 +94,10 @@ def read_call_graph(index: Index) -> CallGraphView:
     how_of: dict[tuple[int, int], str] = {}
     resolutions = getattr(schema, "RESOLUTIONS", None)
     for caller, target, *rest in graph.calls(callers, "callees"):
-        linked[(caller, spans[target].name)].add(target)
+        span = spans[target]
+        linked[(caller, span.name)].add(target)
+        if span.name == "constructor" and "." in span.qualified_name:  # `new Foo()` linked to Foo's constructor
+            linked[(caller, span.qualified_name.rsplit(".", 2)[-2])].add(target)
         if rest[1:] and resolutions is not None:
             how_of[(caller, target)] = str(resolutions[rest[1]])
     resolved = _resolved_pairs(graph, callers)

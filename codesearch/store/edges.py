@@ -43,6 +43,7 @@ from .module_files import ModuleFiles
 from .schema import BY_IMPORT, BY_NAME, BY_TYPE, DYNAMIC, EDGE_KINDS, EXACT
 from .sql import select_in
 from .sqlite import sqlite3
+from .unknown_receivers import Constructors, methods_near
 
 GUESS = -1.0  # the weight _ByName gives a call it can only guess at
 RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is bounded by this)
@@ -51,9 +52,6 @@ RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is b
 # quadratic in a tree of many copies of the same code
 CROWDED = 32
 REEXPORT_DEPTH = 4  # how many imports deep a module's re-exported names are looked for
-# a call on a receiver of unknown type guesses among at most this many methods of its name near
-# the caller; among more (each subclass's override in one file), a guess is mostly wrong: no link
-METHOD_GUESSES = 3
 CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
 _INTERFACE_KINDS = frozenset({"interface", "trait", "protocol"})
 Edges = list[tuple[int, int, float, int]]  # (caller, definition, weight, how it was resolved)
@@ -307,6 +305,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
     import_words: dict[str, frozenset[str]] = {}
     edges: dict[tuple[int, int], tuple[float, int]] = {}
     guesses: set[tuple[int, int]] = set()  # (caller, nid)
+    constructors = Constructors(db)
     for caller, path, name, nid, caller_qualified, hint, ref in call_rows:
         candidates = definitions.get(name)
         if candidates is None or hint == "ext" or not candidates.exist():
@@ -319,7 +318,11 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
                 import_words[path] = frozenset(_IMPORT_WORD.findall("\n".join(import_texts.get(path, ()))))
             by_name = _ByName(candidates, scope, path, imports_of.get(path, set()),
                               import_texts.get(path, []), import_words[path], name, bool(ref))
-            choice = choices[key] = hinted.choose(by_name, hint) if hint else by_name.choose()
+            choice = hinted.choose(by_name, hint) if hint else by_name.choose()
+            if not ref:  # `new Foo()`: the constructor Foo declares
+                made = constructors.called(choice[0], name, path, lambda r: Symbol(r.rid, r.path, r.qualified_name))
+                choice = (made, choice[1], choice[2])
+            choices[key] = choice
         chosen, weight, how = choice
         if not hint and caller_qualified:  # a function defined inside the caller: it shadows the others
             inner = candidates.nested_in(path, f"{caller_qualified}.{name}")
@@ -436,20 +439,10 @@ class _Hinted:
         """A call on a receiver nothing is known of: the methods of its name (definitions inside a
         class) in the caller's file, else in the nearest files its imports reach, where a value's
         type comes from; a guess among them where they are a few, none where none is near or
-        where they are many."""
-        layer, seen = {by_name.path}, {by_name.path}
-        for depth in range(REEXPORT_DEPTH + 2):
-            found = [s for s in by_name.candidates.anywhere_in(layer) if "." in s.qualified_name]
-            if len(found) > METHOD_GUESSES:
-                break
-            if found:
-                how = BY_NAME if len(found) > 1 else EXACT if depth == 0 else BY_IMPORT
-                return found, 1.0 / len(found), how
-            layer = self.facts.imported_by(layer) - seen
-            if not layer:
-                break
-            seen |= layer
-        return [], 0.0, BY_NAME
+        where they are many (unknown_receivers.methods_near)."""
+        found, depth = methods_near(by_name.candidates, by_name.path, self.facts.imported_by)
+        how = BY_NAME if len(found) > 1 else EXACT if depth == 0 else BY_IMPORT
+        return found, (1.0 / len(found) if found else 0.0), how
 
     def _exported_from(self, candidates: _Definitions, files: set[str]) -> list[Symbol]:
         """A module's name that a file it imports defines (an `index.ts` or `__init__.py` that

@@ -103,3 +103,18 @@ def test_a_guess_among_many_methods_of_an_unknown_receiver_is_no_link(tmp_path):
         assert _callees(index, "many") == {}
     finally:
         index.close()
+
+
+def test_new_calls_the_constructor_a_class_declares(tmp_path):
+    index = _index(tmp_path, {
+        "errors.ts": ("export class TimeoutError extends Error {\n  constructor(request: unknown) {\n"
+                      "    super('timeout');\n  }\n}\nexport class NonError extends Error {}\n"),
+        "ky.ts": ('import { TimeoutError, NonError } from "./errors";\n\n'
+                  "export function fail(request: unknown) {\n  if (request) throw new NonError();\n"
+                  "  throw new TimeoutError(request);\n}\n"),
+    })
+    try:
+        assert _callees(index, "fail") == {("errors.ts", "TimeoutError.constructor"): "import",
+                                           ("errors.ts", "NonError"): "import"}
+    finally:
+        index.close()

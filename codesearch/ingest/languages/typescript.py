@@ -28,6 +28,7 @@ SPEC = LanguageSpec(
     self_names=SELF_NAMES,
     builtin_types=BUILTIN_TYPES,
     unknown_receivers_call_methods=True,
+    constructor_name="constructor",
     literal_types=LITERAL_TYPES,
     import_aliases=import_aliases,
 )
