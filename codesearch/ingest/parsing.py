@@ -460,7 +460,7 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
             if is_ref and (hint == EXTERNAL or (not hint and (receiver is not None or name not in local_names))):
                 continue  # a value of unknown origin: most are variables, not definitions
             if not hint and receiver is not None and spec.unknown_receivers_call_methods:
-                hint = METHOD
+                hint = EXTERNAL if name in spec.builtin_methods else METHOD
         parsed.calls.append(CallSite(name, node.start_point[0] + 1, caller, hint, is_ref))
     parsed.calls.sort(key=itemgetter(1))  # by line
     top_level = root.named_children

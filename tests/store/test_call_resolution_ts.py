@@ -118,3 +118,16 @@ def test_new_calls_the_constructor_a_class_declares(tmp_path):
                                            ("errors.ts", "NonError"): "import"}
     finally:
         index.close()
+
+
+def test_a_built_in_method_on_an_unknown_receiver_links_nothing_here(tmp_path):
+    """`state.copy_!.delete(key)`: a Map's delete (its type is declared in another file), not the
+    delete of the repository's own map class beside the call."""
+    index = _index(tmp_path, {
+        "mapset.ts": ("export class DraftMap {\n  delete(key: string) { return key; }\n}\n"
+                      "export function remove(state, key: string) {\n  return state.copy_!.delete(key);\n}\n"),
+    })
+    try:
+        assert _callees(index, "remove") == {}
+    finally:
+        index.close()

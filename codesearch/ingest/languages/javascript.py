@@ -65,6 +65,18 @@ BUILTIN_TYPES = frozenset({"string", "number", "boolean", "bigint", "symbol", "o
                            "Proxy", "Atomics", "ArrayBuffer", "DataView", "Uint8Array", "TextEncoder", "TextDecoder",
                            "AbortController", "AbortSignal", "FormData", "Blob", "ReadableStream", "WritableStream",
                            "TypeError", "RangeError", "SyntaxError", "Buffer", "any", "unknown", "never"})
+# methods of the built-in types (Map, Set, Array, String, Promise, iterators, functions): called on a
+# value whose type is not known, they are the built-in's, not a same-named method of the repository
+BUILTIN_METHODS = frozenset({
+    "get", "set", "has", "delete", "clear", "add", "forEach", "keys", "values", "entries",
+    "push", "pop", "shift", "unshift", "slice", "splice", "concat", "join", "indexOf", "lastIndexOf",
+    "includes", "find", "findIndex", "findLast", "findLastIndex", "filter", "map", "reduce", "reduceRight",
+    "some", "every", "flat", "flatMap", "fill", "sort", "reverse", "at", "charAt", "charCodeAt",
+    "codePointAt", "startsWith", "endsWith", "padStart", "padEnd", "repeat", "replace", "replaceAll",
+    "split", "substring", "substr", "toLowerCase", "toUpperCase", "trim", "trimStart", "trimEnd", "match",
+    "matchAll", "normalize", "localeCompare", "then", "finally", "next", "hasOwnProperty", "toString",
+    "valueOf", "toLocaleString", "call", "apply", "bind", "test", "exec", "getTime", "toISOString",
+    "toFixed"})
 LITERAL_TYPES = (("array", "Array"), ("string", "string"), ("template_string", "string"))
 BLOCKS = frozenset({"statement_block", "class_body", "if_statement", "for_statement", "while_statement",
                     "try_statement", "switch_statement", "object"})
@@ -77,6 +89,7 @@ SPEC = LanguageSpec(
     self_names=SELF_NAMES,
     builtin_types=BUILTIN_TYPES,
     unknown_receivers_call_methods=True,
+    builtin_methods=BUILTIN_METHODS,
     constructor_name="constructor",
     literal_types=LITERAL_TYPES,
     import_aliases=import_aliases,

@@ -1,7 +1,17 @@
 """TypeScript: JavaScript's definitions plus interfaces, type aliases, enums and namespaces."""
 
 from . import LanguageSpec, definitions
-from .javascript import BLOCKS, BUILTIN_TYPES, CALLS, FUNCTIONS, LITERAL_TYPES, SELF_NAMES, WRAPPERS, import_aliases
+from .javascript import (
+    BLOCKS,
+    BUILTIN_METHODS,
+    BUILTIN_TYPES,
+    CALLS,
+    FUNCTIONS,
+    LITERAL_TYPES,
+    SELF_NAMES,
+    WRAPPERS,
+    import_aliases,
+)
 
 TYPES = (definitions("(type_identifier)", "class_declaration class", "abstract_class_declaration class",
                      "interface_declaration interface", "type_alias_declaration type")
@@ -28,6 +38,7 @@ SPEC = LanguageSpec(
     self_names=SELF_NAMES,
     builtin_types=BUILTIN_TYPES,
     unknown_receivers_call_methods=True,
+    builtin_methods=BUILTIN_METHODS,
     constructor_name="constructor",
     literal_types=LITERAL_TYPES,
     import_aliases=import_aliases,
