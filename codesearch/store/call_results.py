@@ -12,10 +12,10 @@ from typing import NamedTuple, Protocol, TypeVar
 
 from ..ingest.call_chains import RESULT, STEP, is_chain
 from ..ingest.languages import spec_for_path
-from ..ingest.scopes import EXTERNAL, LOCAL, PACKAGE, type_name
+from ..ingest.scopes import EXTERNAL, LOCAL, METHOD, PACKAGE, type_name
 from .graph_reads import kinds_named
 from .module_files import ModuleFiles
-from .schema import NOT_DEFINITIONS
+from .schema import BY_NAME, EXACT, NOT_DEFINITIONS
 from .sql import select_in
 from .sqlite import sqlite3
 
@@ -53,12 +53,25 @@ class CallResults:
         self._declared: dict[str, list[_Declared]] = {}
         self._aliases: dict[str, dict[str, str]] = {}  # a file -> the packages its imports name
         self._plain: dict[tuple[str, str], str] = {}
+        self._root: str | None = None  # the indexed folder's name
 
-    def plain(self, hint: str, candidates: _Candidates[S], path: str) -> tuple[str, list[S] | None]:
-        """A call's hint made plain, and where it is a bare call's, the definitions it reaches
-        (`in_package`; None for any other call)."""
+    def plain(self, hint: str, candidates: _Candidates[S], path: str) -> tuple[str, tuple[list[S], float, int] | None]:
+        """A call's hint made plain, and where the language's packages decide it (`in_package`),
+        the definitions it reaches, each one's weight and how (None for any other call)."""
         plain = self.type_of(hint, path)
-        return plain, self.in_package(candidates, plain, path)
+        if plain == METHOD and _in_packages(path):
+            found = self._near_methods(candidates, path)
+            return plain, (found, 1.0 if found else 0.0, BY_NAME)
+        reached = self.in_package(candidates, plain, path)
+        return plain, None if reached is None else (reached, 1.0 / len(reached) if reached else 0.0, EXACT)
+
+    def _near_methods(self, candidates: _Candidates[S], path: str) -> list[S]:
+        """The method of a name in the caller's package and the repository's packages it imports,
+        where it is the only one: a guess among several is mostly wrong."""
+        files = package_files(self.modules(), path).union(
+            *(self._package_of(module, path) or () for module in set(self._imports_of(path).values())))
+        found = [s for s in candidates.anywhere_in(files) if "." in s.qualified_name]
+        return found if len(found) == 1 else []
 
     def type_of(self, hint: str, path: str) -> str:
         """The type hint of a chain hint's value, for a call in file `path` (any other hint as it is)."""
@@ -90,7 +103,25 @@ class CallResults:
         if hint == PACKAGE:
             files = package_files(self.modules(), path)
             return [s for s in candidates.anywhere_in(files) if "." not in s.qualified_name]
+        if hint.startswith("@") and _in_packages(path):  # `pkg.F()`: a function of that package
+            module = self._package_of(hint[1:], path)
+            if module is None or module:
+                return [s for s in candidates.anywhere_in(module or set()) if "." not in s.qualified_name]
         return [] if hint == EXTERNAL else None
+
+    def _package_of(self, module: str, path: str) -> set[str] | None:
+        """The files of an imported package (None: not the repository's; empty: not known), the
+        indexed folder's own where the module's path ends with its name."""
+        files = self.modules().files(module, path)
+        if files is None or files:
+            return None if files is None else set(files)
+        if self._root is None:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+            self._root = posixpath.basename(row[0]) if row else ""
+        parts = module.split("/")
+        last = parts[-2] if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]) else parts[-1]
+        top = posixpath.basename(path)  # a file of the caller's name in the top folder: its package
+        return package_files(self.modules(), top) if last == self._root else set()
 
     def _named(self, name: str) -> list[_Declared]:
         found = self._declared.get(name)
@@ -153,6 +184,11 @@ class CallResults:
                                                        "ON f.fid = i.fid WHERE f.path IN ({})", [path]):
                     found.update((alias, imported) for alias, imported, _ in spec.import_aliases(text, module or ""))
         return found
+
+
+def _in_packages(path: str) -> bool:
+    spec = spec_for_path(path)
+    return spec is not None and spec.bare_calls_in_package
 
 
 def package_files(modules: ModuleFiles, path: str) -> set[str]:

@@ -419,11 +419,11 @@ class _Hinted:
             return (mine, 1.0 / len(mine), EXACT) if mine else by_name.choose()
         if hint == "super":
             return by_name.choose(leave_out=by_name.scope)
+        hint, chosen = self.results.plain(hint, by_name.candidates, by_name.path)  # (call_results.py)
+        if chosen is not None:
+            return chosen
         if hint == "method":
             return self._method(by_name)
-        hint, found = self.results.plain(hint, by_name.candidates, by_name.path)  # (call_results.py)
-        if found is not None:
-            return found, (1.0 / len(found) if found else 0.0), EXACT
         owner, _, module = hint.partition("@")
         files = self.facts.modules().files(module, by_name.path) if module else []
         if files is None:

@@ -58,12 +58,14 @@ ROUTER = {
         "func Len() int { return 0 }\n"
     ),
     "other/helper.go": "package other\n\nfunc helper() {}\n\nfunc Get(name string) {}\n",
+    "cmd/main.go": ("package main\n\nimport \"example.com/mux\"\n\n"
+                    "func main() {\n\tmux.NewRouter().NewRoute()\n\tmux.Get(\"x\")\n\tunknown().Subrouter()\n}\n"),
 }
 
 
 @pytest.fixture
 def router(tmp_path):
-    root = tmp_path / "repo"
+    root = tmp_path / "mux"  # the module's last part: its root package is the indexed folder
     for path, text in ROUTER.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
@@ -98,3 +100,11 @@ def test_bare_calls_stay_in_their_package_and_their_function(router):
     assert ("mux_test.go", "TestOther.handler", "exact") not in mine
     # a bare Get is no method of Router, nor the other package's Get: nothing here defines it
     assert {qualified for _, qualified, _ in _callees(router, "TestOther")} == {"TestOther.handler"}
+
+
+def test_package_qualified_calls_and_receivers_nothing_is_known_of(router):
+    """`mux.F()` from another package is a function of the module's root package, never a method
+    of the same name; a method called on a value of unknown type links the only method of that
+    name in the caller's package and the packages it imports, by name."""
+    assert _callees(router, "main") == {("mux.go", "NewRouter", "exact"), ("mux.go", "Router.NewRoute", "type"),
+                                        ("route.go", "Route.Subrouter", "name-only")}

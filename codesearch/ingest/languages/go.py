@@ -32,6 +32,7 @@ SPEC = LanguageSpec(
     builtin_functions=_BUILTIN_FUNCTIONS,
     result_type=_RESULT_TYPE,
     bare_calls_in_package=True,
+    unknown_receivers_call_methods=True,
     import_aliases=import_aliases,
     body_types=frozenset({"func_literal"}),
     block_types=frozenset({"block", "if_statement", "for_statement", "expression_switch_statement",
