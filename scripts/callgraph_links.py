@@ -59,10 +59,13 @@ class CallGraphView:
     languages: dict[str, str]  # path -> language
     definitions: dict[str, list[Definition]] = field(default_factory=dict)  # path -> by start line
 
-    def definition_at(self, path: str, line: int, name: str) -> str | None:
+    def definition_at(self, path: str, line: int, name: str, named: bool = False) -> str | None:
         """The chunk id of the definition that a type-aware tool places at `path:line`: the one
-        named there (or, failing that, named `name`) innermost around that line."""
+        named there (or, failing that, named `name`) innermost around that line; `named`: only
+        one named `name` there (a parameter on a function's line is not the function)."""
         around = [d for d in self.definitions.get(path, ()) if d.start_line <= line <= d.end_line]
+        if named:
+            around = [d for d in around if d.name == name and d.name_line == line]
         for fits in (lambda d: d.name_line == line, lambda d: d.name == name):
             found = [d for d in around if fits(d)]
             if found:

@@ -32,6 +32,7 @@ class OracleMissing(RuntimeError):
 class Answer:
     targets: frozenset[tuple[str, int]]  # (path, line) of definitions inside the root
     outside: bool  # the tool also (or only) placed the call outside the root
+    local: bool = False  # a local symbol: a definition of the site's own name, else a local value (a parameter)
 
 
 def name_column(line_text: str, name: str) -> int | None:
@@ -214,7 +215,7 @@ def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
             if not places and (hit.symbol.startswith("local ") or _package(hit.symbol) in own):
                 continue  # a symbol the tool could not name, or one of a file it did not index
             targets = frozenset((p, line) for p, line in places if p is not None)
-            out[site] = Answer(targets, outside=not targets)
+            out[site] = Answer(targets, outside=not targets, local=hit.symbol.startswith("local "))
     return out
 
 

@@ -47,12 +47,15 @@ def score(view: CallGraphView, answers: dict[CallSite, Answer], sites: list[Call
         if links.how:
             groups.append(f"how:{links.how}")
         answer = answers.get(site)
-        truth = set()
+        truth, outside = set(), False
         if answer is not None:
-            truth = {d for path, line in answer.targets if (d := view.definition_at(path, line, site.name))}
+            truth = {d for path, line in answer.targets
+                     if (d := view.definition_at(path, line, site.name, named=answer.local))}
+            # a local value (a parameter) is no definition: any link is false, as outside
+            outside = answer.outside or (answer.local and not truth)
         for tally in (tallies.setdefault(g, Tally()) for g in groups):
             tally.sites += 1
-            if answer is None or (not truth and not answer.outside):
+            if answer is None or (not truth and not outside):
                 tally.unknown += 1
                 continue
             tally.links += len(links.targets)

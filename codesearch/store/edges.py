@@ -43,7 +43,7 @@ from .module_files import ModuleFiles
 from .schema import BY_IMPORT, BY_NAME, BY_TYPE, DYNAMIC, EDGE_KINDS, EXACT
 from .sql import select_in
 from .sqlite import sqlite3
-from .unknown_receivers import Constructors, methods_near
+from .unknown_receivers import Constructors, Twins, methods_near
 
 GUESS = -1.0  # the weight _ByName gives a call it can only guess at
 RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is bounded by this)
@@ -305,7 +305,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
     import_words: dict[str, frozenset[str]] = {}
     edges: dict[tuple[int, int], tuple[float, int]] = {}
     guesses: set[tuple[int, int]] = set()  # (caller, nid)
-    constructors = Constructors(db)
+    constructors, twins = Constructors(db), Twins(db)
     for caller, path, name, nid, caller_qualified, hint, ref in call_rows:
         candidates = definitions.get(name)
         if candidates is None or hint == "ext" or not candidates.exist():
@@ -322,6 +322,8 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
             if not ref:  # `new Foo()`: the constructor Foo declares
                 made = constructors.called(choice[0], name, path, lambda r: Symbol(r.rid, r.path, r.qualified_name))
                 choice = (made, choice[1], choice[2])
+            if choice[2] == EXACT and twins.among(choice[0]):
+                choice = ([], 0.0, EXACT)
             choices[key] = choice
         chosen, weight, how = choice
         if not hint and caller_qualified:  # a function defined inside the caller: it shadows the others

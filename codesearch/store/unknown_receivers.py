@@ -1,7 +1,9 @@
-"""Calls whose receiver's type one file cannot tell (TypeScript's `schema.parse()` on an untyped
-parameter): the methods of the called name near the caller, where a value's type comes from
-(LanguageSpec.unknown_receivers_call_methods); and a class's construction (`new Foo()`), which
-calls the constructor the class declares (LanguageSpec.constructor_name)."""
+"""Calls whose target the caller's chunk alone does not tell: a receiver whose type one file
+cannot tell (TypeScript's `schema.parse()` on an untyped parameter), answered by the methods of
+the called name near the caller, where a value's type comes from
+(LanguageSpec.unknown_receivers_call_methods); a class's construction (`new Foo()`), which calls
+the constructor the class declares (LanguageSpec.constructor_name); and a name that several
+anonymous functions of the caller's file each define (`const f` in each test's callback)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Protocol, TypeVar
 
 from ..ingest.languages import spec_for_path
 from .graph_reads import DefinitionRow, definitions_in_files
+from .sql import select_in
 from .sqlite import sqlite3
 
 # a guess among at most this many methods of the name near the caller; among more (each
@@ -19,6 +22,9 @@ NEAR_DEPTH = 6  # how many imports deep the methods are looked for
 
 
 class _Symbol(Protocol):
+    @property
+    def rid(self) -> int: ...
+
     @property
     def path(self) -> str: ...
 
@@ -81,3 +87,26 @@ class Constructors:
             rows = definitions_in_files(self.db, {method}, [path])
             self.declared[key] = {r.qualified_name.rsplit(".", 1)[0]: r for r in rows if "." in r.qualified_name}
         return self.declared[key]
+
+
+class Twins:
+    """Definitions of one qualified name in one file that are not one function's overloads: the
+    locals of different anonymous functions (`const f` in each test's callback). A site sees the
+    one in its own scope, which its caller's chunk (the file, around them all) does not tell: no
+    link rather than all of them. Their lines are read once a set."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+        self.known: dict[tuple[int, ...], bool] = {}
+
+    def among(self, chosen: list[S]) -> bool:
+        """Whether `chosen` are such twins."""
+        if len(chosen) < 2 or len({(s.path, s.qualified_name) for s in chosen}) > 1:
+            return False
+        key = tuple(sorted(s.rid for s in chosen))
+        if key not in self.known:
+            spans = sorted((r[0], r[1]) for r in select_in(
+                self.db, "SELECT start_line, end_line FROM chunks WHERE rid IN ({})", list(key)))
+            # one after another: a function's overloads, every one of them its declaration
+            self.known[key] = not all(later[0] <= earlier[1] + 1 for earlier, later in zip(spans, spans[1:]))
+        return self.known[key]

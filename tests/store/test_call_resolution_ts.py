@@ -131,3 +131,23 @@ def test_a_built_in_method_on_an_unknown_receiver_links_nothing_here(tmp_path):
         assert _callees(index, "remove") == {}
     finally:
         index.close()
+
+
+def test_a_name_each_anonymous_function_defines_links_none_of_them(tmp_path):
+    """`const f` in each test's callback: which one a site sees, the file's chunk around them all
+    does not tell; a function's overloads, one after another, are all its declarations."""
+    index = _index(tmp_path, {
+        "twins.test.ts": ('test("a", () => {\n  const f = () => 1;\n  expect(f());\n});\n\n'
+                          'test("b", () => {\n  const f = () => 2;\n  expect(f());\n});\n'),
+        "overloads.ts": ("export function string(): string;\nexport function string(p: number): string;\n"
+                         "export function string(p?: number) { return String(p); }\n\n"
+                         "export function check() {\n  return string(1);\n}\n"),
+    })
+    try:
+        graph = CallGraph(index.catalog)
+        twins = neighbours(graph, definitions_named(index.catalog, "f"), "callers")
+        assert [r for r in twins if r.depth == 1] == []
+        assert len(_callees(index, "check")) == 1  # one qualified name: the three declarations are one chunk name
+        assert len(neighbours(graph, definitions_named(index.catalog, "check"), "callees")) == 3
+    finally:
+        index.close()
