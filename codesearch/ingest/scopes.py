@@ -57,6 +57,7 @@ class Scopes:
         # (the function a function literal is declared in, its name): what a bare call can reach
         self.closures = {(d.parent, d.name) for d in definitions
                          if d.parent is not None and definitions[d.parent].kind not in _CLASS_KINDS}
+        self.chains: dict[tuple[int | None, str], str] = {}  # (scope, a value's text) -> its hint
         # a class's name -> the first definition of it in the file; a struct before its `impl`
         # blocks, since its fields are bound there
         self.classes: dict[str, int] = {}
@@ -207,7 +208,14 @@ class Scopes:
         return ""
 
     def _chain(self, scope: int | None, text: str) -> str:
-        """The hint of a value that calls make (ingest/call_chains.py): "" where it is not known."""
+        """The hint of a value that calls make (ingest/call_chains.py): "" where it is not known;
+        worked out once for a scope (a name bound to a long call is called on again and again)."""
+        found = self.chains.get((scope, text))
+        if found is None:
+            found = self.chains[(scope, text)] = self._chain_of(scope, text)
+        return found
+
+    def _chain_of(self, scope: int | None, text: str) -> str:
         pieces = call_chains.parts(text)
         made = call_chains.made_type(pieces[0])
         if made is not None:
