@@ -5,7 +5,8 @@ signatures (store/call_results.py), since they are often declared in another fil
 
 A chain hint is `BASE>M1>M2...`: BASE is a type hint (`Route@`, `Pool@sync`) or a function's
 result (`NewRouter()@` for the caller's own package, `NewRouter()@MODULE` through an import),
-and each `>M` is the result of method M called on the value so far.
+and each `>M` is the result of method M called on the value so far; `#N` at its end: the last
+call's result N (from 0) where it returns several (`route, err := f()`: err is `f()@#1`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 
 STEP = ">"
 RESULT = "()"  # after a function's name in a chain's base: the value it returns
+INDEX = "#"  # before the position of the result meant, where a call returns several
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _MADE = re.compile(r"^(?:new\((?P<new>[^()]+)\)|&?(?P<literal>[\w.]+)\{.*\})$", re.S)
 _OPENS, _CLOSES = "([{", ")]}"
@@ -47,6 +49,19 @@ def parts(text: str) -> list[str]:
         i += 1
     found.append(text[start:].strip())
     return found
+
+
+def assigned(name: str, text: str) -> str:
+    """What `name` is bound to by a declaration of several names from one call (`a, b := f(x)`:
+    b is `f(x)#1`); any other text as it is; "" where the declaration does not name it."""
+    left, declares, right = text.partition(":=")
+    if not declares:
+        return text
+    names = [n.strip() for n in left.split(",")]
+    if name not in names:
+        return ""
+    position = names.index(name)
+    return right.strip() + (f"{INDEX}{position}" if position else "")
 
 
 def made_type(part: str) -> str | None:

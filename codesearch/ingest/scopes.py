@@ -77,6 +77,10 @@ class Scopes:
         """`name` has type `type_text` in `scope`; `self.x` binds field x of the enclosing class."""
         if self.rewrites:
             name, type_text = self._spelled(name), self._spelled(type_text)
+        if self.spec.result_type:  # `a, err := f()`: err is f's second result
+            type_text = call_chains.assigned(name, type_text)
+            if not type_text:
+                return
         head, _, field = name.partition(".")
         if field:
             if head not in self.spec.self_names or "." in field:
@@ -119,7 +123,8 @@ class Scopes:
         """The hint for a value of this type: a built-in, a type of an import, or of this
         repository; or of a call's result, where the language's signatures say it (`scope`: where
         the call's own names are looked up)."""
-        if self.spec.result_type and type_text.endswith(")") and not type_text.startswith("func"):
+        called = type_text.endswith(")") or call_chains.INDEX in type_text
+        if self.spec.result_type and called and not type_text.startswith("func"):
             return self._chain(scope, type_text)
         name = type_name(type_text)
         if not name or (name in self.spec.builtin_types and not self.spec.extension_receiver):
@@ -216,6 +221,11 @@ class Scopes:
         return found
 
     def _chain_of(self, scope: int | None, text: str) -> str:
+        text, _, position = text.partition(call_chains.INDEX)
+        found = self._calls_made(scope, text)
+        return found + call_chains.INDEX + position if position and found not in ("", EXTERNAL) else found
+
+    def _calls_made(self, scope: int | None, text: str) -> str:
         pieces = call_chains.parts(text)
         made = call_chains.made_type(pieces[0])
         if made is not None:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple, Protocol, TypeVar
 
-from ..ingest.call_chains import RESULT, STEP, is_chain
+from ..ingest.call_chains import INDEX, RESULT, STEP, is_chain
 from ..ingest.languages import spec_for_path
 from ..ingest.scopes import EXTERNAL, LOCAL, METHOD, PACKAGE, type_name
 from .graph_reads import kinds_named
@@ -27,6 +27,7 @@ class _Symbol(Protocol):
     def qualified_name(self) -> str: ...
 
 
+_RESULTS = re.compile(r"\)\s*\(([^()]*)\)\s*$")  # a signature's results where it returns several
 _TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum"})
 
 
@@ -80,13 +81,16 @@ class CallResults:
         key = (hint, posixpath.dirname(path))
         found = self._plain.get(key)
         if found is None:
-            base, *steps = hint.split(STEP)
+            body, _, position = hint.partition(INDEX)
+            base, *steps = body.split(STEP)
             owner, _, module = base.partition("@")
-            found = self._function_result(owner[:-len(RESULT)], module, path) if owner.endswith(RESULT) else base
-            for step in steps:
+            last = int(position or 0)  # the result meant of the chain's last call
+            found = (self._function_result(owner[:-len(RESULT)], module, path, 0 if steps else last)
+                     if owner.endswith(RESULT) else base)
+            for i, step in enumerate(steps, 1):
                 if not found or found == EXTERNAL:
                     break
-                found = self._method_result(found, step, path)
+                found = self._method_result(found, step, path, last if i == len(steps) else 0)
             self._plain[key] = found
             owner = found.partition("@")[0]
             if owner and owner not in self.kinds:
@@ -139,14 +143,14 @@ class CallResults:
             return None if files is None else set(files)
         return package_files(self.modules(), path)
 
-    def _function_result(self, name: str, module: str, path: str) -> str:
+    def _function_result(self, name: str, module: str, path: str, position: int) -> str:
         files = self._files(module, path)
         if files is None:
             return EXTERNAL
         found = [d for d in self._named(name) if d.qualified_name == name and (not files or d.path in files)]
-        return self._result(found[0], module) if found else ""
+        return self._result(found[0], module, position) if found else ""
 
-    def _method_result(self, value: str, method: str, path: str) -> str:
+    def _method_result(self, value: str, method: str, path: str, position: int) -> str:
         owner, _, module = value.partition("@")
         files = self._files(module, path) if module else set()
         if files is None or not self._named(owner):
@@ -155,17 +159,25 @@ class CallResults:
         found = [d for d in self._named(method) if d.qualified_name == suffix
                  or d.qualified_name.endswith("." + suffix)]
         found = [d for d in found if d.path in files] or found if files else found
-        return self._result(found[0], module) if found else ""
+        return self._result(found[0], module, position) if found else ""
 
-    def _result(self, declared: _Declared, module: str) -> str:
-        """The type hint of what a definition returns (a type made by a conversion: itself)."""
+    def _result(self, declared: _Declared, module: str, position: int) -> str:
+        """The type hint of what a definition returns, its result `position` where it returns
+        several (a type made by a conversion: itself)."""
         if declared.kind in _TYPE_KINDS:
-            return f"{declared.qualified_name}@{module}"
+            return f"{declared.qualified_name}@{module}" if not position else ""
         spec = spec_for_path(declared.path)
         said = re.search(spec.result_type, declared.signature) if spec is not None and spec.result_type else None
         if spec is None or said is None:
             return ""
-        name = type_name(said.group(1))
+        type_text = said.group(1)
+        if position:  # `(a T, b U)` or `(T, U)`: the type of the one meant
+            several = _RESULTS.search(declared.signature)
+            results = several.group(1).split(",") if several else []
+            if position >= len(results) or not results[position].split():
+                return ""
+            type_text = results[position].split()[-1]
+        name = type_name(type_text)
         if not name or name in spec.builtin_types:
             return EXTERNAL
         qualifier, _, last = name.rpartition(".")

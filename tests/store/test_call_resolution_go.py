@@ -30,7 +30,9 @@ ROUTER = {
         "func (r *Route) Name(name string) *Route { return r }\n\n"
         "func (r *Route) Host(tpl string) *Route { return r }\n\n"
         "func (r *Route) Subrouter() *Router { return &Router{} }\n\n"
-        "func (r *Route) Err() (*Route, error) { return r, nil }\n"
+        "func (r *Route) Err() (*Route, error) { return r, nil }\n\n"
+        "type routeError struct{}\n\n"
+        "func (e routeError) Error() string { return \"\" }\n"
     ),
     "mux_test.go": (
         "package mux\n\n"
@@ -41,7 +43,7 @@ ROUTER = {
         "\tnew(Route).Host(\"h\").Subrouter().Name(\"b\")\n"
         "\troute, err := router.Get(\"x\").Err()\n"
         "\troute.Host(\"y\")\n"
-        "\t_ = err\n"
+        "\t_ = err.Error()\n"
         "\tstrings.NewReader(\"s\").Len()\n"
         "\tvar value interface{} = router\n"
         "\tcast := value.(*Route)\n"
@@ -88,8 +90,10 @@ def test_receivers_typed_by_what_calls_return(router):
     assert {("mux.go", "NewRouter"), ("mux.go", "Router.NewRoute"), ("route.go", "Route.Name"),
             ("route.go", "Route.Host"), ("route.go", "Route.Subrouter"), ("mux.go", "Router.Name"),
             ("mux.go", "Router.Get"), ("route.go", "Route.Err")} <= callees
-    # a strings.Reader's Len is not the package's Len; the other package's helper is not this one's
+    # a strings.Reader's Len is not the package's Len; the other package's helper is not this one's;
+    # err, Err's second result, is an error, not the package's only type with an Error method
     assert ("mux_test.go", "Len") not in callees
+    assert ("route.go", "routeError.Error") not in callees
     assert ("other/helper.go", "helper") not in callees
 
 
