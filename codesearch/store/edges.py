@@ -27,6 +27,7 @@ import numpy as np
 
 from ..paths import sqlite_uri
 from .call_results import CallResults
+from .call_targets import CallTargets, top_level
 from .catalog import Catalog
 from .extension_methods import ExtendedTypes, extension_receiver
 from .graph_reads import (
@@ -43,7 +44,6 @@ from .module_files import ModuleFiles
 from .schema import BY_IMPORT, BY_NAME, BY_TYPE, DYNAMIC, EDGE_KINDS, EXACT
 from .sql import select_in
 from .sqlite import sqlite3
-from .unknown_receivers import Constructors, Twins, methods_near
 
 GUESS = -1.0  # the weight _ByName gives a call it can only guess at
 RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is bounded by this)
@@ -300,12 +300,12 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
             near[row.name].append(Symbol(row.rid, row.path, row.qualified_name))
         definitions.update((name, _Definitions(facts, name, near.get(name, []), False)) for name in many)
     types = {hint.partition("@")[0] for *_, hint, _ in call_rows if hint and "@" in hint} - {""}
-    hinted = _Hinted(facts, kinds_named(db, types) if types else {})
+    targets = CallTargets(db)
+    hinted = _Hinted(facts, kinds_named(db, types) if types else {}, targets)
     choices: dict[tuple[str, str, str, str | None, int], _Choice] = {}  # by (path, scope, name, hint, ref)
     import_words: dict[str, frozenset[str]] = {}
     edges: dict[tuple[int, int], tuple[float, int]] = {}
     guesses: set[tuple[int, int]] = set()  # (caller, nid)
-    constructors, twins = Constructors(db), Twins(db)
     for caller, path, name, nid, caller_qualified, hint, ref in call_rows:
         candidates = definitions.get(name)
         if candidates is None or hint == "ext" or not candidates.exist():
@@ -319,12 +319,9 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
             by_name = _ByName(candidates, scope, path, imports_of.get(path, set()),
                               import_texts.get(path, []), import_words[path], name, bool(ref))
             choice = hinted.choose(by_name, hint) if hint else by_name.choose()
-            if not ref:  # `new Foo()`: the constructor Foo declares
-                made = constructors.called(choice[0], name, path, lambda r: Symbol(r.rid, r.path, r.qualified_name))
-                choice = (made, choice[1], choice[2])
-            if choice[2] == EXACT and twins.among(choice[0]):
-                choice = ([], 0.0, EXACT)
-            choices[key] = choice
+            made = targets.settle(choice[0], name, path, choice[2] == EXACT, not ref,
+                                  lambda r: Symbol(r.rid, r.path, r.qualified_name))
+            choices[key] = choice = (made, 1.0 / len(made) if made else 0.0, choice[2]) if choice[0] else choice
         chosen, weight, how = choice
         if not hint and caller_qualified:  # a function defined inside the caller: it shadows the others
             inner = candidates.nested_in(path, f"{caller_qualified}.{name}")
@@ -411,8 +408,9 @@ class _Hinted:
     """A call resolved by what its receiver is (ingest/scopes.py): the caller's own class, a
     type, a module; by name where the hint leads nowhere, and never where it leads outside."""
 
-    def __init__(self, facts: _NameFacts, kinds: dict[str, set[str]]):
+    def __init__(self, facts: _NameFacts, kinds: dict[str, set[str]], targets: CallTargets):
         self.facts, self.kinds, self.results = facts, kinds, CallResults(facts.db, facts.modules, kinds)
+        self.targets = targets
 
     def choose(self, by_name: _ByName, hint: str) -> _Choice:
         if hint == "self":
@@ -432,7 +430,7 @@ class _Hinted:
             return [], 0.0, BY_IMPORT  # a module from elsewhere: never a definition here
         if owner:
             return self._of_type(by_name, owner, module, set(files))
-        found = by_name.candidates.in_files(set(files)) if files else []
+        found = top_level(by_name.candidates.in_files(set(files))) if files else []
         if not found and files:
             found = self._exported_from(by_name.candidates, set(files))
         return (found, 1.0 / len(found), BY_IMPORT) if found else by_name.choose()
@@ -441,21 +439,22 @@ class _Hinted:
         """A call on a receiver nothing is known of: the methods of its name (definitions inside a
         class) in the caller's file, else in the nearest files its imports reach, where a value's
         type comes from; a guess among them where they are a few, none where none is near or
-        where they are many (unknown_receivers.methods_near)."""
-        found, depth = methods_near(by_name.candidates, by_name.path, self.facts.imported_by)
+        where they are many (call_targets)."""
+        found, depth = self.targets.methods_near(by_name.candidates, by_name.path, self.facts.imported_by)
         how = BY_NAME if len(found) > 1 else EXACT if depth == 0 else BY_IMPORT
         return found, (1.0 / len(found) if found else 0.0), how
 
     def _exported_from(self, candidates: _Definitions, files: set[str]) -> list[Symbol]:
         """A module's name that a file it imports defines (an `index.ts` or `__init__.py` that
-        re-exports its package's parts), the nearest such files first."""
+        re-exports its package's parts), the nearest such files first; a module's name is one of
+        its top-level definitions, not a method of one of its classes."""
         seen, layer = set(files), files
         for _ in range(REEXPORT_DEPTH):
             layer = self.facts.imported_by(layer) - seen
             if not layer:
                 return []
             seen |= layer
-            found = candidates.anywhere_in(layer)
+            found = top_level(candidates.anywhere_in(layer))
             if found:
                 return found
         return []

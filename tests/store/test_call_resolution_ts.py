@@ -151,3 +151,34 @@ def test_a_name_each_anonymous_function_defines_links_none_of_them(tmp_path):
         assert len(neighbours(graph, definitions_named(index.catalog, "check"), "callees")) == 3
     finally:
         index.close()
+
+
+def test_a_module_name_is_a_top_level_definition_and_a_call_no_type(tmp_path):
+    """`z.array()` through `import * as z` is the module's function, not a class's method named
+    array; `core.make()` is the function, not the interface of its name beside it (a type is
+    never called), unless the interface is all there is of the name (`const Made = make()`)."""
+    index = _index(tmp_path, {
+        "schemas.ts": ("export interface ZodType {\n  array(): unknown;\n}\n"
+                       "export function array() { return 1; }\n"),
+        "core.ts": ("export interface make {\n  init(): void;\n}\nexport function make() { return 1; }\n"
+                    "export interface Made {\n  init(): void;\n}\nexport const Made = make();\n"),
+        "use.ts": ('import * as z from "./schemas";\nimport * as core from "./core";\n\n'
+                   "export function check() {\n  core.make();\n  new core.Made();\n  return z.array();\n}\n"),
+    })
+    try:
+        assert _callees(index, "check") == {("schemas.ts", "array"): "import", ("core.ts", "make"): "import",
+                                            ("core.ts", "Made"): "import"}
+    finally:
+        index.close()
+
+
+def test_a_function_in_an_object_literal_is_no_method_of_an_unknown_receiver(tmp_path):
+    index = _index(tmp_path, {
+        "schemas.ts": ("export interface ZodType {\n  check(): unknown;\n}\n"
+                       "export function instance() {\n  return { check: (data: unknown) => data };\n}\n"
+                       "export function setup(inst) {\n  return inst.check();\n}\n"),
+    })
+    try:
+        assert _callees(index, "setup") == {("schemas.ts", "ZodType.check"): "exact"}
+    finally:
+        index.close()

@@ -76,6 +76,7 @@ class LanguageSpec:
     # the caller's file or the nearest files its imports reach define, not to a guess by name
     unknown_receivers_call_methods: bool = False
     constructor_name: str = ""  # the method a class's constructor is (`constructor`): `new Foo()` calls it
+    uncallable_kinds: frozenset[str] = frozenset()  # definitions that are types alone, never called
     literal_types: tuple[tuple[str, str], ...] = ()  # literal node type -> its built-in type
     constructors_capitalized: bool = False  # a call binds a type only when the callee is capitalized
     # a capitalized name that is no variable is a type (Java, C#, Kotlin): a receiver that is one
