@@ -4,7 +4,7 @@ NDCG@10 per repository beside the local store's (same process, same queries), qu
 through the HTTP team service, one changed file from `index` start to searchable, and a scale run
 (the store's chunks repeated under other repository names).
 
-Usage: scripts/bench_team.py [--store /tmp/team-bench.db] [--scale-chunks N] [--json OUT] [NAME ...]
+Usage: scripts/bench_team.py [--store /tmp/team-bench.db] [--scale-chunks N] [--quality-only] [--json OUT] [NAME ...]
 
 Vectors: each chunk's vector is taken from the local index's embedding cache
 (~/.cache/codesearch-bench-index/NAME, made by scripts/bench_quality.py) when its embed-text hash
@@ -38,7 +38,7 @@ from codesearch.indexing.index import Index
 from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
 from codesearch.team.front import index_repository, open_store
-from codesearch.team.milvus_store import CHUNKS, FILES, MilvusStore, row_uid
+from codesearch.team.milvus_store import CHUNK_FIELDS, CHUNKS, FILE_FIELDS, FILES, MilvusStore, row_uid
 from codesearch.team.team_search import Scope, TeamSearcher
 from codesearch.team.team_service import TeamService
 from codesearch.transports.http import HttpServer
@@ -92,6 +92,8 @@ def main() -> int:
     parser.add_argument("--fresh", action="store_true", help="start from an empty store")
     parser.add_argument("--no-quality", action="store_true", help="index, but skip the NDCG@10 comparison")
     parser.add_argument("--http-queries", type=int, default=0, help="at most this many queries through HTTP (0: all)")
+    parser.add_argument("--quality-only", action="store_true", help="index and compare NDCG@10 only (no latency, "
+                        "incremental or size figures)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
@@ -104,7 +106,7 @@ def main() -> int:
     figures: dict = {"per_repo": {}, "index": {}}
     local_latency: list[float] = []
     queries_of: dict[str, list[dict]] = {}
-    for name, root in roots:
+    for name, root in roots:  # every repository in first: the keyword statistics are the whole store's
         index = Index(root, settings, args.index_root / name, embedder=embedder)
         vectors = CachedVectors(index, embedder)
         t = time.perf_counter()
@@ -112,11 +114,14 @@ def main() -> int:
                                   vectors=vectors)
         figures["index"][name] = {"seconds": round(time.perf_counter() - t, 2), "chunks": report.chunks_written,
                                   "vectors_from_local_index": vectors.hits, "vectors_embedded": vectors.embedded}
-        queries = queries_of[name] = json.loads((args.annotations / f"{name}.json").read_text())
-        if args.no_quality:
-            index.close()
-            continue
-        team = TeamSearcher(store, settings, embedder)
+        queries_of[name] = json.loads((args.annotations / f"{name}.json").read_text())
+        print(f"[{name}] {report.summary()}; vectors {vectors.hits} from the local index, {vectors.embedded} "
+              "embedded", file=sys.stderr, flush=True)
+        index.close()
+    team = TeamSearcher(store, settings, embedder)
+    for name, root in roots if not args.no_quality else ():
+        queries = queries_of[name]
+        index = Index(root, settings, args.index_root / name, embedder=embedder)
         local = Searcher(index)
         team_scores, local_scores = [], []
         for q in queries:
@@ -129,8 +134,8 @@ def main() -> int:
             team_scores.append(score_query([r.to_dict() for r in mine.results], q["relevant"],
                                            q.get("secondary", []))["ndcg@10"])
         figures["per_repo"][name] = {"half": half_of(name), "local": mean(local_scores), "team": mean(team_scores)}
-        print(f"[{name}] {report.summary()}; vectors {vectors.hits} from the local index, {vectors.embedded} "
-              f"embedded; NDCG@10 local {mean(local_scores):.3f} team {mean(team_scores):.3f}", file=sys.stderr)
+        print(f"[{name}] NDCG@10 local {mean(local_scores):.3f} team {mean(team_scores):.3f}", file=sys.stderr,
+              flush=True)
         index.close()
     per_repo = figures["per_repo"]
     if per_repo:
@@ -141,6 +146,10 @@ def main() -> int:
                                        for k in ("local", "team")}
         figures["local_latency_ms"] = {"p50": percentile(local_latency, 0.5),
                                        "p95": percentile(local_latency, 0.95)}
+    if args.quality_only:
+        report_figures(figures)
+        store.close()
+        return 0
     figures["http_latency_ms"] = http_latency(store, settings, embedder, queries_of, args.http_queries)
     print(f"http: {figures['http_latency_ms']}", file=sys.stderr, flush=True)
     figures["incremental"] = incremental(store, settings, embedder, roots)
@@ -209,12 +218,8 @@ def scale(store: MilvusStore, settings, embedder, target: int, minutes: float, p
           queries: list[str]) -> list[dict]:
     """The store's chunks inserted again under other repository names (with their files rows, so
     that they are live), measured at each doubling until `target` chunks or `minutes`."""
-    base = list(store.rows(CHUNKS, 'repo != ""', ("uid", "repo", "branch", "gen", "chunk_id", "parent_id", "path",
-                                                   "language", "kind", "name", "qualified_name", "signature",
-                                                   "docstring", "start_line", "end_line", "name_line",
-                                                   "name_column", "part", "content_hash", "text", "has_vector",
-                                                   "keywords", "dense")))
-    files = list(store.rows(FILES, 'repo != ""', ["repo", "branch", "gen", "path", "hash", "deleted"]))
+    base = list(store.rows(CHUNKS, 'repo != ""', (*CHUNK_FIELDS, "has_vector", "keywords", "dense")))
+    files = list(store.rows(FILES, 'repo != ""', ["repo", "branch", *FILE_FIELDS]))
     states = {(s.repo, s.branch): s for s in store.states()}
     steps = []
     total = len(base)
@@ -288,6 +293,8 @@ def report_figures(figures: dict) -> None:
     if "local_latency_ms" in figures:
         print(f"local in-process query latency: p50 {figures['local_latency_ms']['p50']:.1f} ms, "
               f"p95 {figures['local_latency_ms']['p95']:.1f} ms")
+    if "http_latency_ms" not in figures:
+        return
     h = figures["http_latency_ms"]
     print(f"team HTTP query latency over all repositories: p50 {h['p50']:.1f} ms, p95 {h['p95']:.1f} ms "
           f"({h['queries']} queries)")

@@ -31,8 +31,9 @@ SEARCH_LIMIT_MAX = 16_384  # Milvus's topk limit
 
 CHUNK_FIELDS = ("uid", "repo", "branch", "gen", "chunk_id", "parent_id", "path", "language", "kind", "name",
                 "qualified_name", "signature", "docstring", "start_line", "end_line", "name_line", "name_column",
-                "part", "content_hash", "text")
+                "part", "content_hash", "text", "fingerprint", "content_class", "templates")
 HIT_FIELDS = ("repo", "branch", "path", "gen")
+FILE_FIELDS = ("path", "hash", "gen", "deleted", "chunks", "terms")
 
 
 class TeamStoreError(RuntimeError):
@@ -79,8 +80,13 @@ class RepoState:
 
 @dataclass(frozen=True)
 class LiveFile:
+    """A live file: its content hash, the generation that wrote it, and its chunks and their
+    keyword terms (the keyword score's collection statistics are sums of these)."""
+
     hash: str
     gen: int
+    chunks: int = 0
+    terms: int = 0
 
 
 def _pymilvus() -> Any:
@@ -130,14 +136,25 @@ class MilvusStore:
             if have and have != dimension:
                 raise TeamStoreError(f"the team store {self.uri} holds vectors of {have} dimensions; "
                                      f"this embedder makes {dimension}")
+            self._check_fields(CHUNKS, CHUNK_FIELDS)
         self._bookkeeping(FILES, [("repo", dt.VARCHAR, 512), ("branch", dt.VARCHAR, 512), ("gen", dt.INT64, 0),
-                                  ("path", dt.VARCHAR, 8192), ("hash", dt.VARCHAR, 64), ("deleted", dt.BOOL, 0)])
+                                  ("path", dt.VARCHAR, 8192), ("hash", dt.VARCHAR, 64), ("deleted", dt.BOOL, 0),
+                                  ("chunks", dt.INT64, 0), ("terms", dt.INT64, 0)])
+        self._check_fields(FILES, FILE_FIELDS)
         self._bookkeeping(CALLS, [("repo", dt.VARCHAR, 512), ("branch", dt.VARCHAR, 512), ("gen", dt.INT64, 0),
                                   ("path", dt.VARCHAR, 8192), ("caller_id", dt.VARCHAR, 64),
                                   ("callee", dt.VARCHAR, MAX_NAME_BYTES), ("line", dt.INT64, 0),
                                   ("resolution", dt.VARCHAR, 32)])
         self._bookkeeping(STATES, [("repo", dt.VARCHAR, 512), ("branch", dt.VARCHAR, 512),
                                    ("record", dt.VARCHAR, 65_535)])
+
+    def _check_fields(self, name: str, wanted: Sequence[str]) -> None:
+        """Refuse a collection made by a codesearch whose rows lacked fields this one writes."""
+        have = {f.get("name") for f in self.client.describe_collection(name).get("fields", [])}
+        missing = [f for f in wanted if f not in have]
+        if missing:
+            raise TeamStoreError(f"the team store {self.uri} was made by an earlier codesearch (its {name} lack "
+                                 f"{', '.join(missing)}): index into a new store")
 
     def exists(self) -> bool:
         return bool(self.client.has_collection(STATES))
@@ -156,14 +173,16 @@ class MilvusStore:
         for name, length in (("repo", 512), ("branch", 512), ("chunk_id", 64), ("parent_id", 64), ("path", 8192),
                              ("language", 64), ("kind", 64), ("name", MAX_NAME_BYTES),
                              ("qualified_name", MAX_NAME_BYTES), ("signature", 8192), ("docstring", 8192),
-                             ("content_hash", 64), ("text", 65_535)):
+                             ("content_hash", 64), ("text", 65_535), ("templates", 65_535)):
             schema.add_field(name, dt.VARCHAR, max_length=length)
-        for name in ("gen", "start_line", "end_line", "name_line", "name_column", "part"):
+        for name in ("gen", "start_line", "end_line", "name_line", "name_column", "part", "fingerprint",
+                     "content_class"):
             schema.add_field(name, dt.INT64)
         schema.add_field("has_vector", dt.BOOL)
         # the terms are codesearch's own (analysis/tokens.py, Porter-stemmed): the standard
-        # tokenizer only splits them at the spaces between them
-        schema.add_field("keywords", dt.VARCHAR, max_length=65_535, enable_analyzer=True,
+        # tokenizer only splits them at the spaces between them; `enable_match`: TEXT_MATCH
+        # counts the chunks holding a term (its document frequency in a search's scope)
+        schema.add_field("keywords", dt.VARCHAR, max_length=65_535, enable_analyzer=True, enable_match=True,
                          analyzer_params={"tokenizer": "standard"})
         schema.add_field("sparse", dt.SPARSE_FLOAT_VECTOR)
         schema.add_field("dense", dt.FLOAT_VECTOR, dim=dimension)
@@ -171,8 +190,15 @@ class MilvusStore:
                                        input_field_names=["keywords"], output_field_names=["sparse"]))
         index = self.client.prepare_index_params()
         index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
-        index.add_index("dense", index_type="AUTOINDEX", metric_type="COSINE")
+        index.add_index("dense", index_type=self.dense_index(), metric_type="COSINE")
         self.client.create_collection(CHUNKS, schema=schema, index_params=index)
+
+    def dense_index(self) -> str:
+        """Milvus Lite's: FLAT, exact. Its AUTOINDEX clusters sealed segments (IVF) and searches
+        the few clusters nearest the query: with a repository filter, a repository whose chunks
+        lie in other clusters answered nothing. A server's AUTOINDEX is HNSW, which a filter does
+        not empty."""
+        return "FLAT" if self.uri.lite else "AUTOINDEX"
 
     def _bookkeeping(self, name: str, fields: list[tuple[str, Any, int]]) -> None:
         if self.client.has_collection(name):
@@ -267,8 +293,7 @@ class MilvusStore:
             iterator.close()
 
     def file_rows(self, repo: str, branch: str, up_to_gen: int) -> Iterable[dict]:
-        return self.rows(FILES, f"{self.scope(repo, branch)} and gen <= {up_to_gen}",
-                         ("path", "hash", "gen", "deleted"))
+        return self.rows(FILES, f"{self.scope(repo, branch)} and gen <= {up_to_gen}", FILE_FIELDS)
 
     def chunks_where(self, expression: str, limit: int, fields: Sequence[str] = CHUNK_FIELDS) -> list[dict]:
         self._ready(CHUNKS)
@@ -287,13 +312,19 @@ class MilvusStore:
                                       output_fields=["repo", "branch", "gen", "path", "caller_id", "callee", "line",
                                                      "resolution"]))
 
-    def keyword_search(self, terms: str, expression: str, limit: int) -> list[dict]:
-        """Hits best first: uid, score (BM25), and what liveness is checked by (repo, branch, path, gen)."""
+    def keyword_search(self, terms: str, expression: str, limit: int, keywords: bool = False) -> list[dict]:
+        """Hits best first: uid, score (BM25), and what liveness is checked by (repo, branch, path,
+        gen); `keywords`: the keyword field too."""
         self._ready(CHUNKS)
+        fields = [*HIT_FIELDS, "keywords"] if keywords else list(HIT_FIELDS)
         found = self.client.search(CHUNKS, data=[terms], anns_field="sparse", limit=min(limit, SEARCH_LIMIT_MAX),
-                                   filter=expression, output_fields=list(HIT_FIELDS),
-                                   search_params={"metric_type": "BM25"})
-        return [_hit(hit, abs(float(hit["distance"]))) for hit in found[0]]
+                                   filter=expression, output_fields=fields, search_params={"metric_type": "BM25"})
+        return [_hit(hit, abs(float(hit["distance"])), fields) for hit in found[0]]
+
+    def count_where(self, name: str, expression: str) -> int:
+        self._ready(name)
+        rows = self.client.query(name, filter=expression, output_fields=["count(*)"])
+        return int(rows[0]["count(*)"]) if rows else 0
 
     def vector_search(self, vector: Sequence[float], expression: str, limit: int) -> list[dict]:
         """Hits best first (score: cosine similarity), among chunks that have a vector of their own."""
@@ -319,13 +350,13 @@ def live_files(rows: Iterable[dict]) -> dict[str, LiveFile]:
         have = newest.get(row["path"])
         if have is None or row["gen"] > have["gen"]:
             newest[row["path"]] = row
-    return {p: LiveFile(r["hash"], r["gen"]) for p, r in newest.items() if not r["deleted"]}
+    return {p: LiveFile(r["hash"], r["gen"], r["chunks"], r["terms"]) for p, r in newest.items() if not r["deleted"]}
 
 
-def _hit(hit: Any, score: float) -> dict:
+def _hit(hit: Any, score: float, fields: Sequence[str] = HIT_FIELDS) -> dict:
     entity = hit.get("entity", hit)
     return {"uid": hit["uid"] if "uid" in hit else entity["uid"], "score": score,
-            **{name: entity[name] for name in HIT_FIELDS}}
+            **{name: entity[name] for name in fields}}
 
 
 def _first_line(exc: BaseException) -> str:

@@ -14,18 +14,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
-from ..analysis.embed_text import embed_hash_of, embed_text_of
-from ..analysis.rows import keyword_columns
+from ..analysis.embed_text import embed_text_of
+from ..analysis.rows import prepare_rows
 from ..config import Settings
 from ..faults import checkpoint
 from ..indexing.vendored import FileEntry, vendored_folders
 from ..ingest.extract import Extracted, SkipFile, extract_files, file_digest, read_source
 from ..ingest.walker import RepoWalker, SourceFile
-from ..model import Chunk
+from .keyword_score import keyword_text
 from .milvus_store import (
     CALLS,
     CHUNKS,
@@ -41,11 +42,7 @@ from .milvus_store import (
     live_files,
     row_uid,
 )
-from .stemming import stemmed
 
-# bm25 column weights of the local catalog (name, path, signature+docstring, body): Milvus has one
-# BM25 field per function, so each column's terms are repeated as often as its weight
-COLUMN_REPEATS = (6, 3, 3, 1)
 WRITE_BATCH_FILES = 50
 EMBED_BATCH = 256
 
@@ -74,12 +71,6 @@ class TeamIndexReport:
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
-
-
-def keyword_text(chunk: Chunk) -> str:
-    """The chunk's keyword field: each column's analysed, Porter-stemmed terms, repeated by its weight."""
-    columns = [stemmed(c) for c in keyword_columns(chunk)]
-    return cut(" ".join(" ".join([text] * n) for text, n in zip(columns, COLUMN_REPEATS) if text), MAX_TEXT_BYTES)
 
 
 class TeamIndexer:
@@ -127,7 +118,7 @@ class TeamIndexer:
             report.added += rel.rel not in live
             report.modified += rel.rel in live
         tombstones = [{"uid": row_uid(self.repo, self.branch, p, gen), "repo": self.repo, "branch": self.branch,
-                       "gen": gen, "path": p, "hash": "", "deleted": True} for p in gone]
+                       "gen": gen, "path": p, "hash": "", "deleted": True, "chunks": 0, "terms": 0} for p in gone]
         self.store.insert(FILES, tombstones)
         report.deleted = len(gone)
         self.store.flush()
@@ -199,8 +190,10 @@ class TeamIndexer:
         """Rows of the changed files under generation `gen`; path -> hash of those written."""
         written: dict[str, str] = {}
         jobs = [(f.rel, f.path, f.language) for f in changed]
+        s = self.settings
+        finish = partial(prepare_rows, self.vector_key, s.embed_body_lines, s.embed_words, s.embed_min_chars)
         batch: list[Extracted] = []
-        for result in extract_files(jobs, self.settings, self.workers):
+        for result in extract_files(jobs, self.settings, self.workers, finish=finish):
             if isinstance(result, SkipFile):
                 report.skipped[result.reason] = report.skipped.get(result.reason, 0) + 1
                 continue
@@ -215,21 +208,24 @@ class TeamIndexer:
                      written: dict[str, str]) -> None:
         if not batch:
             return
-        chunks = [(x, c) for x in batch for c in x.chunks]
+        chunks = [(x, j) for x in batch for j in range(len(x.chunks))]
+        hashes = [x.embed_hashes[x.chunks[j].id] if x.embed_hashes else None for x, j in chunks]
         s = self.settings
-        hashes = [embed_hash_of(self.vector_key, c, s.embed_body_lines, s.embed_words, s.embed_min_chars)
-                  for _, c in chunks]
         wanted = [i for i, h in enumerate(hashes) if h is not None]
         vectors: dict[int, list[float]] = {}
         for start in range(0, len(wanted), EMBED_BATCH):
             some = wanted[start:start + EMBED_BATCH]
             made = self.vectors([hashes[i] for i in some],  # type: ignore[misc]
-                                [embed_text_of(chunks[i][1], s.embed_body_lines, s.embed_words) for i in some])
+                                [embed_text_of(chunks[i][0].chunks[chunks[i][1]], s.embed_body_lines,
+                                               s.embed_words) for i in some])
             for i, vector in zip(some, made):
                 vectors[i] = [float(v) for v in vector]
         report.vectors += len(vectors)
         blank = [1.0] + [0.0] * (self.dimension - 1)  # Milvus wants a vector in every row; never searched
-        rows = [self._chunk_row(x, c, gen, vectors.get(i, blank), i in vectors) for i, (x, c) in enumerate(chunks)]
+        rows = [self._chunk_row(x, j, gen, vectors.get(i, blank), i in vectors) for i, (x, j) in enumerate(chunks)]
+        terms: dict[str, int] = {}
+        for row in rows:
+            terms[row["path"]] = terms.get(row["path"], 0) + row.pop("terms")
         self.store.insert(CHUNKS, rows)
         calls = []
         for x in batch:
@@ -243,11 +239,19 @@ class TeamIndexer:
         self.store.insert(CALLS, calls)
         self.store.insert(FILES, [{"uid": row_uid(self.repo, self.branch, x.rel, gen), "repo": self.repo,
                                    "branch": self.branch, "gen": gen, "path": x.rel, "hash": x.digest,
-                                   "deleted": False} for x in batch])
+                                   "deleted": False, "chunks": len(x.chunks), "terms": terms.get(x.rel, 0)}
+                                  for x in batch])
         report.chunks_written += len(rows)
         written.update((x.rel, x.digest) for x in batch)
 
-    def _chunk_row(self, x: Extracted, c: Chunk, gen: int, vector: list[float], has_vector: bool) -> dict:
+    def _chunk_row(self, x: Extracted, j: int, gen: int, vector: list[float], has_vector: bool) -> dict:
+        """The row of the file's `j`th chunk, with "terms" (its keyword length, which the file's row
+        carries: taken out before the insert)."""
+        c = x.chunks[j]
+        assert x.keyword_columns is not None and x.traits is not None and x.message_templates is not None, \
+            "extracted without prepare_rows"
+        keywords, terms = keyword_text(x.keyword_columns[j])
+        fingerprint, content_class = x.traits[j]
         return {"uid": row_uid(self.repo, self.branch, gen, c.id), "repo": self.repo, "branch": self.branch,
                 "gen": gen, "chunk_id": c.id, "parent_id": c.parent_id or "", "path": x.rel, "language": c.language,
                 "kind": c.kind, "name": cut(c.name, MAX_NAME_BYTES),
@@ -255,5 +259,6 @@ class TeamIndexer:
                 "docstring": cut(c.docstring, 8000), "start_line": c.start_line, "end_line": c.end_line,
                 "name_line": c.name_line, "name_column": c.name_column, "part": c.part,
                 "content_hash": c.content_hash, "text": cut(c.text, MAX_TEXT_BYTES), "has_vector": has_vector,
-                "keywords": keyword_text(c), "dense": vector}
+                "keywords": keywords, "terms": terms, "fingerprint": fingerprint, "content_class": content_class,
+                "templates": cut(x.message_templates[j], MAX_TEXT_BYTES), "dense": vector}
 

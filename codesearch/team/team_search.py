@@ -9,6 +9,7 @@ character classes, which rows are live) is checked on the candidates it returns.
 from __future__ import annotations
 
 import fnmatch
+import math
 import re
 import threading
 import time
@@ -16,15 +17,19 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ..analysis.content_class import CLASS_NUMBERS, VENDORED
 from ..analysis.query_shape import embedding_text
 from ..config import Settings
 from ..embedding.base import Embedder
 from ..filters import Filters, sql_globs
+from ..indexing.vendored import in_folders
 from ..model import Chunk
+from ..search.collapse import WINDOW as COLLAPSE_WINDOW
+from ..search.collapse import collapse
 from ..search.fusion import weighted_rrf
 from ..search.present import related_result, search_result, term_pattern
 from ..search.query import Query
-from ..search.ranking import RankingOptions, aggregate_files, rank
+from ..search.ranking import Ranked, RankingOptions, aggregate_files, rank, template_shares
 from ..search.requests import (
     RelatedResult,
     RelationsAnswer,
@@ -34,13 +39,18 @@ from ..search.requests import (
     SearchRequest,
     SearchResult,
 )
-from ..search.retrievers.keyword import searched_terms
+from ..search.retrievers.keyword import COLUMN_WEIGHTS, searched_terms
+from ..search.searcher import EXACT_CANDIDATES, TEMPLATE_CANDIDATES
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
-from .milvus_store import LiveFile, MilvusStore, RepoState, literal, live_files, row_uid
+from .keyword_score import Collection, bm25, columns_of, phrases_held
+from .milvus_store import CHUNKS, LiveFile, MilvusStore, RepoState, literal, live_files, row_uid
 from .stemming import porter
 from .team_graph import GraphCache, graph_list
 
 OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
+RESCORE_DEPTH = 5  # Milvus BM25 candidates scored by the local keyword score, per candidate kept
+MAX_COUNTED_TERMS = 100_000  # document frequencies kept between searches (of live generations)
+VENDORED_CLASS = CLASS_NUMBERS[VENDORED]
 MAX_CALL_SITES = 1000
 MAX_SCOPED_BRANCHES = 8  # up to this many branches searched, the expression names each one's live generation
 TEAM_RETRIEVERS = ("vector", "keyword", "graph")  # the graph runs last: the keyword list seeds it
@@ -67,6 +77,7 @@ class TeamSearcher:
         self.embedder = embedder
         self._live: dict[tuple[str, str], tuple[int, dict[str, LiveFile]]] = {}
         self.graphs = GraphCache(store)
+        self._holding: dict[tuple[tuple[tuple[str, str, int], ...], str], int] = {}  # chunks holding a term
         self._lock = threading.Lock()
 
     # --- what is live -----------------------------------------------------------------------
@@ -120,15 +131,19 @@ class TeamSearcher:
 
     # --- search -----------------------------------------------------------------------------
     def search(self, request: SearchRequest, scope: Scope | None = None) -> SearchAnswer:
+        """The local search's steps over the store: the retrievers' lists, weighted RRF, the exact
+        phrases and message templates the candidates hold, the ranking stage, near-duplicates
+        collapsed."""
         started = time.perf_counter()
         scope = scope or Scope()
         query = Query.parse(request.query, request.mode, request.filters)
         states = self.states(scope)
         names = [n for n in (request.retrievers or RETRIEVERS_OF_MODE[request.mode]) if n in TEAM_RETRIEVERS]
         candidates = max(self.settings.candidates, request.limit * 3)
+        options = request.ranking or (RankingOptions() if self.settings.ranking else RankingOptions.off())
         timing: dict[str, float] = {}
         lists: dict[str, list[str]] = {}
-        rows: dict[str, dict] = {}
+        columns: dict[str, list[list[str]]] = {}  # keyword candidates' columns (keyword_score.columns_of)
         notes: list[str] = []
         if not states:
             notes.append("the team store holds no repository" + (f" named {scope.repo}" if scope.repo else "")
@@ -136,13 +151,19 @@ class TeamSearcher:
         else:
             where = self.expression(states, query.filters, scope)
             visible = self.visibility(states)
-            for name in (n for n in names if n != "graph"):
+            if "vector" in names:
                 t = time.perf_counter()
-                hits = self._keyword(query, where, candidates) if name == "keyword" else \
-                    self._vector(query, where, candidates)
-                kept = [h for h in hits if visible(h) and _glob_ok(h["path"], query.filters)]
-                lists[name] = [h["uid"] for h in kept][:candidates]
-                timing[name] = _ms(t)
+                hits = [h for h in self._vector(query, where, candidates)
+                        if visible(h) and _glob_ok(h["path"], query.filters)]
+                lists["vector"] = [h["uid"] for h in hits][:candidates]
+                timing["vector"] = _ms(t)
+            if "keyword" in names:
+                t = time.perf_counter()
+                hits = [h for h in self._keyword_hits(query, where, candidates)
+                        if visible(h) and _glob_ok(h["path"], query.filters)]
+                columns = {h["uid"]: columns_of(h["keywords"]) for h in hits}
+                lists["keyword"] = self._keyword_order(query, states, scope, columns)[:candidates]
+                timing["keyword"] = _ms(t)
             if "graph" in names:
                 t = time.perf_counter()
                 lists["graph"] = self._graph(query, states, lists.get("keyword", []), candidates)
@@ -150,18 +171,29 @@ class TeamSearcher:
         t = time.perf_counter()
         weights = {n: float(getattr(self.settings, f"weight_{n}", 1.0)) for n in lists}
         fused = weighted_rrf(lists, weights, k=self.settings.rrf_k)
+        exact = self._exact(query, columns, options) if "keyword" in names else {}
+        taken = {uid for uid, _ in fused}
+        fused += [(uid, 0.0) for uid in exact if uid not in taken]  # as the local search: they join
         rows = self.store.chunks_by_uid([uid for uid, _ in fused])
+        templates = self._templates(query, lists, exact, rows, options) if "keyword" in names else {}
         chunks = {uid: _chunk(row) for uid, row in rows.items()}
-        options = request.ranking or (RankingOptions() if self.settings.ranking else RankingOptions.off())
         vendored = frozenset(f for s in states for f in s.vendored)
-        ranked = rank(query, [(chunks[uid], score) for uid, score in fused if uid in chunks], options, vendored)
+        ranked = rank(query, [(chunks[uid], score) for uid, score in fused if uid in chunks], options, vendored,
+                      exact, templates)
         timing["rank"] = _ms(t)
         ranks = {name: {uid: i for i, uid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
-        entries = aggregate_files(ranked, self.settings.file_aggregation)[:request.limit] if request.files else \
-            [(r, None) for r in ranked[:request.limit]]
-        results = tuple(_placed(search_result(r, ranks, pattern, request.context, request.explain, score=agg),
-                                rows[r.chunk.id]) for r, agg in entries)
+        window = request.limit * COLLAPSE_WINDOW  # near-duplicates are looked for among these
+        pool: list[tuple[Ranked, float | None]]
+        if request.files:
+            pool = [(r, agg) for r, agg in aggregate_files(ranked, self.settings.file_aggregation)[:window]]
+        else:
+            pool = [(r, None) for r in ranked[:window]]
+        traits = {r.chunk.id: _traits(rows[r.chunk.id], vendored) for r, _ in pool}
+        entries = collapse(pool, lambda entry: entry[0].chunk, traits, request.limit)
+        results = tuple(_placed(search_result(r, ranks, pattern, request.context, request.explain, score=agg,
+                                              content_class=traits[r.chunk.id][1], similar=similar), rows)
+                        for (r, agg), similar in entries)
         timing["total"] = _ms(started)
         writing = [s for s in states if s.writing_gen]
         return SearchAnswer(query=request.query, mode=request.mode, results=results,
@@ -169,11 +201,66 @@ class TeamSearcher:
                             partial=True if writing else None, note="; ".join(notes) or None,
                             truncated=True if request.truncated else None)
 
-    def _keyword(self, query: Query, where: str, limit: int) -> list[dict]:
+    def _keyword_hits(self, query: Query, where: str, limit: int) -> list[dict]:
+        """Milvus BM25's candidates for the keyword list, RESCORE_DEPTH times as many as it keeps,
+        with their keyword fields."""
         terms = searched_terms(query)
         if not terms:
             return []
-        return self.store.keyword_search(" ".join(porter(t) for t in terms), where, limit * OVERFETCH)
+        return self.store.keyword_search(" ".join(porter(t) for t in terms), where, limit * RESCORE_DEPTH,
+                                         keywords=True)
+
+    def _keyword_order(self, query: Query, states: list[RepoState], scope: Scope,
+                       columns: dict[str, list[list[str]]]) -> list[str]:
+        """The candidates in the local keyword list's order: FTS5's bm25 over the branches searched
+        (keyword_score.py); Milvus's order breaks ties."""
+        terms = [porter(t) for t in searched_terms(query)]
+        collection = self.collection(states, scope, terms)
+        scores = {uid: bm25(terms, cols, COLUMN_WEIGHTS, collection) for uid, cols in columns.items()}
+        return sorted(columns, key=lambda uid: -scores[uid])
+
+    def collection(self, states: list[RepoState], scope: Scope, terms: list[str]) -> Collection:
+        """bm25's statistics over the live chunks of these branches: their number and terms from the
+        live files' rows, each term's holders counted once per live generation (TEXT_MATCH)."""
+        chunks = terms_total = 0
+        for state in states:
+            for f in self.live(state).values():
+                chunks += f.chunks
+                terms_total += f.terms
+        key = tuple((s.repo, s.branch, s.live_gen) for s in states)
+        where = self.expression(states, Filters(), scope)
+        with self._lock:
+            known = {t: self._holding[(key, t)] for t in set(terms) if (key, t) in self._holding}
+        for term in set(terms) - known.keys():
+            known[term] = self.store.count_where(CHUNKS, f"{where} and TEXT_MATCH(keywords, {literal(term)})")
+        with self._lock:
+            if len(self._holding) > MAX_COUNTED_TERMS:
+                self._holding.clear()
+            self._holding.update(((key, t), n) for t, n in known.items())
+        return Collection(chunks, terms_total, known)
+
+    def _exact(self, query: Query, columns: dict[str, list[list[str]]], options: RankingOptions
+               ) -> dict[str, float]:
+        """Uid -> the share of the query's exact phrases it holds, for the EXACT_CANDIDATES keyword
+        candidates that hold the most, among those holding the share that goes up."""
+        if not query.phrases or not options.exact_text:
+            return {}
+        at_least = math.ceil(options.exact_least(len(query.phrases)) * len(query.phrases) - 1e-9)
+        phrases = [[porter(t) for t in p.split()] for p in query.phrases]
+        held = [(uid, n) for uid, cols in columns.items() if (n := phrases_held(phrases, cols)) >= at_least]
+        held.sort(key=lambda pair: -pair[1])
+        return {uid: n / len(phrases) for uid, n in held[:EXACT_CANDIDATES]}
+
+    @staticmethod
+    def _templates(query: Query, lists: dict[str, list[str]], exact: dict[str, float], rows: dict[str, dict],
+                   options: RankingOptions) -> dict[str, float]:
+        """Uid -> the share of the query's pasted message that one of its message templates covers,
+        for the candidates near the top of a list or holding its exact phrases."""
+        if not query.messages or not options.message_templates:
+            return {}
+        ids = {i: None for found in lists.values() for i in found[:TEMPLATE_CANDIDATES]} | dict.fromkeys(exact)
+        templates = {i: rows[i]["templates"] for i in ids if i in rows and rows[i]["templates"]}
+        return template_shares(query.messages, templates)
 
     def _vector(self, query: Query, where: str, limit: int) -> list[dict]:
         if self.embedder is None:
@@ -311,8 +398,18 @@ def _chunk(row: dict) -> Chunk:
                  name_line=row["name_line"], name_column=row["name_column"])
 
 
-def _placed(result: SearchResult, row: dict) -> SearchResult:
-    return replace(result, id=row["chunk_id"], repo=row["repo"], branch=row["branch"])
+def _placed(result: SearchResult, rows: dict[str, dict]) -> SearchResult:
+    """A result as the store's row places it: the chunk's own id, its repository and branch (the
+    near-duplicates' ids likewise)."""
+    row = rows[result.id]
+    similar = tuple(replace(s, id=rows[s.id]["chunk_id"]) for s in result.similar) if result.similar else None
+    return replace(result, id=row["chunk_id"], repo=row["repo"], branch=row["branch"], similar=similar)
+
+
+def _traits(row: dict, vendored: frozenset[str]) -> tuple[int, int]:
+    """(near-duplicate fingerprint, content class number) as indexed, a chunk of a vendored
+    folder of the class vendored (the local search's rule)."""
+    return row["fingerprint"], VENDORED_CLASS if in_folders(row["path"], vendored) else row["content_class"]
 
 
 def _placed_related(result: RelatedResult, row: dict) -> RelatedResult:
