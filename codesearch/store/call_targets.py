@@ -74,6 +74,13 @@ class CallTargets:
             seen |= layer
         return [], 0
 
+    def members(self, found: list[S]) -> list[S]:
+        """The members of a type among definitions named `Type.name`: not a function local to a
+        function of the type's name (`function $constructor() { function init() }` beside
+        `interface $constructor { init() }`), where a member is there too."""
+        known = self._kinds(found)
+        return [s for s in found if known.get(s.rid) != "function"] or found
+
     def settle(self, chosen: list[S], name: str, caller_path: str, exact: bool, called: bool,
                symbol: Callable[[DefinitionRow], S]) -> list[S]:
         """`chosen` (the definitions a call of `name` from `caller_path` links; `exact`: found in

@@ -468,7 +468,7 @@ class _Hinted:
         if not kinds and not files:  # a type this repository does not define: only its extensions
             found = self._extensions(by_name, owner, extends)
             return found, (1.0 / len(found) if found else 0.0), BY_TYPE
-        members = by_name.candidates.of_type(owner)
+        members = self.targets.members(by_name.candidates.of_type(owner))
         if files:
             members = [s for s in members if s.path in files] or members
         else:  # a type named without an import: this file's own, where it has one

@@ -182,3 +182,19 @@ def test_a_function_in_an_object_literal_is_no_method_of_an_unknown_receiver(tmp
         assert _callees(index, "setup") == {("schemas.ts", "ZodType.check"): "exact"}
     finally:
         index.close()
+
+
+def test_a_type_member_is_no_function_local_to_a_function_of_its_name(tmp_path):
+    index = _index(tmp_path, {
+        "core.ts": ("export interface $constructor {\n  init(inst: unknown): void;\n}\n"
+                    "export function $constructor() {\n  function init(inst: unknown) { return inst; }\n"
+                    "  return init;\n}\n"),
+        "schemas.ts": ('import * as core from "./core";\n\n'
+                       "export const ZodType: core.$constructor = core.$constructor();\n\n"
+                       "export function setup(inst: unknown) {\n  ZodType.init(inst);\n}\n"),
+    })
+    try:
+        assert _callees(index, "setup") == {("core.ts", "$constructor.init"): "dynamic"}
+        assert len(neighbours(CallGraph(index.catalog), definitions_named(index.catalog, "setup"), "callees")) == 1
+    finally:
+        index.close()
