@@ -16,7 +16,9 @@ import re
 STEP = ">"
 RESULT = "()"  # after a function's name in a chain's base: the value it returns
 INDEX = "#"  # before the position of the result meant, where a call returns several
+RANGE = "range "  # before the value a `for k, v := range value` loop's names are bound over
 _NAME = re.compile(r"[A-Za-z_]\w*")
+_POSITION = re.compile(INDEX + r"(\d+)$")
 _MADE = re.compile(r"^(?:new\((?P<new>[^()]+)\)|&?(?P<literal>[\w.]+)\{.*\})$", re.S)
 _OPENS, _CLOSES = "([{", ")]}"
 
@@ -51,6 +53,12 @@ def parts(text: str) -> list[str]:
     return found
 
 
+def positioned(text: str) -> tuple[str, int]:
+    """A value's text without the `#N` at its end, and N (0 where it has none)."""
+    found = _POSITION.search(text)
+    return (text[:found.start()], int(found.group(1))) if found else (text, 0)
+
+
 def assigned(name: str, text: str) -> str:
     """What `name` is bound to by a declaration of several names from one call (`a, b := f(x)`:
     b is `f(x)#1`); any other text as it is; "" where the declaration does not name it."""
@@ -62,6 +70,25 @@ def assigned(name: str, text: str) -> str:
         return ""
     position = names.index(name)
     return right.strip() + (f"{INDEX}{position}" if position else "")
+
+
+def element_type(type_text: str, position: int) -> str:
+    """The type of a `range` loop's name at `position` over a value of this type (`[]*Route`:
+    int, then *Route; `map[K]V`: K, then V; `chan T`: T); "" where it is not told."""
+    text = type_text.strip().lstrip("*")
+    if text.startswith("["):
+        close = text.find("]")
+        return ("int", text[close + 1:])[position] if close > 0 and position < 2 else ""
+    if text.startswith("map["):
+        depth = 0
+        for i, char in enumerate(text[3:], 3):
+            depth += (char == "[") - (char == "]")
+            if depth == 0:
+                return (text[4:i], text[i + 1:])[position] if position < 2 else ""
+        return ""
+    if text.startswith(("chan ", "<-chan ")):
+        return text.split(" ", 1)[1] if position == 0 else ""
+    return ""
 
 
 def made_type(part: str) -> str | None:

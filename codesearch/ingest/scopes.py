@@ -123,7 +123,8 @@ class Scopes:
         """The hint for a value of this type: a built-in, a type of an import, or of this
         repository; or of a call's result, where the language's signatures say it (`scope`: where
         the call's own names are looked up)."""
-        called = type_text.endswith(")") or call_chains.INDEX in type_text
+        made = type_text.endswith(")") or type_text.startswith(call_chains.RANGE)
+        called = made or call_chains.positioned(type_text)[1] > 0
         if self.spec.result_type and called and not type_text.startswith("func"):
             return self._chain(scope, type_text)
         name = type_name(type_text)
@@ -221,9 +222,21 @@ class Scopes:
         return found
 
     def _chain_of(self, scope: int | None, text: str) -> str:
-        text, _, position = text.partition(call_chains.INDEX)
+        text, position = call_chains.positioned(text)
+        if text.startswith(call_chains.RANGE):
+            return self._ranged(scope, text[len(call_chains.RANGE):].strip(), position)
         found = self._calls_made(scope, text)
-        return found + call_chains.INDEX + position if position and found not in ("", EXTERNAL) else found
+        return f"{found}{call_chains.INDEX}{position}" if position and found not in ("", EXTERNAL) else found
+
+    def _ranged(self, scope: int | None, value: str, position: int) -> str:
+        """The hint of a `range` loop's name at `position` over `value`, where the type of value
+        is declared in this file (a variable, or a field of this file's types)."""
+        head, *rest = value.split(".") if _CHAIN.fullmatch(value) else [""]
+        bound = self._lookup(scope, head) if head else None
+        for field in rest:
+            bound = self._field(bound, field) if bound else None
+        element = call_chains.element_type(bound, position) if bound else ""
+        return self._type_hint(element) if element else ""
 
     def _calls_made(self, scope: int | None, text: str) -> str:
         pieces = call_chains.parts(text)
@@ -237,6 +250,8 @@ class Scopes:
             function = call_chains.called(pieces[first]) or ""
             if first == 0:
                 known = function in self.spec.builtin_functions and function not in self.defined
+                local = self._closure(scope, function)  # a function literal: by its qualified name
+                function = f"{local[len(LOCAL):]}.{function}" if local else function
                 base = EXTERNAL if known else f"{function}{call_chains.RESULT}@"
             else:
                 value = self.hint(scope, ".".join(pieces[:first]), function)

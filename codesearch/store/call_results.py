@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple, Protocol, TypeVar
 
-from ..ingest.call_chains import INDEX, RESULT, STEP, is_chain
+from ..ingest.call_chains import RESULT, STEP, is_chain, positioned
 from ..ingest.languages import spec_for_path
 from ..ingest.scopes import EXTERNAL, LOCAL, METHOD, PACKAGE, type_name
 from .graph_reads import kinds_named
@@ -60,7 +60,7 @@ class CallResults:
         """A call's hint made plain, and where the language's packages decide it (`in_package`),
         the definitions it reaches, each one's weight and how (None for any other call)."""
         plain = self.type_of(hint, path)
-        if plain == METHOD and _in_packages(path):
+        if (plain == METHOD or not plain) and _in_packages(path):  # a chain that the signatures leave open too
             found = self._near_methods(candidates, path)
             return plain, (found, 1.0 if found else 0.0, BY_NAME)
         reached = self.in_package(candidates, plain, path)
@@ -81,10 +81,9 @@ class CallResults:
         key = (hint, posixpath.dirname(path))
         found = self._plain.get(key)
         if found is None:
-            body, _, position = hint.partition(INDEX)
+            body, last = positioned(hint)  # the result meant of the chain's last call
             base, *steps = body.split(STEP)
             owner, _, module = base.partition("@")
-            last = int(position or 0)  # the result meant of the chain's last call
             found = (self._function_result(owner[:-len(RESULT)], module, path, 0 if steps else last)
                      if owner.endswith(RESULT) else base)
             for i, step in enumerate(steps, 1):
@@ -147,7 +146,8 @@ class CallResults:
         files = self._files(module, path)
         if files is None:
             return EXTERNAL
-        found = [d for d in self._named(name) if d.qualified_name == name and (not files or d.path in files)]
+        found = [d for d in self._named(name.rsplit(".", 1)[-1])  # `F.literal`: a function literal of F
+                 if d.qualified_name == name and (not files or d.path in files)]
         return self._result(found[0], module, position) if found else ""
 
     def _method_result(self, value: str, method: str, path: str, position: int) -> str:

@@ -17,6 +17,7 @@ _IMPORTS = EDGE_KINDS["imports"]
 MAX_ARRIVALS = 64  # files come or go: past this many, every import is resolved again
 _MODULE_SPLIT = re.compile(r"[./\\:]+")
 
+_RUST_STANDARD = re.compile(r"(?:::)?(?:std|core|alloc)::")  # never a file here
 _KNOWN_EXTENSION = re.compile(r"\.(h|hpp|js|ts|mjs|cjs|py|rb|php|zig|lua|sh|jsx|tsx)$")
 
 
@@ -26,6 +27,18 @@ def _module_keys(module: str) -> list[str]:
     module = _KNOWN_EXTENSION.sub("", module)
     parts = [p for p in _MODULE_SPLIT.split(module) if p and p not in ("crate", "self", "super", "@")]
     return ["/".join(parts[i:]) for i in range(len(parts))]
+
+
+def _grouped(module: str) -> list[str]:
+    """`a::{b, c::{self, D}}` -> [`a::b`, `a::c::self`, `a::c::D`]: the paths a grouped import names."""
+    head, _, rest = module.partition("{")
+    inner, depth, start, parts = rest.rsplit("}", 1)[0], 0, 0, []
+    for i, char in enumerate(inner + ","):
+        depth += (char == "{") - (char == "}")
+        if char == "," and depth == 0:
+            parts.append(inner[start:i].strip().split(" as ")[0].strip())
+            start = i + 1
+    return [path for part in parts if part for path in ([head + part] if "{" not in part else _grouped(head + part))]
 
 
 def _stem_keys(path: str) -> list[str]:
@@ -53,6 +66,8 @@ class _FileIndex:
         return [path for stem, path in self.by_last.get(last, ()) if stem == key or stem.endswith("/" + key)]
 
     def resolve(self, module: str, importer: str) -> list[str]:
+        if "{" in module:  # Rust's `a::{b, c::D}`, PHP's `A\{B, C}`: each path the group names
+            return sorted({path for each in _grouped(module) for path in self.resolve(each, importer)})
         if module.startswith(("./", "../")):  # a path from the importer's folder: that file or none
             local = posixpath.normpath(posixpath.join(posixpath.dirname(importer), module))
             key = _KNOWN_EXTENSION.sub("", local)
@@ -62,10 +77,14 @@ class _FileIndex:
             found = self._suffix(posixpath.splitext(local)[0])
             if found:
                 return found[:1]
+        if _RUST_STANDARD.match(module):
+            return []
         for key in _module_keys(module):
             found = self._suffix(key)
             if found:
                 return found if len(found) <= 2 else []
+        if "::" in module:  # Rust's `a::b::C`: an item C of the module a::b
+            return self.resolve(module.rsplit("::", 1)[0], importer)
         return []
 
 

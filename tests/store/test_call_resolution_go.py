@@ -1,7 +1,7 @@
 """Go calls resolved as gopls would: a bare call reaches only its own package (a function of the
 caller's folder, or a function literal its own body declares), and a receiver's type comes from
-`new(T)`, type assertions and the results of calls as the repository's signatures declare them,
-across files; a value of a type from outside the repository links nothing here."""
+`new(T)`, type assertions, `range` loops and the results of calls as the repository's signatures
+declare them, across files; a value of a type from outside the repository links nothing here."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ ROUTER = {
     "go.mod": "module example.com/mux\n",
     "mux.go": (
         "package mux\n\n"
-        "type Router struct{}\n\n"
+        "type Router struct {\n\troutes []*Route\n\tnamed  map[string]*Router\n}\n\n"
+        "func (r *Router) Match() {\n\tfor _, route := range r.routes {\n\t\troute.Host(\"x\")\n\t}\n"
+        "\tfor name, sub := range r.named {\n\t\tsub.Name(name)\n\t}\n}\n\n"
         "func NewRouter() *Router { return &Router{} }\n\n"
         "func (r *Router) NewRoute() *Route { return &Route{} }\n\n"
         "func (r *Router) Name(name string) *Route { return r.NewRoute() }\n\n"
@@ -95,6 +97,10 @@ def test_receivers_typed_by_what_calls_return(router):
     assert ("mux_test.go", "Len") not in callees
     assert ("route.go", "routeError.Error") not in callees
     assert ("other/helper.go", "helper") not in callees
+
+
+def test_range_loops_over_fields_of_the_files_own_types(router):
+    assert {q for _, q, _ in _callees(router, "Router.Match")} == {"Route.Host", "Router.Name"}
 
 
 def test_bare_calls_stay_in_their_package_and_their_function(router):

@@ -20,7 +20,7 @@ from codesearch.store.module_files import ModuleFiles
 RUST = {
     "Cargo.toml": '[workspace]\nmembers = ["engine"]\n',
     "engine/Cargo.toml": '[package]\nname = "engine"\n',
-    "engine/src/lib.rs": "pub mod store;\npub mod runner;\npub mod cache;\n",
+    "engine/src/lib.rs": "pub mod store;\npub mod runner;\npub mod cache;\npub mod checks;\n",
     "engine/src/store.rs": (
         "pub struct Store {}\n\n"
         "impl Store {\n"
@@ -36,7 +36,7 @@ RUST = {
         "pub fn helper(x: u32) -> u32 { x }\n\n"
         "pub fn serialize(x: u32) -> u32 { x }\n"
     ),
-    "engine/src/runner.rs": (
+    "engine/src/runner/traits.rs": (
         "pub trait Runner {\n    fn run(&self);\n}\n\n"
         "pub struct Job;\n\n"
         "impl Runner for Job {\n    fn run(&self) {}\n}\n"
@@ -72,6 +72,14 @@ RUST = {
         "pub fn generic<R: Runner>(r: &R) {\n    r.run();\n}\n\n"
         "pub fn through_dyn(r: &dyn Runner) {\n    r.run();\n}\n"
     ),
+    "engine/src/checks.rs": (
+        "use crate::{runner::{self, Runner}, store::Store};\n\n"
+        "fn check(x: u32) -> u32 { x }\n\n"
+        "fn one() -> u32 {\n    check(1)\n}\n\n"
+        "fn atomics() -> u32 {\n    fn check(x: u32) -> u32 { x + 1 }\n    check(2)\n}\n\n"
+        "fn unknown() {\n    let s = make();\n    s.insert(1);\n    runner::start();\n}\n"
+    ),
+    "engine/src/runner/mod.rs": "pub fn start() {}\n",
 }
 
 PHP = {
@@ -186,7 +194,7 @@ def test_rust_receivers_by_type_self_and_trait_objects(rust):
 
 
 def test_rust_std_and_dependencies_link_nothing_here(rust):
-    assert _related(rust, "Store.insert", "callers") == {}  # a HashMap's insert
+    assert _related(rust, "Store.insert", "callers") == {"unknown": "import"}  # not the HashMap's insert
     assert _related(rust, "Other.write_str", "callers") == {}  # fmt::Formatter's
     assert _related(rust, "serialize", "callers") == {}  # serde's Serialize, a crate not in the workspace
     assert _related(rust, "Job.run", "callers") == {}  # through the trait: its declaration only
@@ -196,6 +204,14 @@ def test_rust_generic_bound_and_dyn_parameter_reach_the_trait(rust):
     assert _related(rust, "generic", "callees") == {"Runner.run": "dynamic"}
     assert _related(rust, "through_dyn", "callees") == {"Runner.run": "dynamic"}
     assert _references(rust, "helper") == [(True, "import")]
+
+
+def test_rust_nested_functions_grouped_uses_and_method_calls(rust):
+    # a function defined inside another is seen there only, and shadows the file's own there
+    assert _related(rust, "one", "callees") == {"check": "exact"}
+    assert _related(rust, "atomics", "callees") == {"atomics.check": "exact"}
+    # `s.insert()` on a value nothing says the type of: a method of a file its grouped `use` names
+    assert _related(rust, "unknown", "callees") == {"Store.insert": "import", "start": "import"}
 
 
 def test_rust_use_trees_bind_their_names():

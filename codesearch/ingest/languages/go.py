@@ -67,6 +67,7 @@ SPEC = LanguageSpec(
   right: (expression_list . [(call_expression) @bind.type (type_assertion_expression type: (_) @bind.type)]))
 (short_var_declaration left: (expression_list (identifier) @bind.name)
   right: (expression_list . (call_expression) .)) @bind.type
+(range_clause left: (expression_list (identifier) @bind.name) ":=" right: (_)) @bind.type
 (var_spec name: (identifier) @bind.name !type value: (expression_list . (call_expression) @bind.type))
 (import_spec path: (interpreted_string_literal) @import.module) @import
 """,
