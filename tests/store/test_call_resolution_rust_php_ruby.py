@@ -77,6 +77,8 @@ RUST = {
         "fn check(x: u32) -> u32 { x }\n\n"
         "fn one() -> u32 {\n    check(1)\n}\n\n"
         "fn atomics() -> u32 {\n    fn check(x: u32) -> u32 { x + 1 }\n    check(2)\n}\n\n"
+        "fn aliased() -> u32 {\n    let check = elsewhere::<u32>;\n    let twice = |x: u32| x * 2;\n"
+        "    twice(check(3))\n}\n\n"
         "fn unknown() {\n    let s = make();\n    s.insert(1);\n    runner::start();\n}\n"
     ),
     "engine/src/runner/mod.rs": "pub fn start() {}\n",
@@ -210,6 +212,7 @@ def test_rust_nested_functions_grouped_uses_and_method_calls(rust):
     # a function defined inside another is seen there only, and shadows the file's own there
     assert _related(rust, "one", "callees") == {"check": "exact"}
     assert _related(rust, "atomics", "callees") == {"atomics.check": "exact"}
+    assert _related(rust, "aliased", "callees") == {}  # a local bound to another function, a closure
     # `s.insert()` on a value nothing says the type of: a method of a file its grouped `use` names
     assert _related(rust, "unknown", "callees") == {"Store.insert": "import", "start": "import"}
 

@@ -74,7 +74,9 @@ SPEC = LanguageSpec(
     self_names=frozenset({"self", "Self"}),
     builtin_types=frozenset({"bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16",
                              "i32", "i64", "i128", "isize", "f32", "f64", "String", "Vec", "Option", "Result",
-                             "Box", "Rc", "Arc", "[]"}),
+                             "Box", "Rc", "Arc", "Fn", "FnMut", "FnOnce", "fn", "[]"}),
+    # a closure or a function bound to a name: calling the name calls no definition of its own
+    literal_types=(("closure_expression", "fn"), ("generic_function", "fn"), ("scoped_identifier", "fn")),
     # the prelude's variants and `drop` are never the repository's definitions
     ignored_calls=frozenset({"Ok", "Err", "Some", "drop"}),
     # a path's receiver is the path without the name called; `self::a` is the module a beside the caller
@@ -119,6 +121,10 @@ SPEC = LanguageSpec(
   (#match? @_made "^(new|default|with_[a-z0-9_]+)$")))
 (let_declaration pattern: (identifier) @bind.name
   value: (struct_expression name: [(type_identifier) (scoped_type_identifier)] @bind.new))
+(let_declaration pattern: (identifier) @bind.name value: (closure_expression) @bind.literal)
+(let_declaration pattern: (identifier) @bind.name
+  value: [(generic_function function: (_) @_value) (scoped_identifier name: (identifier) @_value)] @bind.literal
+  (#not-eq? @bind.name @_value) (#match? @_value "^[a-z_]"))
 (type_parameter name: (type_identifier) @bind.name bounds: """ + _BOUND + r""")
 (where_predicate left: (type_identifier) @bind.name bounds: """ + _BOUND + r""")
 (use_declaration argument: (_) @import.module) @import
