@@ -54,6 +54,7 @@ class Scopes:
         self.rewrites = [(re.compile(pattern), replacement) for pattern, replacement in spec.receiver_rewrites]
         self.bound: dict[tuple[int | None, str], str] = {}
         self.defined = {d.name for d in definitions}  # a file's own name hides a built-in one
+        self._members: set[tuple[int, str]] | None = None  # (class, name) of what classes define
         # (the function a function literal is declared in, its name): what a bare call can reach
         self.closures = {(d.parent, d.name) for d in definitions
                          if d.parent is not None and definitions[d.parent].kind not in _CLASS_KINDS}
@@ -110,6 +111,34 @@ class Scopes:
             scope = definition.parent
         return None
 
+    def _base(self, cls: int) -> str | None:
+        """The type a class of this file names first among its bases, or None."""
+        return next(filter(None, (self.bound.get((cls, word)) for word in self.spec.super_names)), None)
+
+    def _defines(self, cls: int, name: str) -> bool:
+        if self._members is None:
+            self._members = {(d.parent, d.name) for d in self.definitions if d.parent is not None}
+        return (cls, name) in self._members
+
+    def _defining(self, type_text: str, name: str) -> str:
+        """The type that `name` of a value of `type_text` comes from, following the first bases
+        of this file's classes: the first that defines it, or the first base from elsewhere."""
+        seen: set[int] = set()
+        while (cls := self.classes.get(type_name(type_text))) is not None and cls not in seen:
+            base = self._base(cls)
+            if self._defines(cls, name) or base is None:
+                break
+            seen.add(cls)
+            type_text = base
+        return type_text
+
+    def _inherited(self, cls: int | None, name: str) -> str:
+        """`self.name()` in class `cls`: its own (SELF), or where it does not define `name`, the
+        base it inherits it from (a class without bases still SELF: a mixin's subclass's)."""
+        base = self._base(cls) if cls is not None and not self._defines(cls, name) else None
+        hint = self._type_hint(self._defining(base, name)) if base else SELF
+        return SELF if hint == EXTERNAL else hint
+
     def _lookup(self, scope: int | None, name: str) -> str | None:
         while True:
             found = self.bound.get((scope, name))
@@ -156,9 +185,6 @@ class Scopes:
                 return f"@{alias[0]}"
             if name in self.spec.builtin_functions and name not in self.defined:
                 return EXTERNAL
-            value = self._lookup(scope, name)  # a local value called: a closure, a function pointer
-            if value and type_name(value) in self.spec.builtin_types:
-                return EXTERNAL
             if self.spec.bare_calls_in_package:  # a variable holding a function is no definition
                 return self._closure(scope, name) or (EXTERNAL if self._lookup(scope, name) is not None else PACKAGE)
             if not self.spec.implicit_receiver or not name[:1].islower() or self._class_of(scope) is None:
@@ -173,14 +199,14 @@ class Scopes:
         if word in self.spec.super_names:
             if receiver != word and not receiver.startswith(word + "("):
                 return ""
-            base = next(filter(None, (self._lookup(scope, name) for name in self.spec.super_names)), None)
-            return self._type_hint(base) if base else SUPER
+            base = next(filter(None, (self._lookup(scope, word) for word in self.spec.super_names)), None)
+            return self._type_hint(self._defining(base, name)) if base else SUPER
         if not _CHAIN.fullmatch(receiver):
             return self._chain(scope, receiver) if self.spec.result_type else ""
         head, *rest = receiver.split(".")
         if head in self.spec.self_names:
             if not rest:
-                return SELF
+                return self._inherited(self._class_of(scope), name)
             owner = self._class_of(scope)
             found = self.bound.get((owner, rest[0])) if owner is not None else None
             return self._type_hint(found) if found and len(rest) == 1 else ""
@@ -198,7 +224,13 @@ class Scopes:
             module, member = alias
             if not member:
                 return f"@{_module_of(alias, receiver)}"
-            return f"{member}@{module}" if not rest else ""
+            if rest:
+                return ""
+            if self.spec.constructors_capitalized and member[:1].islower() and name in self.spec.builtin_methods:
+                return EXTERNAL  # a value a module holds (a class is capitalized): a built-in type's method
+            return f"{member}@{module}"
+        if self.spec.constructors_capitalized and not rest and head in self.classes:
+            return self._type_hint(self._defining(head, name))  # a class of this file, or its bases'
         if path and head[:1].islower():
             return f"@{receiver}"
         if self.spec.capitalized_types and head in self.spec.builtin_types:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ingest.languages import spec_for_path
 from ..paths import sqlite_uri
 from .call_results import CallResults
 from .call_targets import CallTargets, top_level
@@ -127,7 +128,7 @@ class _Definitions:
 
     def _index(self, symbols: list[Symbol]) -> None:
         self._stems: dict[str, list[int]] | None = None  # file name without extension -> positions
-        self.symbols = symbols
+        self.symbols = symbols = _replaced_dropped(symbols)
         self.by_path: dict[str, list[int]] = defaultdict(list)  # path -> positions in `symbols`
         for position, symbol in enumerate(symbols):
             self.by_path[symbol.path].append(position)
@@ -345,6 +346,20 @@ def _write_resolution(db: sqlite3.Connection, edges: Edges, guesses: list[tuple[
 
 _IMPORT_WORD = re.compile(r"\w+")
 _Choice = tuple[list[Symbol], float, int]  # definitions, each one's weight, how they were found
+
+
+def _replaced_dropped(symbols: list[Symbol]) -> list[Symbol]:
+    """Without the definitions a later one of the same scope replaces, in the languages where
+    that is so (LanguageSpec.redefinition_replaces; rids follow the file's order)."""
+    last: dict[tuple[str, str], int] = {}
+    for symbol in symbols:
+        spec = spec_for_path(symbol.path)
+        if spec is not None and spec.redefinition_replaces:
+            key = (symbol.path, symbol.qualified_name)
+            last[key] = max(last.get(key, symbol.rid), symbol.rid)
+    if not last:
+        return symbols
+    return [s for s in symbols if last.get((s.path, s.qualified_name), s.rid) == s.rid]
 
 
 def _scope_of(caller_qualified: str) -> str:

@@ -128,7 +128,7 @@ def test_python_receivers_types_imports_and_references(python):
 
 
 def test_python_super_and_recursion(python):
-    assert _related(python, "App.helper", "callees") == {"Base.close": "import"}
+    assert _related(python, "App.helper", "callees") == {"Base.close": "type"}
     assert _related(python, "fact", "callers") == {"fact": "exact"}
 
 

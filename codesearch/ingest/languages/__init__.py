@@ -72,6 +72,9 @@ class LanguageSpec:
     builtin_functions: frozenset[str] = frozenset()
     # methods of the built-in types: one called on a receiver nothing is known of is theirs
     builtin_methods: frozenset[str] = frozenset()
+    # a name defined again in one scope replaces the earlier definition (Python: `@overload` stubs,
+    # a function defined once per platform): a call reaches the last
+    redefinition_replaces: bool = False
     # a call on a receiver nothing is known of goes to a method (a definition inside a class) that
     # the caller's file or the nearest files its imports reach define, not to a guess by name
     unknown_receivers_call_methods: bool = False

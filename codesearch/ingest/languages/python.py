@@ -1,6 +1,7 @@
 """Python: classes, functions (methods inside classes), docstrings, imports, calls, and what a
 call's receiver is bound to (constructors, literals, annotations, typed parameters, imports)."""
 
+import builtins
 import re
 
 from . import LanguageSpec, definitions
@@ -40,12 +41,20 @@ SPEC = LanguageSpec(
     block_types=frozenset({"block", "if_statement", "for_statement", "while_statement",
                            "try_statement", "with_statement", "match_statement"}),
     self_names=frozenset({"self", "cls"}),
+    # `super()` is the class's first base, bound to the `class` keyword of its declaration
+    super_names=frozenset({"super", "class"}),
+    unknown_receivers_call_methods=True,  # `x.m()` calls a method, never a module's function
+    redefinition_replaces=True,  # `@overload` stubs, then the definition a call reaches
     builtin_types=frozenset({"dict", "list", "set", "frozenset", "tuple", "str", "bytes", "bytearray", "int",
                              "float", "complex", "bool", "object", "type", "Dict", "List", "Set", "FrozenSet",
                              "Tuple", "Mapping", "MutableMapping", "Sequence", "Iterable", "Iterator", "[]"}),
+    builtin_functions=frozenset(name for name in dir(builtins) if not name.startswith("_")),
+    builtin_methods=frozenset(name for kind in (dict, list, str, set, bytes, tuple) for name in dir(kind)
+                              if not name.startswith("_")),
     literal_types=(("dictionary", "dict"), ("dictionary_comprehension", "dict"), ("list", "list"),
                    ("list_comprehension", "list"), ("set", "set"), ("set_comprehension", "set"),
-                   ("tuple", "tuple"), ("string", "str"), ("concatenated_string", "str")),
+                   ("tuple", "tuple"), ("string", "str"), ("concatenated_string", "str"),
+                   ("identifier", "object")),  # a class declared without bases derives from object
     constructors_capitalized=True,
     import_aliases=import_aliases,
     query=definitions("(identifier)", "class_definition class", "function_definition function")
@@ -62,6 +71,8 @@ SPEC = LanguageSpec(
 (assignment left: [(identifier) (attribute)] @bind.name right: (call function: [(identifier) (attribute)] @bind.new))
 (assignment left: [(identifier) (attribute)] @bind.name right: [(dictionary) (dictionary_comprehension) (list)
   (list_comprehension) (set) (set_comprehension) (tuple) (string) (concatenated_string)] @bind.literal)
+(class_definition "class" @bind.name superclasses: (argument_list . [(identifier) (attribute)] @bind.type))
+(class_definition "class" @bind.name name: (identifier) @bind.literal !superclasses)
 (typed_parameter (identifier) @bind.name type: (type) @bind.type)
 (typed_default_parameter name: (identifier) @bind.name type: (type) @bind.type)
 (import_statement name: [(dotted_name) @import.module (aliased_import name: (dotted_name) @import.module)]) @import
