@@ -168,7 +168,9 @@ def _lsp_answer(root: Path, locations: list[dict], path_of_uri: Callable[[str], 
             outside = True
         else:
             targets.add((where, location["range"]["start"]["line"] + 1))
-    return Answer(frozenset(targets), outside)
+    # gopls places a name where it is declared: a definition of that name on that line, else a
+    # parameter or a local variable (on its function's line, but not that function)
+    return Answer(frozenset(targets), outside, local=True)
 
 
 # --- TypeScript and JavaScript: scip-typescript ------------------------------------------------

@@ -17,6 +17,7 @@ STEP = ">"
 RESULT = "()"  # after a function's name in a chain's base: the value it returns
 INDEX = "#"  # before the position of the result meant, where a call returns several
 RANGE = "range "  # before the value a `for k, v := range value` loop's names are bound over
+ONE_OF = "|"  # between the hints of the values a name is bound to again and again: theirs where they agree
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _POSITION = re.compile(INDEX + r"(\d+)$")
 _MADE = re.compile(r"^(?:new\((?P<new>[^()]+)\)|&?(?P<literal>[\w.]+)\{.*\})$", re.S)
@@ -24,8 +25,8 @@ _OPENS, _CLOSES = "([{", ")]}"
 
 
 def is_chain(hint: str) -> bool:
-    """Whether a hint names a function's result or methods called on the way."""
-    return STEP in hint or (RESULT + "@") in hint
+    """Whether a hint names a function's result or methods called on the way (or several hints)."""
+    return STEP in hint or (RESULT + "@") in hint or ONE_OF in hint
 
 
 def parts(text: str) -> list[str]:

@@ -59,6 +59,7 @@ class Scopes:
         self.closures = {(d.parent, d.name) for d in definitions
                          if d.parent is not None and definitions[d.parent].kind not in _CLASS_KINDS}
         self.chains: dict[tuple[int | None, str], str] = {}  # (scope, a value's text) -> its hint
+        self.alternatives: dict[tuple[int | None, str], set[str]] = {}  # the values of a CONFLICT
         # a class's name -> the first definition of it in the file; a struct before its `impl`
         # blocks, since its fields are bound there
         self.classes: dict[str, int] = {}
@@ -95,6 +96,8 @@ class Scopes:
             self.bound[key] = type_text
         elif known != type_text:
             self.bound[key] = CONFLICT
+            if self.spec.result_type:  # values of one type may still agree (Go's err, declared again and again)
+                self.alternatives.setdefault(key, {known}).add(type_text)
 
     def _class_of(self, scope: int | None) -> int | None:
         """The class a definition belongs to: its nearest enclosing class, or for a method with
@@ -138,6 +141,15 @@ class Scopes:
         base = self._base(cls) if cls is not None and not self._defines(cls, name) else None
         hint = self._type_hint(self._defining(base, name)) if base else SELF
         return SELF if hint == EXTERNAL else hint
+
+    def _agreed(self, scope: int | None, name: str) -> str:
+        """The hint of a name bound to several values in one scope (Go's err, declared again and
+        again): theirs where they agree, or all of them (call_chains.ONE_OF) where resolution is
+        to tell; "" where one is not known."""
+        while (scope, name) not in self.bound and scope is not None:
+            scope = self.definitions[scope].parent
+        hints = sorted({self._type_hint(text, scope) for text in self.alternatives.get((scope, name), ())})
+        return "" if CONFLICT in hints else call_chains.ONE_OF.join(hints)
 
     def _lookup(self, scope: int | None, name: str) -> str | None:
         while True:
@@ -211,6 +223,8 @@ class Scopes:
             found = self.bound.get((owner, rest[0])) if owner is not None else None
             return self._type_hint(found) if found and len(rest) == 1 else ""
         bound = self._lookup(scope, head)
+        if bound == CONFLICT and self.spec.result_type and not rest:
+            return self._agreed(scope, head)
         if bound:  # a generic parameter's type: its bound (`x: T` where `T: Trait`)
             bound = self._lookup(scope, type_name(bound)) or bound
         if bound is not None:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple, Protocol, TypeVar
 
-from ..ingest.call_chains import RESULT, STEP, is_chain, positioned
+from ..ingest.call_chains import ONE_OF, RESULT, STEP, is_chain, positioned
 from ..ingest.languages import spec_for_path
 from ..ingest.scopes import EXTERNAL, LOCAL, METHOD, PACKAGE, type_name
 from .graph_reads import kinds_named
@@ -80,6 +80,9 @@ class CallResults:
             return hint
         key = (hint, posixpath.dirname(path))
         found = self._plain.get(key)
+        if found is None and ONE_OF in hint:  # a name bound again and again: where its values agree
+            agreed = {self.type_of(one, path) for one in hint.split(ONE_OF)}
+            found = self._plain[key] = agreed.pop() if len(agreed) == 1 else ""
         if found is None:
             body, last = positioned(hint)  # the result meant of the chain's last call
             base, *steps = body.split(STEP)

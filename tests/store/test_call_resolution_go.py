@@ -58,6 +58,9 @@ ROUTER = {
         "\thandler := func() {}\n"
         "\thandler()\n"
         "\tGet(\"x\")\n"
+        "\tfirst, err := NewRouter().Get(\"x\").Err()\n"
+        "\tsecond, err := new(Route).Err()\n"
+        "\t_, _, _ = first, second, err.Error()\n"
         "}\n\n"
         "func Len() int { return 0 }\n"
     ),
@@ -108,8 +111,10 @@ def test_bare_calls_stay_in_their_package_and_their_function(router):
     assert ("mux.go", "helper", "exact") in mine
     assert ("mux_test.go", "TestRoutes.handler", "exact") in mine
     assert ("mux_test.go", "TestOther.handler", "exact") not in mine
-    # a bare Get is no method of Router, nor the other package's Get: nothing here defines it
-    assert {qualified for _, qualified, _ in _callees(router, "TestOther")} == {"TestOther.handler"}
+    # a bare Get is no method of Router, nor the other package's Get: nothing here defines it; err,
+    # declared twice, is an error either way
+    assert {qualified for _, qualified, _ in _callees(router, "TestOther")} == {
+        "TestOther.handler", "NewRouter", "Router.Get", "Route.Err"}
 
 
 def test_package_qualified_calls_and_receivers_nothing_is_known_of(router):
