@@ -197,6 +197,9 @@ class Scopes:
                 return f"@{alias[0]}"
             if name in self.spec.builtin_functions and name not in self.defined:
                 return EXTERNAL
+            value = self._lookup(scope, name)  # a local value called: a closure, a function pointer
+            if value and type_name(value) in self.spec.builtin_types:
+                return EXTERNAL
             if self.spec.bare_calls_in_package:  # a variable holding a function is no definition
                 return self._closure(scope, name) or (EXTERNAL if self._lookup(scope, name) is not None else PACKAGE)
             if not self.spec.implicit_receiver or not name[:1].islower() or self._class_of(scope) is None:
@@ -238,8 +241,8 @@ class Scopes:
             module, member = alias
             if not member:
                 return f"@{_module_of(alias, receiver)}"
-            if rest:
-                return ""
+            if rest:  # Rust's `de::Error::custom` where a `use` binds de: in module de
+                return f"@{module}.{member}.{'.'.join(rest)}" if path else ""
             if self.spec.constructors_capitalized and member[:1].islower() and name in self.spec.builtin_methods:
                 return EXTERNAL  # a value a module holds (a class is capitalized): a built-in type's method
             return f"{member}@{module}"

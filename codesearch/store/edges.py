@@ -488,6 +488,8 @@ class _Hinted:
             members = [s for s in members if s.path in files] or members
         else:  # a type named without an import: this file's own, where it has one
             members = [s for s in members if s.path == by_name.path] or members
+        if not members and kinds == {"impl"}:  # Rust: impls of this repository's traits for a type from elsewhere
+            return [], 0.0, BY_TYPE
         dynamic = bool(kinds and kinds & _INTERFACE_KINDS) and owner != by_name.name  # not a constructor
         if members:
             how = DYNAMIC if dynamic else EXACT if owner == by_name.scope.rsplit(".", 1)[-1] else BY_TYPE

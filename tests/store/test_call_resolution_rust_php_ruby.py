@@ -39,7 +39,7 @@ RUST = {
     "engine/src/runner/traits.rs": (
         "pub trait Runner {\n    fn run(&self);\n}\n\n"
         "pub struct Job;\n\n"
-        "impl Runner for Job {\n    fn run(&self) {}\n}\n"
+        "impl Runner for Job {\n    fn run(&self) {}\n}\n\npub fn launch() {}\n"
     ),
     "engine/src/cache.rs": (
         "use std::collections::HashMap;\n"
@@ -79,7 +79,11 @@ RUST = {
         "fn atomics() -> u32 {\n    fn check(x: u32) -> u32 { x + 1 }\n    check(2)\n}\n\n"
         "fn aliased() -> u32 {\n    let check = elsewhere::<u32>;\n    let twice = |x: u32| x * 2;\n"
         "    twice(check(3))\n}\n\n"
-        "fn unknown() {\n    let s = make();\n    s.insert(1);\n    runner::start();\n}\n"
+        "fn unknown() {\n    let s = make();\n    s.insert(1);\n    runner::start();\n    runner::traits::launch();\n}\n\n"
+        "pub trait Summary {\n    fn summary(&self);\n}\n\n"
+        "impl Summary for Bytes {\n    fn summary(&self) {}\n}\n\n"
+        "fn new() {}\n\n"
+        "fn foreign() {\n    Bytes::new();\n}\n"
     ),
     "engine/src/runner/mod.rs": "pub fn start() {}\n",
 }
@@ -214,7 +218,10 @@ def test_rust_nested_functions_grouped_uses_and_method_calls(rust):
     assert _related(rust, "atomics", "callees") == {"atomics.check": "exact"}
     assert _related(rust, "aliased", "callees") == {}  # a local bound to another function, a closure
     # `s.insert()` on a value nothing says the type of: a method of a file its grouped `use` names
-    assert _related(rust, "unknown", "callees") == {"Store.insert": "import", "start": "import"}
+    assert _related(rust, "unknown", "callees") == {"Store.insert": "import", "start": "import", "launch": "import"}
+    # a type of which this repository holds only impls of its own traits is from elsewhere: Bytes::new
+    # is not the file's fn new
+    assert _related(rust, "foreign", "callees") == {}
 
 
 def test_rust_use_trees_bind_their_names():
