@@ -232,9 +232,10 @@ class Scopes:
             bound = self._lookup(scope, type_name(bound)) or bound
         if bound is not None:
             for field in rest:  # a field of a field: known while the classes are this file's
-                bound = self._field(bound, field) if bound else None
-                if bound is None:
-                    return ""
+                known = self._field(bound, field) if bound else None
+                if known is None:
+                    return self._field_elsewhere(bound, field, scope) if bound else ""
+                bound = known
             return self._type_hint(bound, scope) if bound else ""
         alias = self.aliases.get(head)
         if alias is not None:
@@ -279,6 +280,15 @@ class Scopes:
             return self._ranged(scope, text[len(call_chains.RANGE):].strip(), position)
         found = self._calls_made(scope, text)
         return f"{found}{call_chains.INDEX}{position}" if position and found not in ("", EXTERNAL) else found
+
+    def _field_elsewhere(self, type_text: str, field: str, scope: int | None) -> str:
+        """A field of a type this file does not declare: a chain hint (`>.field`) where the
+        type is an import's, whose fields resolution finds outside the repository where the
+        import is (`r.Header` of an *http.Request); else not known here."""
+        outer = self._type_hint(type_text, scope) if self.spec.result_type else ""
+        if outer == EXTERNAL:
+            return EXTERNAL
+        return f"{outer}{call_chains.STEP}.{field}" if outer.partition("@")[2] else ""
 
     def _ranged(self, scope: int | None, value: str, position: int) -> str:
         """The hint of a `range` loop's name at `position` over `value`, where the type of value

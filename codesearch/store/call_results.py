@@ -157,7 +157,9 @@ class CallResults:
         owner, _, module = value.partition("@")
         files = self._files(module, path) if module else set()
         if files is None or not self._named(owner):
-            return EXTERNAL  # a type from elsewhere: its methods return nothing of the repository's
+            return EXTERNAL  # a type from elsewhere: its methods and fields hold nothing of the repository's
+        if method.startswith("."):
+            return ""  # a field of a type of the repository's: its type is not known here
         suffix = f"{owner}.{method}"
         found = [d for d in self._named(method) if d.qualified_name == suffix
                  or d.qualified_name.endswith("." + suffix)]

@@ -38,7 +38,7 @@ ROUTER = {
     ),
     "mux_test.go": (
         "package mux\n\n"
-        "import (\n\t\"strings\"\n)\n\n"
+        "import (\n\t\"net/http\"\n\t\"strings\"\n)\n\n"
         "func TestRoutes() {\n"
         "\trouter := NewRouter()\n"
         "\trouter.NewRoute().Name(\"a\")\n"
@@ -62,7 +62,8 @@ ROUTER = {
         "\tsecond, err := new(Route).Err()\n"
         "\t_, _, _ = first, second, err.Error()\n"
         "}\n\n"
-        "func Len() int { return 0 }\n"
+        "func Len() int { return 0 }\n\n"
+        "func serve(r *http.Request) { r.Header.Get(\"x\") }\n"
     ),
     "other/helper.go": "package other\n\nfunc helper() {}\n\nfunc Get(name string) {}\n",
     "cmd/main.go": ("package main\n\nimport \"example.com/mux\"\n\n"
@@ -99,6 +100,7 @@ def test_receivers_typed_by_what_calls_return(router):
     # err, Err's second result, is an error, not the package's only type with an Error method
     assert ("mux_test.go", "Len") not in callees
     assert ("route.go", "routeError.Error") not in callees
+    assert _callees(router, "serve") == set()  # a field of an *http.Request holds no Router
     assert ("other/helper.go", "helper") not in callees
 
 
