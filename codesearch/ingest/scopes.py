@@ -243,14 +243,14 @@ class Scopes:
             if not member:
                 return f"@{_module_of(alias, receiver)}"
             if rest:  # Rust's `de::Error::custom` where a `use` binds de: in module de
-                return f"@{module}.{member}.{'.'.join(rest)}" if path else ""
+                return _path_hint(f"{module}.{member}.{'.'.join(rest)}") if path else ""
             if self.spec.constructors_capitalized and member[:1].islower() and name in self.spec.builtin_methods:
                 return EXTERNAL  # a value a module holds (a class is capitalized): a built-in type's method
             return f"{member}@{module}"
         if self.spec.constructors_capitalized and not rest and head in self.classes:
             return self._type_hint(self._defining(head, name))  # a class of this file, or its bases'
         if path and head[:1].islower():
-            return f"@{receiver}"
+            return _path_hint(receiver)
         if self.spec.capitalized_types and head in self.spec.builtin_types:
             return EXTERNAL  # a built-in type's static member (`Math.max`, `System.out`, `string.Join`)
         if self.spec.capitalized_types and head[:1].isupper():
@@ -330,6 +330,13 @@ class Scopes:
         if any(step is None for step in steps):
             return ""  # a field of a call's result: its type is not known here
         return base + "".join(call_chains.STEP + step for step in steps if step)
+
+
+def _path_hint(dotted: str) -> str:
+    """The hint of a path through modules (`crate.de.Error`): a type in its module where it ends
+    in a type's name (capitalized), else the module."""
+    module, _, last = dotted.rpartition(".")
+    return f"{last}@{module}" if module and last[:1].isupper() else f"@{dotted}"
 
 
 def _module_of(alias: tuple[str, str], dotted: str) -> str:

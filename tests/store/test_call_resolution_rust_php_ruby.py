@@ -79,7 +79,7 @@ RUST = {
         "fn atomics() -> u32 {\n    fn check(x: u32) -> u32 { x + 1 }\n    check(2)\n}\n\n"
         "fn aliased() -> u32 {\n    let check = elsewhere::<u32>;\n    let twice = |x: u32| x * 2;\n"
         "    twice(check(3))\n}\n\n"
-        "fn unknown() {\n    let s = make();\n    s.insert(1);\n    runner::start();\n    runner::traits::launch();\n}\n\n"
+        "fn unknown() {\n    let s = make();\n    s.insert(1);\n    runner::start();\n    runner::traits::launch();\n    runner::traits::Job::run(&Job);\n}\n\n"
         "pub trait Summary {\n    fn summary(&self);\n}\n\n"
         "impl Summary for Bytes {\n    fn summary(&self) {}\n}\n\n"
         "fn new() {}\n\n"
@@ -203,7 +203,7 @@ def test_rust_std_and_dependencies_link_nothing_here(rust):
     assert _related(rust, "Store.insert", "callers") == {"unknown": "import"}  # not the HashMap's insert
     assert _related(rust, "Other.write_str", "callers") == {}  # fmt::Formatter's
     assert _related(rust, "serialize", "callers") == {}  # serde's Serialize, a crate not in the workspace
-    assert _related(rust, "Job.run", "callers") == {}  # through the trait: its declaration only
+    assert _related(rust, "Job.run", "callers") == {"unknown": "type"}  # through the trait: its declaration
 
 
 def test_rust_generic_bound_and_dyn_parameter_reach_the_trait(rust):
@@ -218,7 +218,8 @@ def test_rust_nested_functions_grouped_uses_and_method_calls(rust):
     assert _related(rust, "atomics", "callees") == {"atomics.check": "exact"}
     assert _related(rust, "aliased", "callees") == {}  # a local bound to another function, a closure
     # `s.insert()` on a value nothing says the type of: a method of a file its grouped `use` names
-    assert _related(rust, "unknown", "callees") == {"Store.insert": "import", "start": "import", "launch": "import"}
+    assert _related(rust, "unknown", "callees") == {"Store.insert": "import", "start": "import", "launch": "import",
+                                                     "Job.run": "type"}  # a type at the end of a module path
     # a type of which this repository holds only impls of its own traits is from elsewhere: Bytes::new
     # is not the file's fn new
     assert _related(rust, "foreign", "callees") == {}
