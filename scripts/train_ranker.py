@@ -64,6 +64,8 @@ LOWEST_LOG_SHARE = -10.0  # a score this far (in e-folds) below the top counts a
 L2_GRID = (1.0, 10.0, 100.0, 1000.0)  # penalties on the standardized weights, chosen within the training set
 NEWTON_STEPS = 30
 LAMBDA_ROUNDS = 2
+BOOTSTRAP_SAMPLES = 2000
+MIN_SUPPORT = 0.25  # of the training queries in which a feature must vary for the model to weigh it
 MODELS = {"learned": False, "rules+learned": True}  # name -> anchored on the rules' score
 
 
@@ -248,7 +250,7 @@ def train(queries: list[dict], l2: float, anchored: bool) -> np.ndarray:
     scale = x.std(axis=0)
     scale[scale < 1e-9] = 1.0
     rules = FEATURES.index("rules_score")
-    free = np.ones(len(FEATURES), dtype=bool)
+    free = supported(queries)
     free[[rules, FEATURES.index("rules_position")] if not anchored else [rules]] = False
     w: np.ndarray | None = None
     for _ in range(LAMBDA_ROUNDS):
@@ -266,6 +268,14 @@ def train(queries: list[dict], l2: float, anchored: bool) -> np.ndarray:
         w[rules] = anchor
     assert w is not None
     return w
+
+
+def supported(queries: list[dict]) -> np.ndarray:
+    """The features that tell candidates of one query apart in at least MIN_SUPPORT of `queries`:
+    a rarer one (a symbol's tier, a pasted message's exact text, a class the question names) has
+    too few examples to weigh, and the rules' score carries it."""
+    varies = np.mean([np.ptp(q["x"], axis=0) > 0 for q in queries if len(q["x"])], axis=0)
+    return varies >= MIN_SUPPORT
 
 
 def _newton(z: np.ndarray, weights: np.ndarray, offset: np.ndarray, penalty: float) -> np.ndarray:
@@ -329,27 +339,43 @@ def repo_mean(queries: list[dict], w: np.ndarray | None) -> float:
 
 
 def judge(queries: list[dict]) -> dict:
-    """NDCG@10 per repository: searched with the rules, the rules' candidates in the rules' order,
-    and in each model's order (MODELS) where it did not learn; and per held-out half."""
+    """NDCG@10 per query: searched with the rules, the rules' candidates in the rules' order, and
+    in each model's order (MODELS) where it did not learn (leave one repository out); and per
+    held-out half."""
     repos = list(dict.fromkeys(q["repo"] for q in queries))
-    columns = {"searched": per_repo(queries, [q["searched"] for q in queries]),
-               "rules": per_repo(queries, scored(queries, None))}
+    columns = {"searched": [q["searched"] for q in queries], "rules": scored(queries, None)}
     halves: dict[str, dict[str, float]] = {}
     for held in ("B", "A"):
         halves[held] = {"rules": repo_mean([q for q in queries if q["repo"] in HALVES[held]], None)}
     for model, anchored in MODELS.items():
-        column = columns[model] = {}
+        by_query: dict[int, float] = {}
         for name in repos:
             w = fit([q for q in queries if q["repo"] != name], anchored)
-            column[name] = mean(scored([q for q in queries if q["repo"] == name], w))
+            held_out = [i for i, q in enumerate(queries) if q["repo"] == name]
+            by_query.update(zip(held_out, scored([queries[i] for i in held_out], w)))
+        columns[model] = [by_query[i] for i in range(len(queries))]
         for held, learn in (("B", "A"), ("A", "B")):
             w = fit([q for q in queries if q["repo"] in HALVES[learn]], anchored)
             halves[held][model] = repo_mean([q for q in queries if q["repo"] in HALVES[held]], w)
-    return {"repos": repos, "columns": columns, "halves": halves}
+    return {"repos": repos, "queries": queries, "columns": columns, "halves": halves}
+
+
+def interval(queries: list[dict], new: list[float], old: list[float]) -> tuple[float, float]:
+    """The 95% interval of the change in the benchmark's mean (over repositories of their queries'
+    mean) from `old` to `new`, by a paired bootstrap of each repository's queries."""
+    rng = np.random.default_rng(0)
+    by_repo: dict[str, list[float]] = {}
+    for q, a, b in zip(queries, new, old):
+        by_repo.setdefault(q["repo"], []).append(a - b)
+    changes = [np.asarray(v) for v in by_repo.values()]
+    means = [np.mean([rng.choice(c, len(c)).mean() for c in changes]) for _ in range(BOOTSTRAP_SAMPLES)]
+    low, high = np.quantile(means, [0.025, 0.975])
+    return float(low), float(high)
 
 
 def report(result: dict) -> None:
-    repos, columns = result["repos"], result["columns"]
+    repos, queries = result["repos"], result["queries"]
+    columns = {name: per_repo(queries, scores) for name, scores in result["columns"].items()}
     rules = columns["rules"]
     print("NDCG@10; learned columns: leave-one-repository-out (each repository scored by a model that never saw it)")
     print(f"{'repository':20} {'half':4} " + " ".join(f"{name:>13}" for name in columns))
@@ -360,7 +386,12 @@ def report(result: dict) -> None:
         loro = columns[model]
         wins = sum(loro[n] > rules[n] + 1e-9 for n in repos)
         losses = sum(loro[n] < rules[n] - 1e-9 for n in repos)
-        print(f"{model}: {wins} repositories better than the rules, {losses} worse, {len(repos) - wins - losses} same")
+        low, high = interval(queries, result["columns"][model], result["columns"]["rules"])
+        print(f"{model}: {wins} repositories better than the rules, {losses} worse, {len(repos) - wins - losses} "
+              f"same; change in the mean {mean(list(loro.values())) - mean(list(rules.values())):+.4f}, 95% "
+              f"interval {low:+.4f} to {high:+.4f}")
+    best = per_repo(queries, [ndcg(q, np.argsort(-q["y"], kind="stable")) for q in queries])
+    print(f"the same candidates in the best order (matching ones first): {mean(list(best.values())):.3f}")
     for held, figures in sorted(result["halves"].items()):
         learn = "A" if held == "B" else "B"
         print(f"trained on {learn}, scored on {held}: " + ", ".join(f"{k} {v:.3f}" for k, v in figures.items()))
