@@ -34,7 +34,10 @@ RUST = {
         "    pub fn write_str(&self) {}\n"
         "}\n\n"
         "pub fn helper(x: u32) -> u32 { x }\n\n"
-        "pub fn serialize(x: u32) -> u32 { x }\n"
+        "pub fn serialize(x: u32) -> u32 { x }\n\n"
+        "pub struct Key(pub u32);\n\n"
+        "impl Key {\n    pub fn raw(&self) -> u32 { self.0 }\n}\n\n"
+        "pub fn key() -> Key {\n    Key(1)\n}\n"
     ),
     "engine/src/runner/traits.rs": (
         "pub trait Runner {\n    fn run(&self);\n}\n\n"
@@ -223,6 +226,10 @@ def test_rust_nested_functions_grouped_uses_and_method_calls(rust):
     # a type of which this repository holds only impls of its own traits is from elsewhere: Bytes::new
     # is not the file's fn new
     assert _related(rust, "foreign", "callees") == {}
+
+
+def test_rust_tuple_struct_made_not_its_impl_block(rust):
+    assert _related(rust, "key", "callees") == {"Key": "exact"}
 
 
 def test_rust_use_trees_bind_their_names():

@@ -83,6 +83,7 @@ SPEC = LanguageSpec(
     path_separator="::",
     receiver_rewrites=((r"^self::", ""), (r"::", ".")),
     unknown_receivers_call_methods=True,  # `x.m()` calls a method, never a free function
+    uncallable_kinds=frozenset({"impl"}),  # `Foo(x)` makes the tuple struct Foo, never calls an impl block
     import_aliases=import_aliases,
     query=definitions("(identifier)", "function_item function", "function_signature_item function")
           + definitions("(type_identifier)", "struct_item struct", "enum_item enum", "union_item union",
