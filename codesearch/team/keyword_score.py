@@ -6,14 +6,15 @@ phrase matches).
 Milvus's BM25 sees one field (the columns repeated by weight), so a chunk's length counts its
 name six times, and its statistics are the whole collection's (every repository's). It serves a
 deeper candidate list, which is scored here as the local index scores it: each candidate's
-columns read back from its keyword field, the collection statistics summed from the live files'
-rows, each term's document frequency counted in the searched branches (TEXT_MATCH).
+columns read back from its keyword field, the statistics (chunks, their terms, how many hold
+each term) those of the live chunks of the branches searched.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .milvus_store import MAX_TEXT_BYTES, cut
@@ -38,6 +39,25 @@ class Collection:
     terms: int
     holding: Mapping[str, int]
 
+    @classmethod
+    def of(cls, keyword_fields: Iterable[str]) -> Collection:
+        """The statistics of the chunks whose keyword fields these are."""
+        chunks = terms = 0
+        holding: Counter[str] = Counter()
+        for keywords in keyword_fields:
+            columns = columns_of(keywords)
+            chunks += 1
+            terms += sum(len(c) for c in columns)
+            holding.update({t for c in columns for t in c})
+        return cls(chunks, terms, holding)
+
+    @classmethod
+    def joined(cls, parts: Sequence[Collection], terms: Iterable[str]) -> Collection:
+        """The statistics of several branches' chunks at once, for `terms`."""
+        wanted = set(terms)
+        return cls(sum(p.chunks for p in parts), sum(p.terms for p in parts),
+                   {t: sum(p.holding.get(t, 0) for p in parts) for t in wanted})
+
     @property
     def mean_length(self) -> float:
         return self.terms / self.chunks if self.chunks else 1.0
@@ -48,13 +68,12 @@ class Collection:
         return idf if idf > 0 else MIN_IDF
 
 
-def keyword_text(columns: Sequence[str]) -> tuple[str, int]:
+def keyword_text(columns: Sequence[str]) -> str:
     """The chunk's keyword field from its keyword-index columns (analysis/rows.py): each column's
-    Porter-stemmed terms, repeated by its weight, the columns parted by COLUMN_SEPARATOR; and how
-    many terms the columns hold (once each, as the local index counts a chunk's length)."""
+    Porter-stemmed terms, repeated by its weight, the columns parted by COLUMN_SEPARATOR."""
     stems = [stemmed(c) for c in columns]
-    text = COLUMN_SEPARATOR.join(" ".join([terms] * n) if terms else "" for terms, n in zip(stems, COLUMN_REPEATS))
-    return cut(text, MAX_TEXT_BYTES), sum(len(terms.split()) for terms in stems)
+    return cut(COLUMN_SEPARATOR.join(" ".join([terms] * n) if terms else "" for terms, n in zip(stems, COLUMN_REPEATS)),
+               MAX_TEXT_BYTES)
 
 
 def columns_of(keywords: str) -> list[list[str]]:

@@ -33,7 +33,7 @@ CHUNK_FIELDS = ("uid", "repo", "branch", "gen", "chunk_id", "parent_id", "path",
                 "qualified_name", "signature", "docstring", "start_line", "end_line", "name_line", "name_column",
                 "part", "content_hash", "text", "fingerprint", "content_class", "templates")
 HIT_FIELDS = ("repo", "branch", "path", "gen")
-FILE_FIELDS = ("path", "hash", "gen", "deleted", "chunks", "terms")
+FILE_FIELDS = ("path", "hash", "gen", "deleted")
 
 
 class TeamStoreError(RuntimeError):
@@ -80,13 +80,8 @@ class RepoState:
 
 @dataclass(frozen=True)
 class LiveFile:
-    """A live file: its content hash, the generation that wrote it, and its chunks and their
-    keyword terms (the keyword score's collection statistics are sums of these)."""
-
     hash: str
     gen: int
-    chunks: int = 0
-    terms: int = 0
 
 
 def _pymilvus() -> Any:
@@ -138,9 +133,7 @@ class MilvusStore:
                                      f"this embedder makes {dimension}")
             self._check_fields(CHUNKS, CHUNK_FIELDS)
         self._bookkeeping(FILES, [("repo", dt.VARCHAR, 512), ("branch", dt.VARCHAR, 512), ("gen", dt.INT64, 0),
-                                  ("path", dt.VARCHAR, 8192), ("hash", dt.VARCHAR, 64), ("deleted", dt.BOOL, 0),
-                                  ("chunks", dt.INT64, 0), ("terms", dt.INT64, 0)])
-        self._check_fields(FILES, FILE_FIELDS)
+                                  ("path", dt.VARCHAR, 8192), ("hash", dt.VARCHAR, 64), ("deleted", dt.BOOL, 0)])
         self._bookkeeping(CALLS, [("repo", dt.VARCHAR, 512), ("branch", dt.VARCHAR, 512), ("gen", dt.INT64, 0),
                                   ("path", dt.VARCHAR, 8192), ("caller_id", dt.VARCHAR, 64),
                                   ("callee", dt.VARCHAR, MAX_NAME_BYTES), ("line", dt.INT64, 0),
@@ -180,9 +173,8 @@ class MilvusStore:
             schema.add_field(name, dt.INT64)
         schema.add_field("has_vector", dt.BOOL)
         # the terms are codesearch's own (analysis/tokens.py, Porter-stemmed): the standard
-        # tokenizer only splits them at the spaces between them; `enable_match`: TEXT_MATCH
-        # counts the chunks holding a term (its document frequency in a search's scope)
-        schema.add_field("keywords", dt.VARCHAR, max_length=65_535, enable_analyzer=True, enable_match=True,
+        # tokenizer only splits them at the spaces between them
+        schema.add_field("keywords", dt.VARCHAR, max_length=65_535, enable_analyzer=True,
                          analyzer_params={"tokenizer": "standard"})
         schema.add_field("sparse", dt.SPARSE_FLOAT_VECTOR)
         schema.add_field("dense", dt.FLOAT_VECTOR, dim=dimension)
@@ -321,11 +313,6 @@ class MilvusStore:
                                    filter=expression, output_fields=fields, search_params={"metric_type": "BM25"})
         return [_hit(hit, abs(float(hit["distance"])), fields) for hit in found[0]]
 
-    def count_where(self, name: str, expression: str) -> int:
-        self._ready(name)
-        rows = self.client.query(name, filter=expression, output_fields=["count(*)"])
-        return int(rows[0]["count(*)"]) if rows else 0
-
     def vector_search(self, vector: Sequence[float], expression: str, limit: int) -> list[dict]:
         """Hits best first (score: cosine similarity), among chunks that have a vector of their own."""
         self._ready(CHUNKS)
@@ -350,7 +337,7 @@ def live_files(rows: Iterable[dict]) -> dict[str, LiveFile]:
         have = newest.get(row["path"])
         if have is None or row["gen"] > have["gen"]:
             newest[row["path"]] = row
-    return {p: LiveFile(r["hash"], r["gen"], r["chunks"], r["terms"]) for p, r in newest.items() if not r["deleted"]}
+    return {p: LiveFile(r["hash"], r["gen"]) for p, r in newest.items() if not r["deleted"]}
 
 
 def _hit(hit: Any, score: float, fields: Sequence[str] = HIT_FIELDS) -> dict:

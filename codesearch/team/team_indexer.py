@@ -118,7 +118,7 @@ class TeamIndexer:
             report.added += rel.rel not in live
             report.modified += rel.rel in live
         tombstones = [{"uid": row_uid(self.repo, self.branch, p, gen), "repo": self.repo, "branch": self.branch,
-                       "gen": gen, "path": p, "hash": "", "deleted": True, "chunks": 0, "terms": 0} for p in gone]
+                       "gen": gen, "path": p, "hash": "", "deleted": True} for p in gone]
         self.store.insert(FILES, tombstones)
         report.deleted = len(gone)
         self.store.flush()
@@ -223,9 +223,6 @@ class TeamIndexer:
         report.vectors += len(vectors)
         blank = [1.0] + [0.0] * (self.dimension - 1)  # Milvus wants a vector in every row; never searched
         rows = [self._chunk_row(x, j, gen, vectors.get(i, blank), i in vectors) for i, (x, j) in enumerate(chunks)]
-        terms: dict[str, int] = {}
-        for row in rows:
-            terms[row["path"]] = terms.get(row["path"], 0) + row.pop("terms")
         self.store.insert(CHUNKS, rows)
         calls = []
         for x in batch:
@@ -239,18 +236,16 @@ class TeamIndexer:
         self.store.insert(CALLS, calls)
         self.store.insert(FILES, [{"uid": row_uid(self.repo, self.branch, x.rel, gen), "repo": self.repo,
                                    "branch": self.branch, "gen": gen, "path": x.rel, "hash": x.digest,
-                                   "deleted": False, "chunks": len(x.chunks), "terms": terms.get(x.rel, 0)}
-                                  for x in batch])
+                                   "deleted": False} for x in batch])
         report.chunks_written += len(rows)
         written.update((x.rel, x.digest) for x in batch)
 
     def _chunk_row(self, x: Extracted, j: int, gen: int, vector: list[float], has_vector: bool) -> dict:
-        """The row of the file's `j`th chunk, with "terms" (its keyword length, which the file's row
-        carries: taken out before the insert)."""
+        """The row of the file's `j`th chunk."""
         c = x.chunks[j]
         assert x.keyword_columns is not None and x.traits is not None and x.message_templates is not None, \
             "extracted without prepare_rows"
-        keywords, terms = keyword_text(x.keyword_columns[j])
+        keywords = keyword_text(x.keyword_columns[j])
         fingerprint, content_class = x.traits[j]
         return {"uid": row_uid(self.repo, self.branch, gen, c.id), "repo": self.repo, "branch": self.branch,
                 "gen": gen, "chunk_id": c.id, "parent_id": c.parent_id or "", "path": x.rel, "language": c.language,
@@ -259,6 +254,6 @@ class TeamIndexer:
                 "docstring": cut(c.docstring, 8000), "start_line": c.start_line, "end_line": c.end_line,
                 "name_line": c.name_line, "name_column": c.name_column, "part": c.part,
                 "content_hash": c.content_hash, "text": cut(c.text, MAX_TEXT_BYTES), "has_vector": has_vector,
-                "keywords": keywords, "terms": terms, "fingerprint": fingerprint, "content_class": content_class,
+                "keywords": keywords, "fingerprint": fingerprint, "content_class": content_class,
                 "templates": cut(x.message_templates[j], MAX_TEXT_BYTES), "dense": vector}
 

@@ -49,7 +49,6 @@ from .team_graph import GraphCache, graph_list
 
 OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
 RESCORE_DEPTH = 5  # Milvus BM25 candidates scored by the local keyword score, per candidate kept
-MAX_COUNTED_TERMS = 100_000  # document frequencies kept between searches (of live generations)
 VENDORED_CLASS = CLASS_NUMBERS[VENDORED]
 MAX_CALL_SITES = 1000
 MAX_SCOPED_BRANCHES = 8  # up to this many branches searched, the expression names each one's live generation
@@ -77,7 +76,7 @@ class TeamSearcher:
         self.embedder = embedder
         self._live: dict[tuple[str, str], tuple[int, dict[str, LiveFile]]] = {}
         self.graphs = GraphCache(store)
-        self._holding: dict[tuple[tuple[tuple[str, str, int], ...], str], int] = {}  # chunks holding a term
+        self._terms: dict[tuple[str, str], tuple[int, Collection]] = {}  # keyword statistics per branch
         self._lock = threading.Lock()
 
     # --- what is live -----------------------------------------------------------------------
@@ -162,7 +161,7 @@ class TeamSearcher:
                 hits = [h for h in self._keyword_hits(query, where, candidates)
                         if visible(h) and _glob_ok(h["path"], query.filters)]
                 columns = {h["uid"]: columns_of(h["keywords"]) for h in hits}
-                lists["keyword"] = self._keyword_order(query, states, scope, columns)[:candidates]
+                lists["keyword"] = self._keyword_order(query, states, columns)[:candidates]
                 timing["keyword"] = _ms(t)
             if "graph" in names:
                 t = time.perf_counter()
@@ -210,34 +209,34 @@ class TeamSearcher:
         return self.store.keyword_search(" ".join(porter(t) for t in terms), where, limit * RESCORE_DEPTH,
                                          keywords=True)
 
-    def _keyword_order(self, query: Query, states: list[RepoState], scope: Scope,
-                       columns: dict[str, list[list[str]]]) -> list[str]:
+    def _keyword_order(self, query: Query, states: list[RepoState], columns: dict[str, list[list[str]]]
+                       ) -> list[str]:
         """The candidates in the local keyword list's order: FTS5's bm25 over the branches searched
         (keyword_score.py); Milvus's order breaks ties."""
         terms = [porter(t) for t in searched_terms(query)]
-        collection = self.collection(states, scope, terms)
+        collection = self.collection(states, terms)
         scores = {uid: bm25(terms, cols, COLUMN_WEIGHTS, collection) for uid, cols in columns.items()}
         return sorted(columns, key=lambda uid: -scores[uid])
 
-    def collection(self, states: list[RepoState], scope: Scope, terms: list[str]) -> Collection:
-        """bm25's statistics over the live chunks of these branches: their number and terms from the
-        live files' rows, each term's holders counted once per live generation (TEXT_MATCH)."""
-        chunks = terms_total = 0
-        for state in states:
-            for f in self.live(state).values():
-                chunks += f.chunks
-                terms_total += f.terms
-        key = tuple((s.repo, s.branch, s.live_gen) for s in states)
-        where = self.expression(states, Filters(), scope)
+    def collection(self, states: list[RepoState], terms: list[str]) -> Collection:
+        """bm25's statistics over the live chunks of these branches, for `terms`."""
+        return Collection.joined([self.branch_terms(s) for s in states], terms)
+
+    def branch_terms(self, state: RepoState) -> Collection:
+        """One branch's keyword statistics, read from its live chunks once per live generation
+        (Milvus Lite counts a term's holders with TEXT_MATCH in seconds, not milliseconds)."""
+        key = (state.repo, state.branch)
         with self._lock:
-            known = {t: self._holding[(key, t)] for t in set(terms) if (key, t) in self._holding}
-        for term in set(terms) - known.keys():
-            known[term] = self.store.count_where(CHUNKS, f"{where} and TEXT_MATCH(keywords, {literal(term)})")
-        with self._lock:
-            if len(self._holding) > MAX_COUNTED_TERMS:
-                self._holding.clear()
-            self._holding.update(((key, t), n) for t, n in known.items())
-        return Collection(chunks, terms_total, known)
+            have = self._terms.get(key)
+        if have is None or have[0] != state.live_gen:
+            live = self.live(state)
+            rows = self.store.rows(CHUNKS, f"{MilvusStore.scope(state.repo, state.branch)} and "
+                                   f"gen <= {state.live_gen}", ("path", "gen", "keywords"))
+            have = (state.live_gen, Collection.of(r["keywords"] for r in rows
+                                                  if (f := live.get(r["path"])) is not None and f.gen == r["gen"]))
+            with self._lock:
+                self._terms[key] = have
+        return have[1]
 
     def _exact(self, query: Query, columns: dict[str, list[list[str]]], options: RankingOptions
                ) -> dict[str, float]:

@@ -30,11 +30,10 @@ def test_the_keyword_score_is_fts5s_bm25_with_the_catalogs_column_weights():
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE t USING fts5(name, path, signature, body, tokenize = 'porter unicode61')")
     db.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", ROWS)
-    columns = [columns_of(keyword_text(row)[0]) for row in ROWS]
+    columns = [columns_of(keyword_text(row)) for row in ROWS]
+    collection = Collection.of(keyword_text(row) for row in ROWS)
     for query in (["retry"], ["tax", "invoice"], ["retry", "retry", "gateway"], ["attempt", "line"]):
         stems = stemmed(" ".join(query)).split()
-        holding = {t: sum(any(t in c for c in cols) for cols in columns) for t in stems}
-        collection = Collection(len(ROWS), sum(keyword_text(row)[1] for row in ROWS), holding)
         match = " OR ".join(f'"{t}"' for t in query)
         weights = ", ".join(map(str, COLUMN_WEIGHTS))
         expected = dict(db.execute(f"SELECT rowid, -bm25(t, {weights}) FROM t WHERE t MATCH ?", (match,)))
@@ -45,9 +44,7 @@ def test_the_keyword_score_is_fts5s_bm25_with_the_catalogs_column_weights():
 
 def test_the_keyword_field_gives_back_each_column_once():
     row = ("retry backoff", "billing retry py", "", "retrying calls retries")
-    text, terms = keyword_text(row)
-    assert columns_of(text) == [stemmed(c).split() for c in row]
-    assert terms == 8
+    assert columns_of(keyword_text(row)) == [stemmed(c).split() for c in row]
 
 
 def test_exact_phrases_are_held_word_for_word_within_one_column():
@@ -61,13 +58,13 @@ def test_document_frequencies_are_the_searched_repositorys(store, tmp_path):
     noise = {f"noise/retry_{i}.py": f"def retry_{i}(x):\n    return retry(x) + {i}\n" for i in range(6)}
     index(store, write(tmp_path / "noise", noise), "noise")
     searcher = TeamSearcher(store, Settings(), None)
-    scope = Scope(repo="billing")
-    states = searcher.states(scope)
-    collection = searcher.collection(states, scope, ["retri"])
+    states = searcher.states(Scope(repo="billing"))
+    collection = searcher.collection(states, ["retri"])
     rows = store.chunks_where('repo == "billing"', 100, ("keywords",))
-    assert collection.chunks == len(rows)
+    every = store.chunks_where('repo != ""', 100, ("keywords",))
+    assert collection.chunks == len(rows) < len(every)
     assert collection.holding["retri"] == sum(any("retri" in c for c in columns_of(r["keywords"])) for r in rows)
-    assert collection.holding["retri"] < store.count_where(CHUNKS, 'TEXT_MATCH(keywords, "retri")')
+    assert collection.holding["retri"] < Collection.of(r["keywords"] for r in every).holding["retri"]
 
 
 def test_near_duplicates_are_collapsed_into_the_best_one(store, tmp_path):
