@@ -5,7 +5,8 @@ comes from (LanguageSpec.unknown_receivers_call_methods); a module's name, one o
 definitions; a class's construction (`new Foo()`), which calls the constructor the class declares
 (LanguageSpec.constructor_name); declarations that are types alone, never called
 (LanguageSpec.uncallable_kinds); and a name that several anonymous functions of the caller's file
-each define (`const f` in each test's callback)."""
+each define (`const f` in each test's callback); a bare name of a language whose names come from
+imports (LanguageSpec.names_from_imports), never one of another file that the file does not import."""
 
 from __future__ import annotations
 
@@ -39,6 +40,14 @@ S = TypeVar("S", bound=_Symbol)
 
 class _Candidates(Protocol[S]):
     def anywhere_in(self, paths: set[str]) -> list[S]: ...
+
+
+def names_from_imports(path: str) -> bool:
+    """Whether a bare name of this file's language is the file's own or an import's (ES modules):
+    one that only files the file does not import define is a local value or a global, never a
+    definition there."""
+    spec = spec_for_path(path)
+    return spec is not None and spec.names_from_imports
 
 
 def top_level(symbols: list[S]) -> list[S]:

@@ -28,7 +28,7 @@ import numpy as np
 from ..ingest.languages import spec_for_path
 from ..paths import sqlite_uri
 from .call_results import CallResults
-from .call_targets import CallTargets, top_level
+from .call_targets import CallTargets, names_from_imports, top_level
 from .catalog import Catalog
 from .extension_methods import ExtendedTypes, extension_receiver
 from .graph_reads import (
@@ -319,7 +319,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
                 import_words[path] = frozenset(_IMPORT_WORD.findall("\n".join(import_texts.get(path, ()))))
             by_name = _ByName(candidates, scope, path, imports_of.get(path, set()),
                               import_texts.get(path, []), import_words[path], name, bool(ref))
-            choice = hinted.choose(by_name, hint) if hint else by_name.choose()
+            choice = hinted.choose(by_name, hint) if hint else by_name.choose(guess=not names_from_imports(path))
             made = targets.settle(choice[0], name, path, choice[2] == EXACT, not ref,
                                   lambda r: Symbol(r.rid, r.path, r.qualified_name))
             choices[key] = choice = (made, 1.0 / len(made) if made else 0.0, choice[2]) if choice[0] else choice
@@ -395,8 +395,9 @@ class _ByName:
     name: str
     ref: bool
 
-    def choose(self, leave_out: str = "") -> _Choice:
-        """`leave_out`: a scope whose definitions are not candidates (a `super()` call's own class)."""
+    def choose(self, leave_out: str = "", guess: bool = True) -> _Choice:
+        """`leave_out`: a scope whose definitions are not candidates (a `super()` call's own class);
+        `guess`: a name neither the file nor its imports define may be one defined elsewhere."""
         candidates = self.candidates
         same_file = [s for s in candidates.in_files({self.path})
                      if not leave_out or not s.qualified_name.startswith(leave_out + ".")]
@@ -411,7 +412,7 @@ class _ByName:
             from_imports = candidates.in_files_named_in(self.import_texts)
         if from_imports:
             return from_imports, 1.0 / len(from_imports), BY_IMPORT
-        if self.ref:
+        if self.ref or not guess:
             return [], 0.0, BY_NAME
         only = candidates.the_only_one()
         if only:

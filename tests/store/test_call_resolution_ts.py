@@ -198,3 +198,19 @@ def test_a_type_member_is_no_function_local_to_a_function_of_its_name(tmp_path):
         assert len(neighbours(CallGraph(index.catalog), definitions_named(index.catalog, "setup"), "callees")) == 1
     finally:
         index.close()
+
+
+def test_a_bare_name_no_import_brings_is_no_definition_elsewhere(tmp_path):
+    """An ES module's bare names are its own or its imports': `callback()` on a parameter, or a
+    global the test runner sets (`expect`), is none of the repository's functions of that name."""
+    index = _index(tmp_path, {
+        "a.ts": "export function callback() { return 1; }\nexport function expect() { return 2; }\n",
+        "b.ts": "export function callback() { return 3; }\n",
+        "c.ts": ('import { helper } from "./d";\n\n'
+                 "export function run(callback: () => void) {\n  callback();\n  expect();\n  return helper();\n}\n"),
+        "d.ts": "export function helper() { return 4; }\n",
+    })
+    try:
+        assert _callees(index, "run") == {("d.ts", "helper"): "import"}
+    finally:
+        index.close()

@@ -80,6 +80,9 @@ class LanguageSpec:
     unknown_receivers_call_methods: bool = False
     constructor_name: str = ""  # the method a class's constructor is (`constructor`): `new Foo()` calls it
     uncallable_kinds: frozenset[str] = frozenset()  # definitions that are types alone, never called
+    # a bare name is the file's own or an import's (ES modules): one that only files the file does
+    # not import define is a local value or a global, never a definition there
+    names_from_imports: bool = False
     literal_types: tuple[tuple[str, str], ...] = ()  # literal node type -> its built-in type
     constructors_capitalized: bool = False  # a call binds a type only when the callee is capitalized
     # a capitalized name that is no variable is a type (Java, C#, Kotlin): a receiver that is one

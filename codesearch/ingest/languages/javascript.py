@@ -91,6 +91,7 @@ SPEC = LanguageSpec(
     unknown_receivers_call_methods=True,
     builtin_methods=BUILTIN_METHODS,
     constructor_name="constructor",
+    names_from_imports=True,
     literal_types=LITERAL_TYPES,
     import_aliases=import_aliases,
     query=FUNCTIONS + CALLS + r"""
