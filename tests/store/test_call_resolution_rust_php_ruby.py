@@ -82,7 +82,8 @@ RUST = {
         "fn atomics() -> u32 {\n    fn check(x: u32) -> u32 { x + 1 }\n    check(2)\n}\n\n"
         "fn aliased() -> u32 {\n    let check = elsewhere::<u32>;\n    let twice = |x: u32| x * 2;\n"
         "    twice(check(3))\n}\n\n"
-        "fn unknown() {\n    let s = make();\n    s.insert(1);\n    runner::start();\n    runner::traits::launch();\n    runner::traits::Job::run(&Job);\n}\n\n"
+        "fn unknown() {\n    let s = make();\n    s.insert(1);\n    runner::start();\n"
+        "    runner::traits::launch();\n    runner::traits::Job::run(&Job);\n}\n\n"
         "pub trait Summary {\n    fn summary(&self);\n}\n\n"
         "impl Summary for Bytes {\n    fn summary(&self) {}\n}\n\n"
         "fn new() {}\n\n"
@@ -259,7 +260,7 @@ def test_php_this_self_parent_typed_parameters_properties_and_new(php):
         "Store": "import",  # new Store()
         "Runner.run": "dynamic",  # a property declared with an interface
         "Cache.refresh": "exact",  # $this->refresh(), self::refresh(), [$this, 'refresh']
-        "Base.close": "name-only",  # parent::close()
+        "Base.close": "type",  # parent::close(): the class `extends` names
     }
     assert _related(php, "Job.run", "callers") == {}
     assert (True, "exact") in _references(php, "refresh")

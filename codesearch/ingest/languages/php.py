@@ -42,6 +42,7 @@ SPEC = LanguageSpec(
     block_types=frozenset({"compound_statement", "declaration_list", "if_statement", "foreach_statement",
                            "for_statement", "while_statement", "try_statement", "switch_statement"}),
     self_names=frozenset({"$this", "self", "static"}),
+    super_names=frozenset({"super", "extends"}),  # `parent::m()`: the class `extends` names
     builtin_types=frozenset({"int", "float", "string", "bool", "array", "mixed", "void", "null", "callable",
                              "iterable", "object", "false", "true", "never"}),
     # `$a->b`, `$a?->b` and `A::b` as `$a.b`; a namespace `\A\B` as `A.B`; `parent` as `super`
@@ -64,6 +65,7 @@ SPEC = LanguageSpec(
 (array_creation_expression . (array_element_initializer (variable_name) @ref.receiver)
   . (array_element_initializer (string (string_content) @ref)) .)
 (scoped_call_expression scope: (name) @bind.name @bind.type)
+(base_clause "extends" @bind.name . [(name) (qualified_name)] @bind.type)
 (simple_parameter type: """ + _TYPE + r""" name: (variable_name) @bind.name)
 (property_promotion_parameter type: """ + _TYPE + r""" name: (variable_name) @bind.name)
 (property_declaration type: """ + _TYPE + r""" (property_element name: (variable_name (name) @bind.name)))
