@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -27,6 +26,7 @@ import numpy as np
 
 from ..ingest.languages import spec_for_path
 from ..paths import sqlite_uri
+from .call_names import IMPORT_WORD, mentions, scope_of, seen_from
 from .call_results import CallResults
 from .call_targets import CallTargets, names_from_imports, top_level
 from .catalog import Catalog
@@ -311,12 +311,12 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
         candidates = definitions.get(name)
         if candidates is None or hint == "ext" or not candidates.exist():
             continue
-        scope = _scope_of(caller_qualified)
+        scope = scope_of(caller_qualified)
         key = (path, scope, name, hint, ref)
         choice = choices.get(key)
         if choice is None:
             if path not in import_words:
-                import_words[path] = frozenset(_IMPORT_WORD.findall("\n".join(import_texts.get(path, ()))))
+                import_words[path] = frozenset(IMPORT_WORD.findall("\n".join(import_texts.get(path, ()))))
             by_name = _ByName(candidates, scope, path, imports_of.get(path, set()),
                               import_texts.get(path, []), import_words[path], name, bool(ref))
             choice = hinted.choose(by_name, hint) if hint else by_name.choose(guess=not names_from_imports(path))
@@ -344,7 +344,6 @@ def _write_resolution(db: sqlite3.Connection, edges: Edges, guesses: list[tuple[
     db.executemany("UPDATE calls SET guess = 1 WHERE caller = ? AND nid = ?", guesses)
 
 
-_IMPORT_WORD = re.compile(r"\w+")
 _Choice = tuple[list[Symbol], float, int]  # definitions, each one's weight, how they were found
 
 
@@ -360,25 +359,6 @@ def _replaced_dropped(symbols: list[Symbol]) -> list[Symbol]:
     if not last:
         return symbols
     return [s for s in symbols if last.get((s.path, s.qualified_name), s.rid) == s.rid]
-
-
-def _scope_of(caller_qualified: str) -> str:
-    """The enclosing scope of a caller (`Outer.method` -> `Outer`): calls prefer definitions there."""
-    return caller_qualified.rsplit(".", 1)[0] if "." in caller_qualified else ""
-
-
-def _seen_from(qualified_name: str, scope: str) -> bool:
-    """Whether a definition is in sight of calls made in `scope`: at the top of its file, or
-    inside a definition that encloses them."""
-    parent = qualified_name.rpartition(".")[0]
-    return not parent or scope == parent or scope.startswith(parent + ".")
-
-
-def _mentions(name: str, import_texts: list[str], import_words: frozenset[str]) -> bool:
-    """Whether an import statement names `name` as a whole word."""
-    if _IMPORT_WORD.fullmatch(name):
-        return name in import_words
-    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", t) for t in import_texts)
 
 
 @dataclass
@@ -403,12 +383,12 @@ class _ByName:
                      if not leave_out or not s.qualified_name.startswith(leave_out + ".")]
         if same_file:
             # a function defined inside another is seen only there (`fn test` nested in one test)
-            visible = [s for s in same_file if _seen_from(s.qualified_name, self.scope)] or same_file
+            visible = [s for s in same_file if seen_from(s.qualified_name, self.scope)] or same_file
             same_scope = [s for s in visible if self.scope and s.qualified_name.startswith(self.scope + ".")]
             pick = same_scope or visible
             return pick, 1.0 / len(pick), EXACT
         from_imports = candidates.in_files(self.imported)
-        if not from_imports and _mentions(self.name, self.import_texts, self.import_words):
+        if not from_imports and mentions(self.name, self.import_texts, self.import_words):
             from_imports = candidates.in_files_named_in(self.import_texts)
         if from_imports:
             return from_imports, 1.0 / len(from_imports), BY_IMPORT
