@@ -429,7 +429,10 @@ class _Hinted:
         found = top_level(by_name.candidates.in_files(set(files))) if files else []
         if not found and files:
             found = self._exported_from(by_name.candidates, set(files))
-        return (found, 1.0 / len(found), BY_IMPORT) if found else by_name.choose()
+        if found:
+            return found, 1.0 / len(found), BY_IMPORT
+        # a module of the repository without the name (`export { mapType as map }`): nothing elsewhere
+        return by_name.choose(guess=not (files and names_from_imports(by_name.path)))
 
     def _method(self, by_name: _ByName) -> _Choice:
         """A call on a receiver nothing is known of: the methods of its name (definitions inside a

@@ -214,3 +214,18 @@ def test_a_bare_name_no_import_brings_is_no_definition_elsewhere(tmp_path):
         assert _callees(index, "run") == {("d.ts", "helper"): "import"}
     finally:
         index.close()
+
+
+def test_a_name_a_module_of_the_repository_does_not_define_is_no_guess_elsewhere(tmp_path):
+    """`z.map()` where the module exports `map` under another name (`export { mapType as map }`):
+    none of the repository's other functions named map."""
+    index = _index(tmp_path, {
+        "v3.ts": "const mapType = makeMap();\nexport { mapType as map };\n",
+        "a.ts": "export function map() { return 1; }\n",
+        "b.ts": "export function map() { return 2; }\n",
+        "use.ts": 'import * as z from "./v3";\n\nexport function check() {\n  return z.map();\n}\n',
+    })
+    try:
+        assert neighbours(CallGraph(index.catalog), definitions_named(index.catalog, "check"), "callees") == []
+    finally:
+        index.close()
