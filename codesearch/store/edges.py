@@ -412,7 +412,9 @@ class _Hinted:
         if hint == "self":
             own = by_name.candidates.of_type(by_name.scope.rsplit(".", 1)[-1]) if by_name.scope else []
             mine = [s for s in own if s.path == by_name.path] or own
-            return (mine, 1.0 / len(mine), EXACT) if mine else by_name.choose()
+            if mine:
+                return mine, 1.0 / len(mine), EXACT
+            return by_name.choose(guess=not names_from_imports(by_name.path))  # a base's, through an import
         if hint == "super":
             return by_name.choose(leave_out=by_name.scope)
         hint, chosen = self.results.plain(hint, by_name.candidates, by_name.path)  # (call_results.py)

@@ -226,6 +226,20 @@ def test_a_name_a_module_of_the_repository_does_not_define_is_no_guess_elsewhere
         "use.ts": 'import * as z from "./v3";\n\nexport function check() {\n  return z.map();\n}\n',
     })
     try:
-        assert neighbours(CallGraph(index.catalog), definitions_named(index.catalog, "check"), "callees") == []
+        check = definitions_named(index.catalog, "check")
+        assert len(check) == 1 and neighbours(CallGraph(index.catalog), check, "callees") == []
+    finally:
+        index.close()
+
+
+def test_this_calls_no_method_of_a_file_it_does_not_import(tmp_path):
+    index = _index(tmp_path, {
+        "a.js": "export class A {\n  get(key) { return key; }\n}\n",
+        "b.js": "export class B {\n  get(key) { return key; }\n}\n",
+        "app.js": "export class App {\n  setting(name) {\n    return this.get(name);\n  }\n}\n",
+    })
+    try:
+        setting = definitions_named(index.catalog, "App.setting")
+        assert len(setting) == 1 and neighbours(CallGraph(index.catalog), setting, "callees") == []
     finally:
         index.close()
