@@ -386,7 +386,8 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
     bodies: list[ts.Node | None] = []
     for node, kind, name_node, receiver in raw_defs:
         outer = builder.outer_node(node)
-        while stack and not (parsed.definitions[stack[-1]].end_byte >= node.end_byte
+        end_node = _content_end(outer, spec.comment_types)  # a comment after its last line is no part of it
+        while stack and not (parsed.definitions[stack[-1]].end_byte >= end_node.end_byte
                              and parsed.definitions[stack[-1]].start_byte <= node.start_byte):
             stack.pop()
         parent = stack[-1] if stack else None
@@ -408,7 +409,6 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
                                    or len(name_parts) > 1):
             kind = "method"
         body = builder.body_node(node)
-        end_node = _content_end(outer, spec.comment_types)
         doc = builder.body_docstring(body)
         leading, first_line = builder.leading_doc(outer)
         doc = doc or leading

@@ -244,14 +244,15 @@ class Scopes:
                 return f"@{_module_of(alias, receiver)}"
             if rest:  # Rust's `de::Error::custom` where a `use` binds de: in module de
                 return _path_hint(f"{module}.{member}.{'.'.join(rest)}") if path else ""
-            if self.spec.constructors_capitalized and member[:1].islower() and name in self.spec.builtin_methods:
-                return EXTERNAL  # a value a module holds (a class is capitalized): a built-in type's method
+            held = self.spec.constructors_capitalized and member.lstrip("_")[:1].islower()  # no class
+            if held and name in self.spec.builtin_methods:
+                return EXTERNAL  # a value a module holds, of a built-in type's method
             return f"{member}@{module}"
         if self.spec.constructors_capitalized and not rest and head in self.classes:
             return self._type_hint(self._defining(head, name))  # a class of this file, or its bases'
         if path and head[:1].islower():
             return _path_hint(receiver)
-        if self.spec.capitalized_types and head in self.spec.builtin_types:
+        if (self.spec.capitalized_types or self.spec.constructors_capitalized) and head in self.spec.builtin_types:
             return EXTERNAL  # a built-in type's static member (`Math.max`, `System.out`, `string.Join`)
         if self.spec.capitalized_types and head[:1].isupper():
             return f"{head}@" if not rest and not head.isupper() else ""

@@ -92,7 +92,7 @@ class ModuleFiles:
             if found:
                 return found
             parts.pop()
-        return None
+        return self._stems("__init__", exact=True) or None  # `pkg` itself: its __init__.py
 
     def _java(self, module: str) -> list[str] | None:
         """`a.b.C` (or a class nested in it, `a.b.C.D`) is the file `a/b/C.java`: a public class

@@ -23,12 +23,13 @@ FILES = {
         "class Wrapper:\n"
         "    def isatty(self):\n        return True\n"
     ),
-    "pkg/globals.py": "import contextvars\n\ncurrent = contextvars.ContextVar('current')\n",
+    "pkg/globals.py": ("import contextvars\n\ncurrent = contextvars.ContextVar('current')\n"
+                       "_private = contextvars.ContextVar('private')\n"),
     "pkg/app.py": (
         "import typing as t\n"
         "from click import Group\n"
         "from .base import Base, isatty\n"
-        "from .globals import current\n\n\n"
+        "from .globals import _private, current\n\n\n"
         "def open(path):\n    return path\n\n\n"
         "class Middle(Base):\n"
         "    pass\n\n\n"
@@ -40,6 +41,8 @@ FILES = {
         "    def run(self, options):\n"
         "        options.get('x')\n"
         "        current.get()\n"
+        "        _private.get()\n"
+        "        dict.get(options, 'y')\n"
         "        with_builtin()\n"
         "        return options.run()\n\n\n"
         "class Plain:\n"
@@ -47,7 +50,7 @@ FILES = {
         "        super().__init__()\n\n\n"
         "class Cli(Group):\n"
         "    def group(self):\n"
-        "        return super().group()\n\n\n"
+        "        return super().group()  # type: ignore[no-any-return]\n\n\n"
         "class Other:\n"
         "    def group(self):\n        return 1\n\n"
         "    def __init__(self):\n        return None\n\n\n"
@@ -102,6 +105,11 @@ def test_super_of_a_class_without_bases_or_with_a_base_from_elsewhere_links_noth
     assert _callees(index, "Cli.group") == {}
 
 
+def test_a_method_whose_last_line_ends_in_a_comment_is_still_its_class(index):
+    rows = index.catalog.db.execute("SELECT qualified_name, kind FROM chunks WHERE name = 'group'").fetchall()
+    assert sorted(tuple(r) for r in rows) == [("Cli.group", "method"), ("Other.group", "method")]
+
+
 def test_a_method_the_class_inherits_is_its_bases(index):
     assert ("pkg/base.py", "Base.get") in _callees(index, "App.setup")
 
@@ -132,3 +140,21 @@ def test_overload_stubs_give_way_to_the_definition_that_replaces_them(index):
         "SELECT c.start_line FROM chunks c JOIN edges e ON e.dst = c.rid JOIN chunks s ON s.rid = e.src "
         "WHERE s.name = 'main' AND c.name = 'locate'").fetchall()
     assert [row[0] for row in line] == [FILES["pkg/app.py"].splitlines().index("def locate(name):") + 1]
+
+
+def test_the_package_the_indexed_folder_is_names_its_own_init(tmp_path):
+    """`from pkg import Model` where the indexed folder is `pkg` itself: `__init__.py` at the top,
+    which re-exports the class; its method is the one called."""
+    root = tmp_path / "pkg"
+    files = {"__init__.py": "from pkg.model import Model\n",
+             "model.py": "class Model:\n    def load(self):\n        return 1\n",
+             "train.py": "from pkg import Model\n\n\ndef fit():\n    return Model.load()\n"}
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    index = Index(root, load_settings(root), create=True)
+    try:
+        Indexer(index).run(embed=False)
+        assert _callees(index, "fit") == {("model.py", "Model.load"): "type"}
+    finally:
+        index.close()
