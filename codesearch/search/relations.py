@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..analysis.tokens import STOPWORDS
 from ..store.catalog import Catalog
 from ..store.edges import CallGraph
 from ..store.schema import RESOLUTIONS
@@ -28,13 +29,14 @@ class Related:
 
 
 def parse_relation(query: str) -> tuple[Direction, str] | None:
-    """("callers" | "callees", name) when the query asks for a relation, else None."""
-    m = CALLEES.search(query)
-    if m:
-        return "callees", m.group(1)
-    m = RELATION.search(query)
-    if m:
-        return "callers", m.group(2)
+    """("callers" | "callees", name) when the query asks for a relation, else None. A word of
+    the sentence is no name ("for use in format strings" asks for no callers of `in`)."""
+    for m in CALLEES.finditer(query):
+        if m.group(1).lower() not in STOPWORDS:
+            return "callees", m.group(1)
+    for m in RELATION.finditer(query):
+        if m.group(2).lower() not in STOPWORDS:
+            return "callers", m.group(2)
     return None
 
 

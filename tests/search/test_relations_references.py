@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from conftest import keyword_indexed_files
 
+from codesearch.search.relations import parse_relation
 from codesearch.search.requests import ReferencesRequest
 from codesearch.search.searcher import Searcher
 
@@ -47,3 +48,14 @@ def test_a_guess_is_name_only_and_an_outside_call_has_no_resolution(searcher):
     assert [(r["use"], r["resolution"]) for r in _references(searcher, "parse")] == [("call", "name-only")]
     outside = _references(searcher, "loads")
     assert [r["use"] for r in outside] == ["call"] and "resolution" not in outside[0]
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("who calls parse_config", ("callers", "parse_config")),
+    ("what does `Router.route` call", ("callees", "Router.route")),
+    ("named arguments for use in format strings", None),  # `in` is a word of the sentence
+    ("for use in templates, which uses render_page", ("callers", "render_page")),
+    ("what does it mean when a request is retried", None),
+])
+def test_a_relation_names_a_name_not_a_word_of_the_sentence(query, expected):
+    assert parse_relation(query) == expected
