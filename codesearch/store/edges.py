@@ -461,7 +461,7 @@ class _Hinted:
         return []
 
     def _extensions(self, by_name: _ByName, owner: str, pattern: str) -> list[Symbol]:
-        return self.facts.extended.methods(self.facts.db, by_name.candidates.every(), owner, pattern) if pattern else []
+        return self.facts.extended.methods(self.facts.db, by_name.name, by_name.candidates.every, owner, pattern)
 
     def _of_type(self, by_name: _ByName, owner: str, module: str, files: set[str]) -> _Choice:
         kinds = self.kinds.get(owner)

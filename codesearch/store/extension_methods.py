@@ -5,7 +5,8 @@ language spec's `extension_receiver` reads it)."""
 from __future__ import annotations
 
 import re
-from typing import Protocol, TypeVar
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 from ..ingest.languages import spec_for_path
 from .sql import select_in
@@ -28,10 +29,12 @@ def extension_receiver(path: str) -> str:
 
 
 class ExtendedTypes:
-    """The type each definition's signature extends, its signature read once a run."""
+    """The type each definition's signature extends, its signature read once a run, and the
+    extension methods found for a name and a type, found once a run."""
 
     def __init__(self) -> None:
         self._signatures: dict[int, str] = {}
+        self._found: dict[tuple[str, str, str], list[Any]] = {}  # (name, owner, pattern) -> definitions
 
     def of(self, db: sqlite3.Connection, rids: list[int], pattern: str) -> dict[int, str]:
         """rid -> the type it extends (group 1 of `pattern` on its signature), for those that do."""
@@ -43,9 +46,17 @@ class ExtendedTypes:
         reader = re.compile(pattern)
         return {rid: found.group(1) for rid in rids if (found := reader.search(self._signatures[rid]))}
 
-    def methods(self, db: sqlite3.Connection, definitions: list[D], owner: str, pattern: str) -> list[D]:
-        """The extension methods among these definitions of a name: those of `owner`, else all of
-        them (the value may be of a type that derives from the one an extension names)."""
-        extended = self.of(db, [d.rid for d in definitions], pattern)
-        found = [d for d in definitions if d.rid in extended]
-        return [d for d in found if extended[d.rid] == owner] or found
+    def methods(self, db: sqlite3.Connection, name: str, definitions: Callable[[], list[D]], owner: str,
+                pattern: str) -> list[D]:
+        """The extension methods among the definitions of `name`: those of `owner`, else all of
+        them (the value may be of a type that derives from the one an extension names); none
+        where the language has no extension methods (`pattern` empty)."""
+        if not pattern:
+            return []
+        key = (name, owner, pattern)
+        if key not in self._found:
+            every = definitions()
+            extended = self.of(db, [d.rid for d in every], pattern)
+            found = [d for d in every if d.rid in extended]
+            self._found[key] = [d for d in found if extended[d.rid] == owner] or found
+        return self._found[key]
