@@ -170,8 +170,9 @@ def _spec_for_name(name: str, suffix: str) -> LanguageSpec | None:
     return table.get(name) or table.get(suffix)
 
 
+@lru_cache(maxsize=8192)
 def spec_for_path(path: str) -> LanguageSpec | None:
-    """The grammar-backed language of a file, or None."""
+    """The grammar-backed language of a file, or None (asked again and again by call resolution)."""
     name = PurePosixPath(path).name
     return _spec_for_name(name, _suffix(name))
 
