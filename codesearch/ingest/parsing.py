@@ -313,6 +313,8 @@ def _scopes(spec: LanguageSpec, parsed: ParsedFile, bindings: list[tuple[ts.Node
     for name_node, how, said in bindings:
         if how == "literal":
             type_text = literals.get(said.type, "")
+        elif how == "same":
+            type_text = scopes.type_of(scope_at(said.start_byte), _text(source, said))
         else:
             type_text = _text(source, said)
             if how == "new" and spec.constructors_capitalized:
@@ -354,7 +356,7 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
             continue
         bound = captures.get("bind.name")
         if bound is not None:
-            for how in ("type", "new", "literal"):
+            for how in ("type", "new", "literal", "same"):
                 said = captures.get("bind." + how)
                 if said:
                     bindings.extend((node, how, said[0]) for node in bound)

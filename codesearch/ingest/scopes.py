@@ -151,6 +151,25 @@ class Scopes:
         hints = sorted({self._type_hint(text, scope) for text in self.alternatives.get((scope, name), ())})
         return "" if CONFLICT in hints else call_chains.ONE_OF.join(hints)
 
+    def _own_field(self, cls: int | None, field: str) -> str | None:
+        """The type of `self.field` in class `cls`: bound in it, or in its bases of this file."""
+        seen: set[int] = set()
+        while cls is not None and cls not in seen:
+            found = self.bound.get((cls, field))
+            if found is not None:
+                return found
+            seen.add(cls)
+            base = self._base(cls)
+            cls = self.classes.get(type_name(base)) if base else None
+        return None
+
+    def type_of(self, scope: int | None, name: str) -> str:
+        """The type `name` is bound to in `scope` ("" where it is not known): what `x = name` binds x to."""
+        head, _, field = name.partition(".")
+        if field:
+            return (self._own_field(self._class_of(scope), field) or "") if head in self.spec.self_names else ""
+        return self._lookup(scope, name) or ""
+
     def _lookup(self, scope: int | None, name: str) -> str | None:
         while True:
             found = self.bound.get((scope, name))
@@ -222,8 +241,7 @@ class Scopes:
         if head in self.spec.self_names:
             if not rest:
                 return self._inherited(self._class_of(scope), name)
-            owner = self._class_of(scope)
-            found = self.bound.get((owner, rest[0])) if owner is not None else None
+            found = self._own_field(self._class_of(scope), rest[0])
             return self._type_hint(found) if found and len(rest) == 1 else ""
         bound = self._lookup(scope, head)
         if bound == CONFLICT and self.spec.result_type and not rest:

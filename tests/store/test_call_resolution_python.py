@@ -64,6 +64,18 @@ FILES = {
         "def main():\n"
         "    return locate('x')\n"
     ),
+    "pkg/tags.py": (
+        "class Serializer:\n"
+        "    def tag(self, value):\n        return value\n\n\n"
+        "class Tag:\n"
+        "    def __init__(self, serializer: Serializer):\n"
+        "        self.serializer = serializer\n\n"
+        "    def tag(self, value):\n        return value\n\n\n"
+        "class TagList(Tag):\n"
+        "    def to_json(self, value):\n"
+        "        found = self.serializer\n"
+        "        return found.tag(self.serializer.tag(value))\n"
+    ),
     "pkg/tools.py": (
         "from .app import App\n\n\n"
         "def run():\n    return run\n\n\n"
@@ -158,3 +170,7 @@ def test_the_package_the_indexed_folder_is_names_its_own_init(tmp_path):
         assert _callees(index, "fit") == {("model.py", "Model.load"): "type"}
     finally:
         index.close()
+
+
+def test_a_field_assigned_a_typed_parameter_has_its_type_in_subclasses_too(index):
+    assert _callees(index, "TagList.to_json") == {("pkg/tags.py", "Serializer.tag"): "type"}

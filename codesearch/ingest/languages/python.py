@@ -73,6 +73,7 @@ SPEC = LanguageSpec(
   (list_comprehension) (set) (set_comprehension) (tuple) (string) (concatenated_string)] @bind.literal)
 (class_definition "class" @bind.name superclasses: (argument_list . [(identifier) (attribute)] @bind.type))
 (class_definition "class" @bind.name name: (identifier) @bind.literal !superclasses)
+(assignment left: [(identifier) (attribute)] @bind.name right: [(identifier) (attribute)] @bind.same)
 (typed_parameter (identifier) @bind.name type: (type) @bind.type)
 (typed_default_parameter name: (identifier) @bind.name type: (type) @bind.type)
 (import_statement name: [(dotted_name) @import.module (aliased_import name: (dotted_name) @import.module)]) @import
