@@ -304,14 +304,17 @@ class MilvusStore:
                                       output_fields=["repo", "branch", "gen", "path", "caller_id", "callee", "line",
                                                      "resolution"]))
 
-    def keyword_search(self, terms: str, expression: str, limit: int, keywords: bool = False) -> list[dict]:
-        """Hits best first: uid, score (BM25), and what liveness is checked by (repo, branch, path,
-        gen); `keywords`: the keyword field too."""
+    def keyword_search(self, queries: Sequence[str], expression: str, limit: int, keywords: bool = False
+                       ) -> list[dict]:
+        """Hits of each query (its terms, space-separated) best first, one query's after
+        another's: uid, score (BM25), and what liveness is checked by (repo, branch, path, gen);
+        `keywords`: the keyword field too."""
         self._ready(CHUNKS)
         fields = [*HIT_FIELDS, "keywords"] if keywords else list(HIT_FIELDS)
-        found = self.client.search(CHUNKS, data=[terms], anns_field="sparse", limit=min(limit, SEARCH_LIMIT_MAX),
-                                   filter=expression, output_fields=fields, search_params={"metric_type": "BM25"})
-        return [_hit(hit, abs(float(hit["distance"])), fields) for hit in found[0]]
+        found = self.client.search(CHUNKS, data=list(queries), anns_field="sparse",
+                                   limit=min(limit, SEARCH_LIMIT_MAX), filter=expression, output_fields=fields,
+                                   search_params={"metric_type": "BM25"})
+        return [_hit(hit, abs(float(hit["distance"])), fields) for hits in found for hit in hits]
 
     def vector_search(self, vector: Sequence[float], expression: str, limit: int) -> list[dict]:
         """Hits best first (score: cosine similarity), among chunks that have a vector of their own."""

@@ -49,6 +49,7 @@ from .team_graph import GraphCache, graph_list
 
 OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
 RESCORE_DEPTH = 5  # Milvus BM25 candidates scored by the local keyword score, per candidate kept
+TERM_SEARCHES = 8  # a query's rarest terms searched alone as well, for more candidates
 VENDORED_CLASS = CLASS_NUMBERS[VENDORED]
 MAX_CALL_SITES = 1000
 MAX_SCOPED_BRANCHES = 8  # up to this many branches searched, the expression names each one's live generation
@@ -158,7 +159,7 @@ class TeamSearcher:
                 timing["vector"] = _ms(t)
             if "keyword" in names:
                 t = time.perf_counter()
-                hits = [h for h in self._keyword_hits(query, where, candidates)
+                hits = [h for h in self._keyword_hits(query, states, where, candidates)
                         if visible(h) and _glob_ok(h["path"], query.filters)]
                 columns = {h["uid"]: columns_of(h["keywords"]) for h in hits}
                 lists["keyword"] = self._keyword_order(query, states, columns)[:candidates]
@@ -200,14 +201,24 @@ class TeamSearcher:
                             partial=True if writing else None, note="; ".join(notes) or None,
                             truncated=True if request.truncated else None)
 
-    def _keyword_hits(self, query: Query, where: str, limit: int) -> list[dict]:
-        """Milvus BM25's candidates for the keyword list, RESCORE_DEPTH times as many as it keeps,
-        with their keyword fields."""
-        terms = searched_terms(query)
-        if not terms:
+    def _keyword_hits(self, query: Query, states: list[RepoState], where: str, limit: int) -> list[dict]:
+        """Milvus BM25's candidates for the keyword list, with their keyword fields: RESCORE_DEPTH
+        times as many as it keeps for the whole query, and `limit` for each of its TERM_SEARCHES
+        rarest terms alone. Milvus weighs a term by its idf over the whole store: a term rare in
+        the repository searched but common in others counted too little, and chunks that the
+        local index ranks high on it fell below the deeper list."""
+        stems = [porter(t) for t in searched_terms(query)]
+        if not stems:
             return []
-        return self.store.keyword_search(" ".join(porter(t) for t in terms), where, limit * RESCORE_DEPTH,
-                                         keywords=True)
+        hits = self.store.keyword_search([" ".join(stems)], where, limit * RESCORE_DEPTH, keywords=True)
+        holding = self.collection(states, stems).holding
+        rare = sorted((t for t in set(stems) if holding.get(t)), key=lambda t: (holding[t], t))[:TERM_SEARCHES]
+        if len(set(stems)) > 1 and rare:
+            hits += self.store.keyword_search(rare, where, limit, keywords=True)
+        first: dict[str, dict] = {}
+        for hit in hits:
+            first.setdefault(hit["uid"], hit)
+        return list(first.values())
 
     def _keyword_order(self, query: Query, states: list[RepoState], columns: dict[str, list[list[str]]]
                        ) -> list[str]:
