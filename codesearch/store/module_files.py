@@ -72,7 +72,7 @@ class ModuleFiles:
                 base = posixpath.dirname(base)
             rest = module[dots:].replace(".", "/")
             key = posixpath.join(base, rest) if rest else base
-            return self._package(key, exact=True) if key else []
+            return self._package(key, exact=True) if key else self._stems("__init__", exact=True)
         if module.split(".")[0] in _STANDARD_PYTHON:
             return None
         parts = module.split(".")

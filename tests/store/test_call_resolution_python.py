@@ -156,11 +156,13 @@ def test_overload_stubs_give_way_to_the_definition_that_replaces_them(index):
 
 def test_the_package_the_indexed_folder_is_names_its_own_init(tmp_path):
     """`from pkg import Model` where the indexed folder is `pkg` itself: `__init__.py` at the top,
-    which re-exports the class; its method is the one called."""
+    which re-exports the class; its method is the one called. `from . import model` beside it is
+    the module model.py."""
     root = tmp_path / "pkg"
     files = {"__init__.py": "from pkg.model import Model\n",
              "model.py": "class Model:\n    def load(self):\n        return 1\n",
-             "train.py": "from pkg import Model\n\n\ndef fit():\n    return Model.load()\n"}
+             "train.py": "from pkg import Model\n\n\ndef fit():\n    return Model.load()\n",
+             "check.py": "from . import model\n\n\ndef check(x):\n    return isinstance(x, model.Model)\n"}
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
@@ -168,6 +170,7 @@ def test_the_package_the_indexed_folder_is_names_its_own_init(tmp_path):
     try:
         Indexer(index).run(embed=False)
         assert _callees(index, "fit") == {("model.py", "Model.load"): "type"}
+        assert _callees(index, "check") == {("model.py", "Model"): "import"}
     finally:
         index.close()
 
