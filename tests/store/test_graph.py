@@ -20,7 +20,7 @@ def repo(tmp_path):
     (root / "jobs").mkdir(parents=True)
     for i in range(MAX_CANDIDATES + 1):  # one name, defined once too often to be resolved by guessing
         (root / "jobs" / f"job_{i}.py").write_text(f"class Job{i}:\n    def resume(self):\n        return {i}\n")
-    (root / "runner.py").write_text("def run_all(jobs):\n    for job in jobs:\n        job.resume()\n"
+    (root / "runner.py").write_text("def run_all(jobs):\n    for job in jobs:\n        resume(job)\n"
                                     "    return helper()\n\n\ndef helper():\n    return 1\n")
     index = Index(root, load_settings(root), create=True)
     Indexer(index).run(embed=False)
