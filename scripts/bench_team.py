@@ -4,7 +4,8 @@ NDCG@10 per repository beside the local store's (same process, same queries), qu
 through the HTTP team service, one changed file from `index` start to searchable, and a scale run
 (the store's chunks repeated under other repository names).
 
-Usage: scripts/bench_team.py [--store /tmp/team-bench.db] [--scale-chunks N] [--quality-only] [--json OUT] [NAME ...]
+Usage: scripts/bench_team.py [--store /tmp/team-bench.db] [--scale-chunks N] [--quality-only | --latency-only]
+                             [--json OUT] [NAME ...]
 
 Vectors: each chunk's vector is taken from the local index's embedding cache
 (~/.cache/codesearch-bench-index/NAME, made by scripts/bench_quality.py) when its embed-text hash
@@ -94,6 +95,7 @@ def main() -> int:
     parser.add_argument("--http-queries", type=int, default=0, help="at most this many queries through HTTP (0: all)")
     parser.add_argument("--quality-only", action="store_true", help="index and compare NDCG@10 only (no latency, "
                         "incremental or size figures)")
+    parser.add_argument("--latency-only", action="store_true", help="the HTTP latency over an existing store only")
     parser.add_argument("--json", type=Path)
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
@@ -103,6 +105,11 @@ def main() -> int:
     settings = load_settings(None)
     embedder = process_embedder(settings)
     store = open_store(f"milvus://{args.store}")
+    if args.latency_only:
+        queries = {name: json.loads((args.annotations / f"{name}.json").read_text()) for name, _ in roots}
+        print(json.dumps(http_latency(store, settings, embedder, queries, args.http_queries)))
+        store.close()
+        return 0
     figures: dict = {"per_repo": {}, "index": {}}
     local_latency: list[float] = []
     queries_of: dict[str, list[dict]] = {}

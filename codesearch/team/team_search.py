@@ -49,7 +49,8 @@ from .team_graph import GraphCache, graph_list
 
 OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
 RESCORE_DEPTH = 5  # Milvus BM25 candidates scored by the local keyword score, per candidate kept
-TERM_SEARCHES = 8  # a query's rarest terms searched alone as well, for more candidates
+TERM_SEARCHES = 8  # a query's rarest terms searched alone as well, for more candidates ...
+TERM_DEPTH = 1.0  # ... this many per candidate kept, each
 VENDORED_CLASS = CLASS_NUMBERS[VENDORED]
 MAX_CALL_SITES = 1000
 MAX_SCOPED_BRANCHES = 8  # up to this many branches searched, the expression names each one's live generation
@@ -214,7 +215,7 @@ class TeamSearcher:
         holding = self.collection(states, stems).holding
         rare = sorted((t for t in set(stems) if holding.get(t)), key=lambda t: (holding[t], t))[:TERM_SEARCHES]
         if len(set(stems)) > 1 and rare:
-            hits += self.store.keyword_search(rare, where, limit, keywords=True)
+            hits += self.store.keyword_search(rare, where, max(1, round(limit * TERM_DEPTH)), keywords=True)
         first: dict[str, dict] = {}
         for hit in hits:
             first.setdefault(hit["uid"], hit)
