@@ -204,8 +204,8 @@ class TeamSearcher:
 
     def _keyword_hits(self, query: Query, states: list[RepoState], where: str, limit: int) -> list[dict]:
         """Milvus BM25's candidates for the keyword list, with their keyword fields: RESCORE_DEPTH
-        times as many as it keeps for the whole query, and `limit` for each of its TERM_SEARCHES
-        rarest terms alone. Milvus weighs a term by its idf over the whole store: a term rare in
+        times as many as it keeps for the whole query, and TERM_DEPTH times as many for each of
+        its TERM_SEARCHES rarest terms alone. Milvus weighs a term by its idf over the whole store: a term rare in
         the repository searched but common in others counted too little, and chunks that the
         local index ranks high on it fell below the deeper list."""
         stems = [porter(t) for t in searched_terms(query)]
