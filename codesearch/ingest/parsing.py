@@ -320,7 +320,8 @@ def _scopes(spec: LanguageSpec, parsed: ParsedFile, bindings: list[tuple[ts.Node
             if how == "new" and spec.constructors_capitalized:
                 last = type_text.rsplit(".", 1)[-1]
                 if not (last[:1].isupper() or last in spec.builtin_types):
-                    continue  # `x = make()`: a function's result, of no type known here
+                    # `x = make()`: what the file's own signature of make says it returns, if it does
+                    type_text = scopes.returned(scope_at(said.start_byte), type_text)
         if type_text:
             scopes.bind(scope_at(name_node.start_byte), _text(source, name_node), type_text)
     return scopes

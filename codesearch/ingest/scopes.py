@@ -163,6 +163,25 @@ class Scopes:
             cls = self.classes.get(type_name(base)) if base else None
         return None
 
+    def returned(self, scope: int | None, callee: str) -> str:
+        """The type the file's own function `callee` (or `self.method` of the caller's class or its
+        bases) returns, as its signature's annotation says (LanguageSpec.returns_annotation); ""
+        where not told."""
+        if not self.spec.returns_annotation:
+            return ""
+        head, _, name = callee.rpartition(".")
+        owner = None  # the definition `name` belongs to: a class, or None for the file's top level
+        if head:
+            cls = self._class_of(scope) if head in self.spec.self_names else None
+            if cls is None:
+                return ""
+            owner = self.classes.get(type_name(self._defining(self.definitions[cls].name, name)))
+            if owner is None:
+                return ""
+        found = [d for d in self.definitions if d.name == name and d.parent == owner]
+        said = re.search(self.spec.returns_annotation, found[-1].signature) if found else None
+        return said.group(1) if said else ""
+
     def type_of(self, scope: int | None, name: str) -> str:
         """The type `name` is bound to in `scope` ("" where it is not known): what `x = name` binds x to."""
         head, _, field = name.partition(".")

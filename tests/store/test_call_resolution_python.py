@@ -74,7 +74,13 @@ FILES = {
         "class TagList(Tag):\n"
         "    def to_json(self, value):\n"
         "        found = self.serializer\n"
-        "        return found.tag(self.serializer.tag(value))\n"
+        "        return found.tag(self.serializer.tag(value))\n\n"
+        "    def serializer_of(self) -> 'Serializer':\n        return self.serializer\n\n"
+        "    def tag_twice(self, value):\n"
+        "        made = self.serializer_of()\n"
+        "        other = make_serializer()\n"
+        "        return made.tag(other.tag(value))\n\n\n"
+        "def make_serializer() -> Serializer | None:\n    return Serializer()\n"
     ),
     "pkg/tools.py": (
         "from .app import App\n\n\n"
@@ -177,3 +183,9 @@ def test_the_package_the_indexed_folder_is_names_its_own_init(tmp_path):
 
 def test_a_field_assigned_a_typed_parameter_has_its_type_in_subclasses_too(index):
     assert _callees(index, "TagList.to_json") == {("pkg/tags.py", "Serializer.tag"): "type"}
+
+
+def test_a_value_returned_by_the_files_own_annotated_function_has_that_type(index):
+    assert _callees(index, "TagList.tag_twice") == {("pkg/tags.py", "Serializer.tag"): "type",
+                                                    ("pkg/tags.py", "TagList.serializer_of"): "exact",
+                                                    ("pkg/tags.py", "make_serializer"): "exact"}

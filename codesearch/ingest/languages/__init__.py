@@ -99,6 +99,9 @@ class LanguageSpec:
     # a regular expression whose group 1 is the type a function's signature says it returns (its
     # first result): a receiver that is a call, or a name bound to one, is a value of that type
     result_type: str = ""
+    # the same for a language whose results are read only off the file's own signatures (Python's
+    # `-> Foo`: `x = self.make()` or `x = make()` is a Foo where make is the file's own)
+    returns_annotation: str = ""
     # a bare call names a function of the caller's own package (the files of its folder) or a
     # function literal the caller's own body declares, never a method or another package's (Go)
     bare_calls_in_package: bool = False

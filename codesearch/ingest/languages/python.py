@@ -44,6 +44,7 @@ SPEC = LanguageSpec(
     # `super()` is the class's first base, bound to the `class` keyword of its declaration
     super_names=frozenset({"super", "class"}),
     unknown_receivers_call_methods=True,  # `x.m()` calls a method, never a module's function
+    returns_annotation=r"->\s*(.+?)\s*:?\s*$",
     redefinition_replaces=True,  # `@overload` stubs, then the definition a call reaches
     builtin_types=frozenset({"dict", "list", "set", "frozenset", "tuple", "str", "bytes", "bytearray", "int",
                              "float", "complex", "bool", "object", "type", "Dict", "List", "Set", "FrozenSet",
