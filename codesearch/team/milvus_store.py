@@ -207,6 +207,8 @@ class MilvusStore:
 
     def _ready(self, name: str) -> None:
         if name not in self._loaded:
+            if name == CHUNKS:  # a search of a store made by an earlier codesearch: one line, not a query error
+                self._check_fields(CHUNKS, CHUNK_FIELDS)
             self.client.load_collection(name)
             self._loaded.add(name)
 

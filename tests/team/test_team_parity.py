@@ -13,7 +13,7 @@ from codesearch.config import Settings
 from codesearch.search.requests import SearchRequest
 from codesearch.search.retrievers.keyword import COLUMN_WEIGHTS
 from codesearch.team.keyword_score import Collection, bm25, columns_of, keyword_text, phrases_held
-from codesearch.team.milvus_store import CHUNKS
+from codesearch.team.milvus_store import CHUNKS, TeamStoreError
 from codesearch.team.stemming import stemmed
 from codesearch.team.team_search import Scope, TeamSearcher
 
@@ -87,3 +87,19 @@ def test_near_duplicates_are_collapsed_into_the_best_one(store, tmp_path):
 def test_a_lite_stores_dense_index_is_exact(store):
     store.ensure(DIMENSION)
     assert store.client.describe_index(CHUNKS, "dense")["index_type"] == "FLAT"
+
+
+def test_a_store_made_without_the_ranking_fields_is_refused_in_one_line(store):
+    """Chunks written before fingerprints, content classes and templates were stored: searching
+    them says so, and what to do."""
+    dt = store.milvus.DataType
+    schema = store.client.create_schema(auto_id=False)
+    schema.add_field("uid", dt.VARCHAR, is_primary=True, max_length=64)
+    schema.add_field("dense", dt.FLOAT_VECTOR, dim=DIMENSION)
+    index_params = store.client.prepare_index_params()
+    index_params.add_index("dense", index_type="FLAT", metric_type="COSINE")
+    store.client.create_collection(CHUNKS, schema=schema, index_params=index_params)
+    with pytest.raises(TeamStoreError, match=r"made by an earlier codesearch.*index into a new store"):
+        store.chunks_by_uid(["x"])
+    with pytest.raises(TeamStoreError, match="made by an earlier codesearch"):
+        store.ensure(DIMENSION)
