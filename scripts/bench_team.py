@@ -106,8 +106,8 @@ def main() -> int:
     embedder = process_embedder(settings)
     store = open_store(f"milvus://{args.store}")
     if args.latency_only:
-        queries = {name: json.loads((args.annotations / f"{name}.json").read_text()) for name, _ in roots}
-        print(json.dumps(http_latency(store, settings, embedder, queries, args.http_queries)))
+        every = {name: json.loads((args.annotations / f"{name}.json").read_text()) for name, _ in roots}
+        print(json.dumps(http_latency(store, settings, embedder, every, args.http_queries)))
         store.close()
         return 0
     figures: dict = {"per_repo": {}, "index": {}}

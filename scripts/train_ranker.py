@@ -119,8 +119,8 @@ def reorder(query: Query, ranked: list[Ranked], lists: dict[str, list[str]], sco
             fused: dict[str, float], vendored: frozenset[str], weights: np.ndarray) -> list[Ranked]:
     """The rules' candidates in a linear model's order (what a shipped stage would do per query)."""
     rows = features(query, ranked, lists, scores, fused, vendored)
-    scores = [math.fsum(a * b for a, b in zip(weights, row)) for row in rows]
-    return [r for _, r in sorted(zip(scores, ranked), key=lambda pair: -pair[0])]
+    model = [math.fsum(a * b for a, b in zip(weights, row)) for row in rows]
+    return [r for _, r in sorted(zip(model, ranked), key=lambda pair: -pair[0])]
 
 
 class ScoreKeeper:
