@@ -10,6 +10,7 @@ import sys
 import tempfile
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from daemon_helpers import SUITE_SETTINGS
@@ -83,3 +84,14 @@ def keyword_indexed_files(root: Path, files: dict[str, str]):
     index = Index(root, load_settings(root), create=True)
     Indexer(index).run(embed=False)
     return index
+
+
+def direct_relations(index, name: str, direction: str) -> list[tuple[Any, str]]:
+    """(chunk, resolution) of each direct caller or callee (`direction`) of the definitions named
+    `name`: what the call-resolution tests compare with what a type-aware tool would say."""
+    from codesearch.search.relations import definitions_named, neighbours
+    from codesearch.store.edges import CallGraph
+    found = [r for r in neighbours(CallGraph(index.catalog), definitions_named(index.catalog, name), direction)
+             if r.depth == 1]
+    chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
+    return [(chunks[r.id], r.resolution) for r in found]

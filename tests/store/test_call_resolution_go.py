@@ -6,12 +6,11 @@ declare them, across files; a value of a type from outside the repository links 
 from __future__ import annotations
 
 import pytest
+from conftest import direct_relations
 
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
-from codesearch.search.relations import definitions_named, neighbours
-from codesearch.store.edges import CallGraph
 
 ROUTER = {
     "go.mod": "module example.com/mux\n",
@@ -85,10 +84,7 @@ def router(tmp_path):
 
 def _callees(index: Index, name: str) -> set[tuple[str, str, str]]:
     """(path, qualified name, resolution) of the direct callees of the definitions named `name`."""
-    graph = CallGraph(index.catalog)
-    found = [r for r in neighbours(graph, definitions_named(index.catalog, name), "callees") if r.depth == 1]
-    chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
-    return {(chunks[r.id].path, chunks[r.id].qualified_name, r.resolution) for r in found}
+    return {(chunk.path, chunk.qualified_name, how) for chunk, how in direct_relations(index, name, "callees")}
 
 
 def test_receivers_typed_by_what_calls_return(router):

@@ -10,12 +10,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import direct_relations
 
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
-from codesearch.search.relations import definitions_named, neighbours
-from codesearch.store.edges import CallGraph
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_repos"
 
@@ -30,10 +29,7 @@ def _index(tmp_path: Path, sample: str) -> Index:
 
 def _related(index: Index, name: str, direction: str) -> dict[str, str]:
     """Qualified name -> resolution of the direct callers or callees of `name`."""
-    graph = CallGraph(index.catalog)
-    found = [r for r in neighbours(graph, definitions_named(index.catalog, name), direction) if r.depth == 1]
-    chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
-    return {chunks[r.id].qualified_name: r.resolution for r in found}
+    return {chunk.qualified_name: how for chunk, how in direct_relations(index, name, direction)}
 
 
 def _references(index: Index, name: str) -> list[tuple[bool, str | None]]:

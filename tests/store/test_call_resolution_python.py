@@ -6,12 +6,11 @@ to the definition that replaces it, a module's own functions before its classes'
 from __future__ import annotations
 
 import pytest
+from conftest import direct_relations
 
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
-from codesearch.search.relations import definitions_named, neighbours
-from codesearch.store.edges import CallGraph
 
 FILES = {
     "pkg/__init__.py": "",
@@ -106,10 +105,7 @@ def index(tmp_path_factory):
 
 def _callees(index: Index, name: str) -> dict[tuple[str, str], str]:
     """(path, qualified name) -> resolution of the direct callees of `name`."""
-    graph = CallGraph(index.catalog)
-    found = [r for r in neighbours(graph, definitions_named(index.catalog, name), "callees") if r.depth == 1]
-    chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
-    return {(chunks[r.id].path, chunks[r.id].qualified_name): r.resolution for r in found}
+    return {(chunk.path, chunk.qualified_name): how for chunk, how in direct_relations(index, name, "callees")}
 
 
 def test_super_goes_through_the_bases_of_this_file_to_the_one_that_defines_the_method(index):

@@ -7,14 +7,11 @@ type from the standard library or a dependency links to nothing here."""
 from __future__ import annotations
 
 import pytest
+from conftest import direct_relations, keyword_indexed_files
 
-from codesearch.config import load_settings
 from codesearch.indexing.index import Index
-from codesearch.indexing.indexer import Indexer
 from codesearch.ingest.languages.php import import_aliases as php_imports
 from codesearch.ingest.languages.rust import import_aliases as rust_imports
-from codesearch.search.relations import definitions_named, neighbours
-from codesearch.store.edges import CallGraph
 from codesearch.store.module_files import ModuleFiles
 
 RUST = {
@@ -149,21 +146,12 @@ RUBY = {
 
 
 def _index(tmp_path, files: dict[str, str]) -> Index:
-    root = tmp_path / "repo"
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    index = Index(root, load_settings(root), create=True)
-    Indexer(index).run(embed=False)
-    return index
+    return keyword_indexed_files(tmp_path / "repo", files)
 
 
 def _related(index: Index, name: str, direction: str) -> dict[str, str]:
     """Qualified name -> resolution of the direct callers or callees of `name`."""
-    graph = CallGraph(index.catalog)
-    found = [r for r in neighbours(graph, definitions_named(index.catalog, name), direction) if r.depth == 1]
-    chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
-    return {chunks[r.id].qualified_name: r.resolution for r in found}
+    return {chunk.qualified_name: how for chunk, how in direct_relations(index, name, direction)}
 
 
 def _references(index: Index, name: str) -> list[tuple[bool, str | None]]:

@@ -4,29 +4,20 @@ imports reach define, never to a function of that name or a method no import lea
 
 from __future__ import annotations
 
-from codesearch.config import load_settings
+from conftest import direct_relations, keyword_indexed_files
+
 from codesearch.indexing.index import Index
-from codesearch.indexing.indexer import Indexer
 from codesearch.search.relations import definitions_named, neighbours
 from codesearch.store.edges import CallGraph
 
 
 def _index(tmp_path, files: dict[str, str]) -> Index:
-    root = tmp_path / "repo"
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    index = Index(root, load_settings(root), create=True)
-    Indexer(index).run(embed=False)
-    return index
+    return keyword_indexed_files(tmp_path / "repo", files)
 
 
 def _callees(index: Index, name: str) -> dict[tuple[str, str], str]:
     """(path, qualified name) -> resolution of the direct callees of `name`."""
-    graph = CallGraph(index.catalog)
-    found = [r for r in neighbours(graph, definitions_named(index.catalog, name), "callees") if r.depth == 1]
-    chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
-    return {(chunks[r.id].path, chunks[r.id].qualified_name): r.resolution for r in found}
+    return {(chunk.path, chunk.qualified_name): how for chunk, how in direct_relations(index, name, "callees")}
 
 
 UNKNOWN_RECEIVERS = {
