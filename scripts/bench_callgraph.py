@@ -32,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from benchlib import shown_path
 from callgraph_links import CallGraphView, CallSite, read_call_graph
 from callgraph_oracles import Answer, OracleMissing, gopls_answers, jedi_answers, run_scip_typescript, scip_answers
 from callgraph_score import name_only_share, score
@@ -97,7 +98,7 @@ def measure(name: str, root: Path, index_dir: Path, count: int, seed: int, scip:
     measured = [s for s in sites if view.languages[s.path] not in missing]
     tallies = score(view, answers, measured)
     languages = {view.languages[s.path] for s in measured}
-    return {"repo": name, "root": str(root), "index_seconds": round(seconds, 3), "call_sites": len(view.links),
+    return {"repo": name, "root": shown_path(root), "index_seconds": round(seconds, 3), "call_sites": len(view.links),
             "sampled": len(sites),
             "name_only_share_all_sites": name_only_share(view, languages), "missing_oracles": missing,
             "groups": {group: tally.figures() for group, tally in sorted(tallies.items())}}

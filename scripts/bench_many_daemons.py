@@ -29,6 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import shown_path
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 QUERY = "parse the configuration and report errors"
 SAMPLES = ("python", "go", "javascript", "rust", "java", "ruby")
@@ -150,7 +153,7 @@ def main() -> int:
             time.sleep(5)  # the woken daemon's background start (the vector store's check) over
             awake.append(bench.query(repo)[0])
         figures = {
-            "code": str(args.code), "repos": args.repos, "cap": args.cap, "quiet_minutes": args.quiet_minutes,
+            "code": shown_path(args.code), "repos": args.repos, "cap": args.cap, "quiet_minutes": args.quiet_minutes,
             "first_query_p50_s": round(statistics.median(first_query), 2),
             "most_daemons_at_once": most_daemons, "most_resident_mb": round(most_mb),
             "daemons_after_queries": len(after_queries),

@@ -47,6 +47,13 @@ def running_daemon(root: Path, checkout: Path = REPO_ROOT, index_dir: str | None
         codesearch("daemon", "stop", root, *where, check=False, checkout=checkout)
 
 
+def shown_path(path: Path | str) -> str:
+    """A path as results show it: under the home folder as `~/...`, so that a JSON written here
+    names no one's home."""
+    text, home = str(path), str(Path.home())
+    return "~" + text[len(home):] if text == home or text.startswith(home + "/") else text
+
+
 def write_results(path: Path, figures: dict, **rows: list[dict]) -> None:
     """A benchmark's figures as JSON (docs/benchmarks/ keeps them): the figures indented, then each
     list of per-question rows one row to a line, so that a rerun's diff shows which rows moved."""
