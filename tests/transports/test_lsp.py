@@ -173,18 +173,21 @@ async def test_a_guess_by_name_shows_only_where_nothing_resolved_better(client: 
     write(lsp_daemon.root / "disk_lsp.py", "class Disk:\n    def surface(self):\n        return 1\n\n"
                                            "    def total(self):\n        return self.surface()\n")
     write(lsp_daemon.root / "tile_lsp.py", "class Tile:\n    def surface(self):\n        return 2\n")
-    write(lsp_daemon.root / "shapes_lsp.py", "def both(shape):\n    tile = Tile()\n    tile.surface()\n"
+    # the shapes are imported: a call on a receiver of unknown type is guessed among the methods the
+    # caller's imports reach, never among every method of the name
+    write(lsp_daemon.root / "shapes_lsp.py", "from disk_lsp import Disk\nfrom tile_lsp import Tile\n\n\n"
+                                             "def both(shape):\n    tile = Tile()\n    tile.surface()\n"
                                              "    return shape.surface()\n"
                                              "\n\ndef report(shape):\n    return shape.surface()\n")
     guessed = [("disk_lsp.py", 1), ("tile_lsp.py", 1)]
     written = time.monotonic()
-    while await _definition(client, lsp_daemon, "shapes_lsp.py", 7, 19) != guessed:  # shape.surface(): a guess
+    while await _definition(client, lsp_daemon, "shapes_lsp.py", 11, 19) != guessed:  # shape.surface(): a guess
         if time.monotonic() - written > 10:
             pytest.fail("the new files never showed up")
         await asyncio.sleep(0.1)
     assert await _definition(client, lsp_daemon, "disk_lsp.py", 5, 22) == [("disk_lsp.py", 1)]  # self.surface()
     both = await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(
-        text_document=doc(lsp_daemon, "shapes_lsp.py"), position=lsp.Position(0, 5)))
+        text_document=doc(lsp_daemon, "shapes_lsp.py"), position=lsp.Position(4, 5)))
     outgoing = await client.call_hierarchy_outgoing_calls_async(lsp.CallHierarchyOutgoingCallsParams(item=both[0]))
     assert sorted(c.to.detail for c in outgoing) == ["Tile", "Tile.surface"]  # its guess at Disk.surface is not
     disk = await client.text_document_prepare_call_hierarchy_async(lsp.CallHierarchyPrepareParams(
