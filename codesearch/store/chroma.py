@@ -111,6 +111,19 @@ class VectorStore:
         with _chroma_errors(f"open collection {collection!r}"):
             self.collection = self.client.get_or_create_collection(
                 collection, embedding_function=None, configuration=configuration)
+        self._follow_search_ef(search_ef)
+
+    def _follow_search_ef(self, search_ef: int) -> None:
+        """A collection keeps the configuration it was made with, but its search breadth may
+        change (Chroma allows it): an index made before follows the setting. Where the change
+        cannot be written (another process holds the store), the search keeps the old breadth."""
+        hnsw = (self.collection.configuration_json or {}).get("hnsw") or {}
+        if hnsw.get("ef_search", search_ef) == search_ef:
+            return
+        try:
+            self.collection.modify(configuration={"hnsw": {"ef_search": search_ef}})
+        except Exception:  # noqa: BLE001 - a narrower search, never a failed open
+            pass
 
     def upsert(self, ids: list[str], vectors: np.ndarray, metadatas: list[dict[str, Any]]) -> None:
         with _chroma_errors("store vectors"):
