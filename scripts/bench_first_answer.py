@@ -27,7 +27,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
-from codesearch.eval.bench import benchmark_roots
+from codesearch.eval.bench import DEFAULT_CHECKOUTS, benchmark_roots
 from codesearch.eval.metrics import score_query
 
 DEFAULT_REPOS = ("flask", "requests", "click", "cobra", "sinatra", "zod")
@@ -96,7 +96,7 @@ def main() -> int:
     parser.add_argument("--first", type=int, default=5, help="questions asked right after the start")
     parser.add_argument("--annotations", type=Path, default=Path("/work/shared/bench/annotations"))
     parser.add_argument("--repos-json", type=Path, default=Path("/work/shared/bench/repos.json"))
-    parser.add_argument("--checkouts", type=Path, default=Path.home() / ".cache" / "codesearch-bench")
+    parser.add_argument("--checkouts", type=Path, default=DEFAULT_CHECKOUTS)
     parser.add_argument("--indexes", type=Path, default=Path.home() / ".cache" / "codesearch-bench-index")
     parser.add_argument("--json", type=Path, help="write every figure here")
     args = parser.parse_args()

@@ -30,9 +30,9 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
+from codesearch.eval.bench import DEFAULT_CHECKOUTS
 from codesearch.search.early_answer import query_words
 
-BENCH = Path.home() / ".cache" / "codesearch-bench"
 # (repository, question, the file that answers it), from the benchmark's annotations
 FIXTURES = (
     ("kotlinx-coroutines", "how launch and async coroutine builders start coroutines",
@@ -157,7 +157,8 @@ def main() -> int:
     args = parser.parse_args()
     if bool(args.repo) == bool(args.combine):
         parser.error("give a repository or --combine NAMES")
-    sources = [args.repo.expanduser().resolve()] if args.repo else [BENCH / n for n in args.combine.split(",")]
+    sources = ([args.repo.expanduser().resolve()] if args.repo
+               else [DEFAULT_CHECKOUTS / n for n in args.combine.split(",")])
     fixtures: list[tuple[str, str | None]] = [*fixtures_of(sources)] or [(q, None) for q in WARM]
     runs = []
     for i in range(args.runs):
