@@ -54,7 +54,8 @@ class Scopes:
         self.rewrites = [(re.compile(pattern), replacement) for pattern, replacement in spec.receiver_rewrites]
         self.bound: dict[tuple[int | None, str], str] = {}
         self.defined = {d.name for d in definitions}  # a file's own name hides a built-in one
-        self._members: set[tuple[int, str]] | None = None  # (class, name) of what classes define
+        # (the definition a name is defined in, or None at top level; the name) -> its last definition
+        self.named = {(d.parent, d.name): i for i, d in enumerate(definitions)}
         # (the function a function literal is declared in, its name): what a bare call can reach
         self.closures = {(d.parent, d.name) for d in definitions
                          if d.parent is not None and definitions[d.parent].kind not in _CLASS_KINDS}
@@ -119,9 +120,7 @@ class Scopes:
         return next(filter(None, (self.bound.get((cls, word)) for word in self.spec.super_names)), None)
 
     def _defines(self, cls: int, name: str) -> bool:
-        if self._members is None:
-            self._members = {(d.parent, d.name) for d in self.definitions if d.parent is not None}
-        return (cls, name) in self._members
+        return (cls, name) in self.named
 
     def _defining(self, type_text: str, name: str) -> str:
         """The type that `name` of a value of `type_text` comes from, following the first bases
@@ -178,8 +177,8 @@ class Scopes:
             owner = self.classes.get(type_name(self._defining(self.definitions[cls].name, name)))
             if owner is None:
                 return ""
-        found = [d for d in self.definitions if d.name == name and d.parent == owner]
-        said = re.search(self.spec.returns_annotation, found[-1].signature) if found else None
+        found = self.named.get((owner, name))
+        said = re.search(self.spec.returns_annotation, self.definitions[found].signature) if found is not None else None
         return said.group(1) if said else ""
 
     def type_of(self, scope: int | None, name: str) -> str:
