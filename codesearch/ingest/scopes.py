@@ -201,9 +201,9 @@ class Scopes:
         """The hint for a value of this type: a built-in, a type of an import, or of this
         repository; or of a call's result, where the language's signatures say it (`scope`: where
         the call's own names are looked up)."""
-        made = type_text.endswith(")") or type_text.startswith(call_chains.RANGE)
-        called = made or call_chains.positioned(type_text)[1] > 0
-        if self.spec.result_type and called and not type_text.startswith("func"):
+        if self.spec.result_type and not type_text.startswith("func") and (
+                type_text.endswith(")") or type_text.startswith(call_chains.RANGE)
+                or call_chains.positioned(type_text)[1] > 0):
             return self._chain(scope, type_text)
         name = type_name(type_text)
         if not name or (name in self.spec.builtin_types and not self.spec.extension_receiver):
@@ -238,7 +238,7 @@ class Scopes:
             if value and type_name(value) in self.spec.builtin_types:
                 return EXTERNAL
             if self.spec.bare_calls_in_package:  # a variable holding a function is no definition
-                return self._closure(scope, name) or (EXTERNAL if self._lookup(scope, name) is not None else PACKAGE)
+                return self._closure(scope, name) or (EXTERNAL if value is not None else PACKAGE)
             if not self.spec.implicit_receiver or not name[:1].islower() or self._class_of(scope) is None:
                 return ""  # a capitalized name is a class made (`Foo.new`), not a method called
             receiver = self.spec.implicit_receiver
