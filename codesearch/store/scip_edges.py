@@ -106,12 +106,12 @@ class _Files:
         files = [c.rid for c in chunks if c.kind == "file"]
         return files[0] if files else None
 
-    def definition(self, path: str, line: int, name: str, fresh: bool, column: int | None = None) -> int | None:
+    def definition(self, path: str, line: int, name: str, column: int | None = None) -> int | None:
         """The chunk of the definition of `name` whose name stands on this 1-based line of
         `path` (the file unchanged since the SCIP index was made), and at this 1-based column
         where one is given (and the chunk knows its own)."""
         found = [c for c in self.named.get((path, name), ()) if c.name_line == line
-                 and (column is None or c.name_column in (None, column))] if fresh else []
+                 and (column is None or c.name_column in (None, column))]
         return found[0].rid if found else None
 
     def at(self, path: str, line: int, chain: list[Descriptor], fresh: bool) -> int | None:
@@ -119,7 +119,7 @@ class _Files:
         1-based line of `path`; in a changed file (lines may have moved), the one definition of
         that name there whose qualified name ends as the chain does (or the only one)."""
         if fresh:  # where the index says: a name elsewhere in the file is another thing (`var cookie` and `res.cookie`)
-            return self.definition(path, line, chain[-1].name, fresh)
+            return self.definition(path, line, chain[-1].name)
         named = self.named.get((path, chain[-1].name), [])
         words = [d.name for d in chain if d.suffix not in _NO_CHUNK]
         for depth in range(len(words), 0, -1):
@@ -199,7 +199,7 @@ def apply_scip_edges(db: sqlite3.Connection, index: ScipIndex, made_ns: int,
         if not chain:  # a local symbol: a function defined inside another, called where the parser saw a call
             for name, caller in at_line.items():
                 local = [t for where, at, column in definitions[key]
-                         if (t := files.definition(where, at + 1, name, True, column + 1))]
+                         if (t := files.definition(where, at + 1, name, column + 1))]
                 edges.update((caller, t) for t in local if caller in mine_set)
             continue
         caller, target_chain = _use(at_line, chain)
