@@ -54,7 +54,6 @@ class CallResults:
         self._declared: dict[str, list[_Declared]] = {}
         self._aliases: dict[str, dict[str, str]] = {}  # a file -> the packages its imports name
         self._plain: dict[tuple[str, str], str] = {}
-        self._root: str | None = None  # the indexed folder's name
 
     def plain(self, hint: str, candidates: _Candidates[S], path: str) -> tuple[str, tuple[list[S], float, int] | None]:
         """A call's hint made plain, and where the language's packages decide it (`in_package`),
@@ -121,13 +120,10 @@ class CallResults:
         files = self.modules().files(module, path)
         if files is None or files:
             return None if files is None else set(files)
-        if self._root is None:
-            row = self.db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
-            self._root = posixpath.basename(row[0]) if row else ""
         parts = module.split("/")
         last = parts[-2] if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]) else parts[-1]
         top = posixpath.basename(path)  # a file of the caller's name in the top folder: its package
-        return package_files(self.modules(), top) if last == self._root else set()
+        return package_files(self.modules(), top) if last == self.modules().root_name else set()
 
     def _named(self, name: str) -> list[_Declared]:
         found = self._declared.get(name)

@@ -26,6 +26,7 @@ class ModuleFiles:
         self.by_stem: dict[str, list[str]] = defaultdict(list)  # last stem component -> paths
         self.by_folder: dict[str, list[str]] = defaultdict(list)  # last folder component -> folders
         self.folders: dict[str, list[str]] = defaultdict(list)  # folder -> its files
+        self.root_name = root_name  # the indexed folder's name
         self.root_package = ""  # the indexed folder's name where it is a Python package itself
         self.root_crate = root_name.replace("-", "_")  # the indexed folder's name as a Rust crate
         for path in paths:
