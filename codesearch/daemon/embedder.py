@@ -41,7 +41,6 @@ class BackgroundEmbedder:
         self._touch = touch
         self._busy = threading.Lock()  # the slices and a verification take turns
         self._wanted = threading.Event()
-        self.model_ready = threading.Event()
         self.store_checked = threading.Event()  # the store probed, put right if need be, and open
         self.vectors_ready = threading.Event()  # that, and the model loaded (status: model_ready)
         self.wait_seconds = MODEL_WAIT_SECONDS  # how long a search waits for it (longer for a woken daemon)
@@ -131,7 +130,6 @@ class BackgroundEmbedder:
                 log.exception("the embedding model cannot be loaded; serving keyword and graph search only")
             self.model_error = str(exc)
             return False
-        self.model_ready.set()
         return True
 
     def _progressed(self, event: ProgressEvent) -> None:
