@@ -17,12 +17,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..search.retrievers.keyword import COLUMN_WEIGHTS
 from .milvus_store import MAX_TEXT_BYTES, cut
 from .stemming import stemmed
 
-# bm25 column weights of the local catalog (name, path, signature+docstring, body): Milvus has one
+# the local catalog's bm25 column weights (name, path, signature+docstring, body): Milvus has one
 # BM25 field per function, so each column's terms are repeated as often as its weight
-COLUMN_REPEATS = (6, 3, 3, 1)
+COLUMN_REPEATS = tuple(round(w) for w in COLUMN_WEIGHTS)
 # the keyword field's columns are parted by this, which Milvus's analyzer drops
 COLUMN_SEPARATOR = " | "
 K1 = 1.2  # FTS5's bm25 parameters
