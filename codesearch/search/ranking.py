@@ -7,6 +7,7 @@ repositories and checked on the other (scripts/bench_quality.py, docs/benchmarks
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from collections.abc import Mapping
@@ -67,6 +68,10 @@ class RankingOptions:
     def exact_least(self, phrases: int) -> float:
         """The share of a query's `phrases` exact phrases a chunk must hold to go up."""
         return max(self.exact_min_share, min(self.exact_min_phrases, phrases) / phrases)
+
+    def exact_count(self, phrases: int) -> int:
+        """How many of a query's `phrases` exact phrases a chunk must hold to go up (exact_least)."""
+        return math.ceil(self.exact_least(phrases) * phrases - 1e-9)
 
 
 @dataclass(slots=True)

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
@@ -99,8 +98,8 @@ class Searcher:
         relation = self._related(query, candidates) if "graph" in names else None
         options = self._options(request)
         exact_text = bool(relation is None and query.phrases and "keyword" in names and options.exact_text)
-        least = options.exact_least(len(query.phrases)) if exact_text else 1.0
-        exact_future = _POOL.submit(self._exact_matches, query, least) if exact_text and side_by_side else None
+        at_least = options.exact_count(len(query.phrases)) if exact_text else 0
+        exact_future = _POOL.submit(self._exact_matches, query, at_least) if exact_text and side_by_side else None
         lists, notes, timing, problems = self._retrieve(
             query, [n for n in names if not (relation and n == "graph")], candidates, side_by_side)
         t = time.perf_counter()
@@ -110,7 +109,8 @@ class Searcher:
             notes["graph"] = f"{direction} of the named definitions"
             ranked = self._rank_relation(query, related, lists, request)
         else:
-            exact = exact_future.result() if exact_future else self._exact_matches(query, least) if exact_text else {}
+            exact = (exact_future.result() if exact_future else
+                     self._exact_matches(query, at_least) if exact_text else {})
             templates = (self._template_matches(query, lists, exact) if query.messages and "keyword" in names
                          and options.message_templates else {})
             ranked = self._rank(query, lists, options, exact, templates)
@@ -202,10 +202,10 @@ class Searcher:
         return rank(query, [(chunks[i], score) for i, score in fused if i in chunks], options,
                     self.vendored_folders(), exact or {}, templates or {})
 
-    def _exact_matches(self, query: Query, least: float) -> dict[str, float]:
+    def _exact_matches(self, query: Query, at_least: int) -> dict[str, float]:
         """Chunk id -> the share of the query's exact phrases its keyword index holds, for the
-        EXACT_CANDIDATES that hold the most, among those holding the `least` share that goes up."""
-        at_least = math.ceil(least * len(query.phrases) - 1e-9)
+        EXACT_CANDIDATES that hold the most, among those holding the `at_least` phrases that go up
+        (RankingOptions.exact_count)."""
         counts = self.catalog.keywords.phrase_counts(query.phrases, query.filters, EXACT_CANDIDATES, at_least)
         return {i: n / len(query.phrases) for i, n in counts}
 
@@ -215,8 +215,7 @@ class Searcher:
         produced, for the chunks whose templates hold the most of its words and those near the top
         of a retriever's list or holding its exact phrases: a message's words find the statement
         that writes it, its filled-in values do not stop it."""
-        ids = {i: None for found in lists.values() for i in found[:TEMPLATE_CANDIDATES]} | dict.fromkeys(exact)
-        templates = self.catalog.keywords.templates(list(ids))
+        templates = self.catalog.keywords.templates(template_candidates(lists, exact))
         templates.update(self.catalog.keywords.templates_holding(message_words(query.messages), query.filters,
                                                                  TEMPLATE_CANDIDATES))
         return template_shares(query.messages, templates)
@@ -426,6 +425,12 @@ class Searcher:
             return (f"{name!r} names {len(targets)} definitions; the results cover them all "
                     "(ask with a qualified name to narrow)")
         return None
+
+
+def template_candidates(lists: dict[str, list[str]], exact: Mapping[str, float]) -> list[str]:
+    """The chunks whose message templates are matched against a pasted message: the first
+    TEMPLATE_CANDIDATES of each retriever's list and those holding the query's exact phrases."""
+    return list({i: None for found in lists.values() for i in found[:TEMPLATE_CANDIDATES]} | dict.fromkeys(exact))
 
 
 def _ms(since: float) -> float:

@@ -9,7 +9,6 @@ character classes, which rows are live) is checked on the candidates it returns.
 from __future__ import annotations
 
 import fnmatch
-import math
 import re
 import threading
 import time
@@ -40,7 +39,7 @@ from ..search.requests import (
     SearchResult,
 )
 from ..search.retrievers.keyword import COLUMN_WEIGHTS, searched_terms
-from ..search.searcher import EXACT_CANDIDATES, TEMPLATE_CANDIDATES
+from ..search.searcher import EXACT_CANDIDATES, template_candidates
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .keyword_score import Collection, bm25, columns_of, phrases_held
 from .milvus_store import CHUNKS, LiveFile, MilvusStore, RepoState, literal, live_files, row_uid
@@ -256,7 +255,7 @@ class TeamSearcher:
         candidates that hold the most, among those holding the share that goes up."""
         if not query.phrases or not options.exact_text:
             return {}
-        at_least = math.ceil(options.exact_least(len(query.phrases)) * len(query.phrases) - 1e-9)
+        at_least = options.exact_count(len(query.phrases))
         phrases = [[porter(t) for t in p.split()] for p in query.phrases]
         held = [(uid, n) for uid, cols in columns.items() if (n := phrases_held(phrases, cols)) >= at_least]
         held.sort(key=lambda pair: -pair[1])
@@ -269,8 +268,8 @@ class TeamSearcher:
         for the candidates near the top of a list or holding its exact phrases."""
         if not query.messages or not options.message_templates:
             return {}
-        ids = {i: None for found in lists.values() for i in found[:TEMPLATE_CANDIDATES]} | dict.fromkeys(exact)
-        templates = {i: rows[i]["templates"] for i in ids if i in rows and rows[i]["templates"]}
+        templates = {i: rows[i]["templates"] for i in template_candidates(lists, exact)
+                     if i in rows and rows[i]["templates"]}
         return template_shares(query.messages, templates)
 
     def _vector(self, query: Query, where: str, limit: int) -> list[dict]:
