@@ -10,7 +10,7 @@ imports (LanguageSpec.names_from_imports), never one of another file that the fi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Protocol, TypeVar
 
 from ..ingest.languages import spec_for_path
@@ -50,6 +50,18 @@ def names_from_imports(path: str) -> bool:
     return spec is not None and spec.names_from_imports
 
 
+def import_layers(files: set[str], imported_by: Callable[[set[str]], set[str]], depth: int) -> Iterator[set[str]]:
+    """`files`, then the files they import, then those these import, and so on, each file in
+    the nearest layer only: `depth` layers at most."""
+    layer, seen = set(files), set(files)
+    for left in range(depth, 0, -1):
+        yield layer
+        layer = imported_by(layer) - seen if left > 1 else set()
+        if not layer:
+            return
+        seen |= layer
+
+
 def top_level(symbols: list[S]) -> list[S]:
     """The definitions a module's name can be: its top-level ones (`z.array` is no class's method)."""
     return [s for s in symbols if "." not in s.qualified_name]
@@ -70,17 +82,12 @@ class CallTargets:
         """The methods among the candidates (definitions of kind method) in file `path`, else in
         the nearest files its imports reach, and how many imports away they are; none where none
         is near or where they are many."""
-        layer, seen = {path}, {path}
-        for depth in range(NEAR_DEPTH):
+        for depth, layer in enumerate(import_layers({path}, imported_by, NEAR_DEPTH)):
             found = self._of_kind(candidates.anywhere_in(layer), {"method"})
             if len(found) > METHOD_GUESSES:
                 break
             if found:
                 return found, depth
-            layer = imported_by(layer) - seen
-            if not layer:
-                break
-            seen |= layer
         return [], 0
 
     def members(self, found: list[S]) -> list[S]:

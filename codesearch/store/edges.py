@@ -28,7 +28,7 @@ from ..ingest.languages import spec_for_path
 from ..paths import sqlite_uri
 from .call_names import IMPORT_WORD, mentions, scope_of, seen_from
 from .call_results import CallResults
-from .call_targets import CallTargets, names_from_imports, top_level
+from .call_targets import CallTargets, import_layers, names_from_imports, top_level
 from .catalog import Catalog
 from .extension_methods import ExtendedTypes, extension_receiver
 from .graph_reads import (
@@ -449,12 +449,7 @@ class _Hinted:
         """A module's name that a file it imports defines (an `index.ts` or `__init__.py` that
         re-exports its package's parts), the nearest such files first; a module's name is one of
         its top-level definitions, not a method of one of its classes."""
-        seen, layer = set(files), files
-        for _ in range(REEXPORT_DEPTH):
-            layer = self.facts.imported_by(layer) - seen
-            if not layer:
-                return []
-            seen |= layer
+        for layer in islice(import_layers(files, self.facts.imported_by, REEXPORT_DEPTH + 1), 1, None):
             found = top_level(candidates.anywhere_in(layer))
             if found:
                 return found
