@@ -56,9 +56,6 @@ class Scopes:
         self.defined = {d.name for d in definitions}  # a file's own name hides a built-in one
         # (the definition a name is defined in, or None at top level; the name) -> its last definition
         self.named = {(d.parent, d.name): i for i, d in enumerate(definitions)}
-        # (the function a function literal is declared in, its name): what a bare call can reach
-        self.closures = {(d.parent, d.name) for d in definitions
-                         if d.parent is not None and definitions[d.parent].kind not in _CLASS_KINDS}
         self.chains: dict[tuple[int | None, str], str] = {}  # (scope, a value's text) -> its hint
         self.alternatives: dict[tuple[int | None, str], set[str]] = {}  # the values of a CONFLICT
         # a class's name -> the first definition of it in the file; a struct before its `impl`
@@ -298,7 +295,7 @@ class Scopes:
         """LOCAL and the definition whose body declares a function literal `name` that a bare call
         in `scope` reaches (the innermost), or ""."""
         while scope is not None:
-            if (scope, name) in self.closures:
+            if (scope, name) in self.named and self.definitions[scope].kind not in _CLASS_KINDS:
                 return LOCAL + self.definitions[scope].qualified_name
             scope = self.definitions[scope].parent
         return ""
