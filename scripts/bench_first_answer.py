@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,35 +26,18 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
+from codesearch.daemon.client import call
 from codesearch.eval.bench import DEFAULT_CHECKOUTS, benchmark_roots
 from codesearch.eval.metrics import score_query
 
 DEFAULT_REPOS = ("flask", "requests", "click", "cobra", "sinatra", "zod")
 
 
-def call(sock: Path, method: str, params: dict | None = None, timeout: float = 120) -> dict:
-    """One JSON-RPC request on the daemon's socket."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.settimeout(timeout)
-        conn.connect(str(sock))
-        conn.sendall(json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}).encode() + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = conn.recv(1 << 20)
-            if not chunk:
-                break
-            data += chunk
-    reply = json.loads(data)
-    if "error" in reply:
-        raise RuntimeError(reply["error"]["message"])
-    return reply["result"]
-
-
 def ask(sock: Path, queries: list[dict]) -> list[dict]:
     rows = []
     for q in queries:
         started = time.monotonic()
-        answer = call(sock, "search", {"query": q["query"], "mode": "hybrid", "limit": 30})
+        answer = call(sock, "search", {"query": q["query"], "mode": "hybrid", "limit": 30}, timeout=120)
         seconds = time.monotonic() - started
         scores = score_query(answer["results"], q["relevant"], q.get("secondary", []))
         rows.append({"ndcg@10": scores["ndcg@10"], "seconds": round(seconds, 3), "partial": bool(answer.get("partial")),
@@ -78,10 +60,10 @@ def measure(name: str, root: Path, index: Path, queries: list[dict], tree: Path,
         try:
             first = ask(sock, queries)  # at once: the model may still be loading
             deadline = time.monotonic() + 300
-            while not call(sock, "status")["model_ready"] and time.monotonic() < deadline:
+            while not call(sock, "status", timeout=120)["model_ready"] and time.monotonic() < deadline:
                 time.sleep(0.2)
             later = ask(sock, queries)
-            status = call(sock, "status")
+            status = call(sock, "status", timeout=120)
         finally:
             subprocess.run([*cli, "daemon", "stop", str(repo)], cwd=tree, env=env, capture_output=True, timeout=120)
         return {"repo": name, "first": first, "later": later, "status_share": status["embedded_share"]}
