@@ -1,6 +1,6 @@
 """Index progress for people and editors: tqdm bars on a terminal (a moving rate, and an ETA only
 once there is a rate), JSON lines with --progress-json, nothing on a pipe. The indexer reports
-embedding in parts of about half a second, so both move that often."""
+embedding in parts sized to take about events.PART_SECONDS each, so both move that often."""
 
 from __future__ import annotations
 
