@@ -229,7 +229,7 @@ class Scopes:
             alias = self.aliases.get(name)
             if alias is not None:
                 return f"@{alias[0]}"
-            if name in self.spec.builtin_functions and name not in self.defined:
+            if self._builtin_function(name):
                 return EXTERNAL
             value = self._lookup(scope, name)  # a local value called: a closure, a function pointer
             if value and type_name(value) in self.spec.builtin_types:
@@ -291,6 +291,10 @@ class Scopes:
             return f"{head}@" if not rest and not head.isupper() else ""
         return ""
 
+    def _builtin_function(self, name: str) -> bool:
+        """Whether a bare call of `name` reaches the language's built-ins (the file defines no `name`)."""
+        return name in self.spec.builtin_functions and name not in self.defined
+
     def _closure(self, scope: int | None, name: str) -> str:
         """LOCAL and the definition whose body declares a function literal `name` that a bare call
         in `scope` reaches (the innermost), or ""."""
@@ -345,7 +349,7 @@ class Scopes:
                 return ""
             function = call_chains.called(pieces[first]) or ""
             if first == 0:
-                known = function in self.spec.builtin_functions and function not in self.defined
+                known = self._builtin_function(function)
                 local = self._closure(scope, function)  # a function literal: by its qualified name
                 function = f"{local[len(LOCAL):]}.{function}" if local else function
                 base = EXTERNAL if known else f"{function}{call_chains.RESULT}@"
