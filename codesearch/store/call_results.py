@@ -8,33 +8,22 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from typing import NamedTuple, Protocol, TypeVar
+from typing import NamedTuple, TypeVar
 
 from ..ingest.call_chains import ONE_OF, RESULT, STEP, is_chain, positioned
 from ..ingest.languages import spec_for_path
 from ..ingest.scopes import EXTERNAL, LOCAL, METHOD, PACKAGE, type_name
+from .call_targets import Candidates, Definition
 from .graph_reads import kinds_named
 from .module_files import ModuleFiles
 from .schema import BY_NAME, EXACT, NOT_DEFINITIONS
 from .sql import select_in
 from .sqlite import sqlite3
 
-S = TypeVar("S", bound="_Symbol")
-
-
-class _Symbol(Protocol):
-    @property
-    def qualified_name(self) -> str: ...
-
+S = TypeVar("S", bound=Definition)
 
 _RESULTS = re.compile(r"\)\s*\(([^()]*)\)\s*$")  # a signature's results where it returns several
 _TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum"})
-
-
-class _Candidates(Protocol[S]):
-    name: str
-
-    def anywhere_in(self, paths: set[str]) -> list[S]: ...
 
 
 class _Declared(NamedTuple):
@@ -55,7 +44,7 @@ class CallResults:
         self._aliases: dict[str, dict[str, str]] = {}  # a file -> the packages its imports name
         self._plain: dict[tuple[str, str], str] = {}
 
-    def plain(self, hint: str, candidates: _Candidates[S], path: str) -> tuple[str, tuple[list[S], float, int] | None]:
+    def plain(self, hint: str, candidates: Candidates[S], path: str) -> tuple[str, tuple[list[S], float, int] | None]:
         """A call's hint made plain, and where the language's packages decide it (`in_package`),
         the definitions it reaches, each one's weight and how (None for any other call)."""
         plain = self.type_of(hint, path)
@@ -65,7 +54,7 @@ class CallResults:
         reached = self.in_package(candidates, plain, path)
         return plain, None if reached is None else (reached, 1.0 / len(reached) if reached else 0.0, EXACT)
 
-    def _near_methods(self, candidates: _Candidates[S], path: str) -> list[S]:
+    def _near_methods(self, candidates: Candidates[S], path: str) -> list[S]:
         """The method of a name in the caller's package and the repository's packages it imports,
         where it is the only one: a guess among several is mostly wrong."""
         files = package_files(self.modules(), path).union(
@@ -98,7 +87,7 @@ class CallResults:
                 self.kinds.update(kinds_named(self.db, [owner]))
         return found
 
-    def in_package(self, candidates: _Candidates[S], hint: str, path: str) -> list[S] | None:
+    def in_package(self, candidates: Candidates[S], hint: str, path: str) -> list[S] | None:
         """The definitions a bare call with a PACKAGE or LOCAL hint reaches: the function literal
         its caller's body declares, or a top-level definition of its package (never a method);
         none for EXTERNAL; None for any other hint."""

@@ -24,7 +24,9 @@ METHOD_GUESSES = 3
 NEAR_DEPTH = 6  # how many imports deep the methods are looked for
 
 
-class _Symbol(Protocol):
+class Definition(Protocol):
+    """A definition as call resolution holds it (edges.Symbol)."""
+
     @property
     def rid(self) -> int: ...
 
@@ -35,10 +37,14 @@ class _Symbol(Protocol):
     def qualified_name(self) -> str: ...
 
 
-S = TypeVar("S", bound=_Symbol)
+S = TypeVar("S", bound=Definition)
 
 
-class _Candidates(Protocol[S]):
+class Candidates(Protocol[S]):
+    """A called name's definitions (edges._Definitions)."""
+
+    name: str
+
     def anywhere_in(self, paths: set[str]) -> list[S]: ...
 
 
@@ -77,7 +83,7 @@ class CallTargets:
         self.declared: dict[tuple[str, str], dict[str, DefinitionRow]] = {}  # (file, method) -> class -> it
         self.twins: dict[tuple[int, ...], bool] = {}
 
-    def methods_near(self, candidates: _Candidates[S], path: str,
+    def methods_near(self, candidates: Candidates[S], path: str,
                      imported_by: Callable[[set[str]], set[str]]) -> tuple[list[S], int]:
         """The methods among the candidates (definitions of kind method) in file `path`, else in
         the nearest files its imports reach, and how many imports away they are; none where none

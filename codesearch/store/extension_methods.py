@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from ..ingest.languages import spec_for_path
+from .call_targets import Definition
 from .sql import select_in
 from .sqlite import sqlite3
 
-
-class _Definition(Protocol):
-    @property
-    def rid(self) -> int: ...
-
-
-D = TypeVar("D", bound=_Definition)
+D = TypeVar("D", bound=Definition)
 
 
 def extension_receiver(path: str) -> str:
