@@ -61,13 +61,15 @@ class Keywords:
         of `words` (BM25: the rare ones count most)."""
         if not words:
             return {}
-        where, params = filter_clause(filters)
-        files = " JOIN files f ON f.fid = c.fid" if where else ""
-        rows = self._catalog.db.execute(
-            f"SELECT c.id, m.templates FROM (SELECT rowid, templates, rank FROM messages WHERE messages MATCH ? "
-            f"ORDER BY rank LIMIT ?) m JOIN chunks c ON c.rid = m.rowid{files} WHERE 1{where}",
-            [_phrases(words), limit, *params]).fetchall()
-        return dict(rows)
+        if not filters.active:
+            return dict(self._catalog.db.execute(
+                "SELECT c.id, m.templates FROM (SELECT rowid, templates, rank FROM messages WHERE messages MATCH ? "
+                "ORDER BY rank LIMIT ?) m JOIN chunks c ON c.rid = m.rowid", (_phrases(words), limit)).fetchall())
+        where, params = filter_clause(filters)  # the best inside the filter, not the best filtered
+        return dict(self._catalog.db.execute(
+            f"SELECT c.id, messages.templates FROM messages JOIN chunks c ON c.rid = messages.rowid "
+            f"JOIN files f ON f.fid = c.fid WHERE messages MATCH ?{where} ORDER BY messages.rank LIMIT ?",
+            [_phrases(words), *params, limit]).fetchall())
 
     def phrase_counts(self, phrases: Sequence[str], filters: Filters, limit: int,
                       at_least: int = 1) -> list[tuple[str, int]]:
