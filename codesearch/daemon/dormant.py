@@ -79,10 +79,10 @@ class Dormant:
         conn.settimeout(FIRST_LINE_SECONDS)
         try:
             while True:
-                line = peek_line(conn)
+                line = _peek_line(conn)
                 if line is None:
                     return
-                message = parsed_line(line) or {}
+                message = _parsed(line) or {}
                 method = message.get("method")
                 if not isinstance(method, str) or method not in ANSWERED_HERE or "into_fd" in message:
                     self.wake(conn)
@@ -151,7 +151,7 @@ def _close_all_but(*kept: int) -> None:
                 os.close(fd)
 
 
-def peek_line(conn: socket.socket) -> bytes | None:
+def _peek_line(conn: socket.socket) -> bytes | None:
     """The first request line waiting on the connection, left unread (None: closed, or silent too
     long: FIRST_LINE_SECONDS, or the connection's own timeout); a line longer than PEEK_BYTES
     comes back cut, without its newline."""
@@ -173,7 +173,7 @@ def peek_line(conn: socket.socket) -> bytes | None:
         time.sleep(0.01)
 
 
-def parsed_line(line: bytes) -> dict[str, Any] | None:
+def _parsed(line: bytes) -> dict[str, Any] | None:
     """The request as a JSON object, or None for anything else (the full daemon says what is wrong)."""
     if not line.endswith(b"\n"):
         return None
