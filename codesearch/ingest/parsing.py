@@ -442,7 +442,6 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
     scopes = _scopes(spec, parsed, bindings, scope_at) if spec.import_aliases is not None else None
     name_ranges = {n.byte_range for _, _, n, _ in raw_defs}
     separators, ignored = spec.qualifier_separators, spec.ignored_calls
-    local_names = {d.name for d in definitions} if scopes is not None else set()
     for node, receiver, is_ref in call_nodes:
         start, end = node.byte_range
         if (start, end) in name_ranges:
@@ -460,7 +459,7 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
         hint = ""
         if scopes is not None:
             hint = scopes.hint(caller, _text(source, receiver) if receiver is not None else None, name)
-            if is_ref and (hint == EXTERNAL or (not hint and (receiver is not None or name not in local_names))):
+            if is_ref and (hint == EXTERNAL or (not hint and (receiver is not None or name not in scopes.defined))):
                 continue  # a value of unknown origin: most are variables, not definitions
             if not hint and receiver is not None and spec.unknown_receivers_call_methods:
                 hint = EXTERNAL if name in spec.builtin_methods else METHOD
