@@ -19,18 +19,44 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from ..analysis.content_class import CLASS_NUMBERS, DOCUMENTATION
+from ..analysis.content_class import CLASS_NUMBERS, DOCUMENTATION, VENDORED
 from ..analysis.fingerprint import distance
+from ..indexing.vendored import in_folders
 from ..model import Chunk
 from ..vocabulary import DEFINITION_KINDS
+from .ranking import Ranked, aggregate_files
 
 DOCUMENT_BITS = 5
 CODE_BITS = 3
 WINDOW = 3  # candidates compared: this many times the results asked for
 _DOCUMENT = CLASS_NUMBERS[DOCUMENTATION]
+_VENDORED = CLASS_NUMBERS[VENDORED]
 
 Entry = TypeVar("Entry")
 Traits = tuple[int, int]  # fingerprint (0: none), content class number
+Shown = tuple[Ranked, float | None]  # a ranked chunk, its file's aggregated score when files are asked for
+
+
+def indexed_traits(fingerprint: int, content_class: int, path: str, vendored: frozenset[str]) -> Traits:
+    """A chunk's traits as indexed, a chunk of a folder that the index's structure calls vendored
+    (indexing/vendored.py) of the class vendored."""
+    return fingerprint, _VENDORED if in_folders(path, vendored) else content_class
+
+
+def collapse_ranked(ranked: list[Ranked], limit: int, file_aggregation: str | None,
+                    traits_of: Callable[[list[Chunk]], dict[str, Traits]]
+                    ) -> tuple[list[tuple[Shown, list[Chunk]]], dict[str, Traits]]:
+    """The `limit` results shown of a ranked list, each with its near-duplicates, and the traits
+    read: among the first WINDOW times `limit` chunks, or files (`file_aggregation`: how a file's
+    chunks make its score; None: chunks are shown)."""
+    window = limit * WINDOW
+    pool: list[Shown]
+    if file_aggregation is not None:
+        pool = [(r, agg) for r, agg in aggregate_files(ranked, file_aggregation)[:window]]
+    else:
+        pool = [(r, None) for r in ranked[:window]]
+    traits = traits_of([r.chunk for r, _ in pool])
+    return collapse(pool, lambda entry: entry[0].chunk, traits, limit), traits
 
 
 def near_duplicates(a: Chunk, a_traits: Traits, b: Chunk, b_traits: Traits) -> bool:

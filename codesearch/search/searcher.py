@@ -14,21 +14,18 @@ from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
-from ..analysis.content_class import CLASS_NUMBERS, VENDORED
 from ..analysis.messages import message_words
 from ..indexing.index import Index
-from ..indexing.vendored import in_folders
 from ..model import Chunk
 from ..store.edges import CallGraph
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .budget import fit_budget
-from .collapse import WINDOW as COLLAPSE_WINDOW
-from .collapse import collapse
+from .collapse import collapse_ranked, indexed_traits
 from .fusion import weighted_rrf
 from .grep import GrepFacts, grep
 from .present import definition_of, impact_of, related_result, search_result, term_pattern
 from .query import Query
-from .ranking import Ranked, RankingOptions, aggregate_files, rank, template_shares
+from .ranking import Ranked, RankingOptions, rank, template_shares
 from .reindex_cache import ReindexCache
 from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
 from .requests import (
@@ -62,7 +59,6 @@ EXACT_CANDIDATES = 20  # chunks read that hold the most of a query's exact phras
 TEMPLATE_CANDIDATES = 100  # of each retriever's list, chunks whose message templates are matched
 MAX_CALL_SITES = 1000  # call sites read for the callers of a name defined in another repository
 # retrievers run beside each other on these threads (the model, Chroma and SQLite release the GIL)
-VENDORED_CLASS = CLASS_NUMBERS[VENDORED]
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="retriever")
 
 
@@ -117,14 +113,8 @@ class Searcher:
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
-        pool: list[tuple[Ranked, float | None]]
-        window = request.limit * COLLAPSE_WINDOW  # near-duplicates are looked for among these
-        if request.files:
-            pool = [(r, agg) for r, agg in aggregate_files(ranked, self.settings.file_aggregation)[:window]]
-        else:
-            pool = [(r, None) for r in ranked[:window]]
-        traits = self._traits([r.chunk for r, _ in pool])
-        entries = collapse(pool, lambda entry: entry[0].chunk, traits, request.limit)
+        entries, traits = collapse_ranked(ranked, request.limit,
+                                          self.settings.file_aggregation if request.files else None, self._traits)
         fill_text(self.index.root, [r.chunk for (r, _), _ in entries])  # only the shown chunks need text
         results = tuple(search_result(r, ranks, pattern, request.context, request.explain, score=agg,
                                       content_class=traits[r.chunk.id][1] if r.chunk.id in traits else None,
@@ -225,10 +215,7 @@ class Searcher:
         the index's structure calls vendored (indexing/vendored.py) of the class vendored."""
         traits = self.catalog.files.traits_by_ids([c.id for c in chunks])
         vendored = self.vendored_folders()
-        for c in chunks:
-            if c.id in traits and in_folders(c.path, vendored):
-                traits[c.id] = (traits[c.id][0], VENDORED_CLASS)
-        return traits
+        return {c.id: indexed_traits(*traits[c.id], c.path, vendored) for c in chunks if c.id in traits}
 
     def vendored_folders(self) -> frozenset[str]:
         """Folders of code that is not the project's own (indexing/vendored.py), as the indexer

@@ -16,19 +16,16 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..analysis.content_class import CLASS_NUMBERS, VENDORED
 from ..analysis.query_shape import embedding_text
 from ..config import Settings
 from ..embedding.base import Embedder
 from ..filters import Filters, sql_globs
-from ..indexing.vendored import in_folders
 from ..model import Chunk
-from ..search.collapse import WINDOW as COLLAPSE_WINDOW
-from ..search.collapse import collapse
+from ..search.collapse import collapse_ranked, indexed_traits
 from ..search.fusion import weighted_rrf
 from ..search.present import related_result, search_result, term_pattern
 from ..search.query import Query
-from ..search.ranking import Ranked, RankingOptions, aggregate_files, rank, template_shares
+from ..search.ranking import RankingOptions, rank, template_shares
 from ..search.requests import (
     RelatedResult,
     RelationsAnswer,
@@ -50,7 +47,6 @@ OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the li
 RESCORE_DEPTH = 5  # Milvus BM25 candidates scored by the local keyword score, per candidate kept
 TERM_SEARCHES = 8  # a query's rarest terms searched alone as well, for more candidates ...
 TERM_DEPTH = 1.0  # ... this many per candidate kept, each
-VENDORED_CLASS = CLASS_NUMBERS[VENDORED]
 MAX_CALL_SITES = 1000
 MAX_SCOPED_BRANCHES = 8  # up to this many branches searched, the expression names each one's live generation
 TEAM_RETRIEVERS = ("vector", "keyword", "graph")  # the graph runs last: the keyword list seeds it
@@ -183,14 +179,10 @@ class TeamSearcher:
         timing["rank"] = _ms(t)
         ranks = {name: {uid: i for i, uid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
-        window = request.limit * COLLAPSE_WINDOW  # near-duplicates are looked for among these
-        pool: list[tuple[Ranked, float | None]]
-        if request.files:
-            pool = [(r, agg) for r, agg in aggregate_files(ranked, self.settings.file_aggregation)[:window]]
-        else:
-            pool = [(r, None) for r in ranked[:window]]
-        traits = {r.chunk.id: _traits(rows[r.chunk.id], vendored) for r, _ in pool}
-        entries = collapse(pool, lambda entry: entry[0].chunk, traits, request.limit)
+        entries, traits = collapse_ranked(
+            ranked, request.limit, self.settings.file_aggregation if request.files else None,
+            lambda shown: {c.id: indexed_traits(rows[c.id]["fingerprint"], rows[c.id]["content_class"], c.path,
+                                                vendored) for c in shown})
         results = tuple(_placed(search_result(r, ranks, pattern, request.context, request.explain, score=agg,
                                               content_class=traits[r.chunk.id][1], similar=similar), rows)
                         for (r, agg), similar in entries)
@@ -414,12 +406,6 @@ def _placed(result: SearchResult, rows: dict[str, dict]) -> SearchResult:
     row = rows[result.id]
     similar = tuple(replace(s, id=rows[s.id]["chunk_id"]) for s in result.similar) if result.similar else None
     return replace(result, id=row["chunk_id"], repo=row["repo"], branch=row["branch"], similar=similar)
-
-
-def _traits(row: dict, vendored: frozenset[str]) -> tuple[int, int]:
-    """(near-duplicate fingerprint, content class number) as indexed, a chunk of a vendored
-    folder of the class vendored (the local search's rule)."""
-    return row["fingerprint"], VENDORED_CLASS if in_folders(row["path"], vendored) else row["content_class"]
 
 
 def _placed_related(result: RelatedResult, row: dict) -> RelatedResult:

@@ -12,7 +12,8 @@ from conftest import keyword_indexed_files, run_cli
 
 from codesearch.analysis.content_class import CLASS_NUMBERS
 from codesearch.model import Chunk
-from codesearch.search.collapse import collapse, near_duplicates
+from codesearch.search.collapse import WINDOW, collapse, collapse_ranked, indexed_traits, near_duplicates
+from codesearch.search.ranking import Ranked
 from codesearch.search.requests import SearchAnswer, SearchRequest
 from codesearch.search.searcher import Searcher
 
@@ -133,6 +134,27 @@ def test_collapse_keeps_the_limit_and_lists_later_copies_with_their_first():
     kept = collapse(chunks, lambda c: c, traits, limit=3)
     assert [c.id for c, _ in kept] == ["0", "1", "3"]
     assert [c.id for c in kept[0][1]] == ["2", "4", "6"]
+
+
+def test_a_vendored_folder_s_chunk_is_of_the_class_vendored():
+    vendored = frozenset({"shop/_vendor"})
+    assert indexed_traits(7, CODE, "shop/_vendor/six.py", vendored) == (7, CLASS_NUMBERS["vendored"])
+    assert indexed_traits(7, CODE, "shop/vendor_names.py", vendored) == (7, CODE)
+
+
+def test_collapse_ranked_reads_the_traits_of_its_window_only_and_shows_files_when_asked():
+    ranked = [Ranked(chunk(str(i), "function", f"g{i}", f"{i % 4}.py"), 20.0 - i) for i in range(20)]
+    read: list[str] = []
+
+    def traits_of(chunks: list[Chunk]) -> dict[str, tuple[int, int]]:
+        read.extend(c.id for c in chunks)
+        return {c.id: (0, CODE) for c in chunks}
+
+    entries, traits = collapse_ranked(ranked, 2, None, traits_of)
+    assert [(r.chunk.id, agg) for (r, agg), _ in entries] == [("0", None), ("1", None)]
+    assert read == [str(i) for i in range(2 * WINDOW)] and set(traits) == set(read)
+    entries, _ = collapse_ranked(ranked, 2, "max_p", traits_of)
+    assert [(r.chunk.path, agg) for (r, agg), _ in entries] == [("0.py", 20.0), ("1.py", 19.0)]
 
 
 def test_similar_and_content_class_cross_the_wire(index):
