@@ -57,7 +57,7 @@ class CallResults:
     def _near_methods(self, candidates: Candidates[S], path: str) -> list[S]:
         """The method of a name in the caller's package and the repository's packages it imports,
         where it is the only one: a guess among several is mostly wrong."""
-        files = package_files(self.modules(), path).union(
+        files = self.modules().package_files(path).union(
             *(self._package_of(module, path) or () for module in set(self._imports_of(path).values())))
         found = [s for s in candidates.anywhere_in(files) if "." in s.qualified_name]
         return found if len(found) == 1 else []
@@ -95,7 +95,7 @@ class CallResults:
             own = f"{hint[len(LOCAL):]}.{candidates.name}"
             return [s for s in candidates.anywhere_in({path}) if s.qualified_name == own]
         if hint == PACKAGE:
-            files = package_files(self.modules(), path)
+            files = self.modules().package_files(path)
             return [s for s in candidates.anywhere_in(files) if "." not in s.qualified_name]
         if hint.startswith("@") and _in_packages(path):  # `pkg.F()`: a function of that package
             module = self._package_of(hint[1:], path)
@@ -112,7 +112,7 @@ class CallResults:
         parts = module.split("/")
         last = parts[-2] if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]) else parts[-1]
         top = posixpath.basename(path)  # a file of the caller's name in the top folder: its package
-        return package_files(self.modules(), top) if last == self.modules().root_name else set()
+        return self.modules().package_files(top) if last == self.modules().root_name else set()
 
     def _named(self, name: str) -> list[_Declared]:
         found = self._declared.get(name)
@@ -128,7 +128,7 @@ class CallResults:
         if module:
             files = self.modules().files(module, path)
             return None if files is None else set(files)
-        return package_files(self.modules(), path)
+        return self.modules().package_files(path)
 
     def _function_result(self, name: str, module: str, path: str, position: int) -> str:
         files = self._files(module, path)
@@ -191,10 +191,3 @@ class CallResults:
 def _in_packages(path: str) -> bool:
     spec = spec_for_path(path)
     return spec is not None and spec.bare_calls_in_package
-
-
-def package_files(modules: ModuleFiles, path: str) -> set[str]:
-    """The files of the caller's package: its folder's files of its own language."""
-    extension = posixpath.splitext(path)[1]
-    return {p for p in modules.folders.get(posixpath.dirname(path), ()) if p.endswith(extension)}
-

@@ -38,6 +38,16 @@ class ModuleFiles:
             if folder not in self.folders:
                 self.by_folder[folder.rsplit("/", 1)[-1]].append(folder)
             self.folders[folder].append(path)
+        self._packages: dict[tuple[str, str], set[str]] = {}  # (folder, extension) -> its files
+
+    def package_files(self, path: str) -> set[str]:
+        """The files of a file's package: its folder's files of its own language, found once a
+        run for each folder (shared: read it, never change it)."""
+        key = (posixpath.dirname(path), posixpath.splitext(path)[1])
+        found = self._packages.get(key)
+        if found is None:
+            found = self._packages[key] = {p for p in self.folders.get(key[0], ()) if p.endswith(key[1])}
+        return found
 
     def _stems(self, key: str, exact: bool = False) -> list[str]:
         """Files whose path without extension is `key` or ends with `/key`."""
