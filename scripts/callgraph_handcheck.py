@@ -30,24 +30,15 @@ from pathlib import Path
 sys.path.append(str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_callgraph import roots_of
 from callgraph_links import NONE, RESOLVED, CallGraphView, CallSite, Definition, read_call_graph
 
 from codesearch.config import load_settings
-from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, benchmark_roots
+from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 
 GUESS_HOW = "name-only guess"  # a site left to the name's first definitions when read
-
-
-def root_of(target: str, repos_json: Path, bench_dir: Path) -> Path:
-    """The folder to index for a NAME of repos.json or a PATH."""
-    known = {repo["name"] for repo in json.loads(repos_json.read_text())} if repos_json.exists() else set()
-    if target in known:
-        return benchmark_roots(repos_json, bench_dir, [target])[0][1]
-    if Path(target).is_dir():
-        return Path(target).resolve()
-    raise SystemExit(f"{target}: neither a repository of {repos_json} nor a folder")
 
 
 def call_edges(view: CallGraphView, languages: set[str]) -> list[tuple[CallSite, Definition, str]]:
@@ -105,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the sample here, with verdicts to fill in")
     parser.add_argument("--verdicts", type=Path, help="a filled-in sample: carry its verdicts over and count them")
     args = parser.parse_args(argv)
-    root = root_of(args.target, args.repos_json, args.bench_dir)
+    root = roots_of([args.target], args.repos_json, args.bench_dir)[0][1]
     with tempfile.TemporaryDirectory(prefix="callgraph-handcheck-") as scratch:
         index = Index(root, load_settings(None, {"scip_discover": False}), args.index_dir or Path(scratch),
                       create=True)
