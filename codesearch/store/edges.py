@@ -34,6 +34,7 @@ from .extension_methods import ExtendedTypes, extension_receiver
 from .graph_reads import (
     GUESS_WEIGHT,
     MAX_CANDIDATES,
+    DefinitionRow,
     count_chunks_named,
     count_definitions_named,
     definitions_in_files,
@@ -64,12 +65,16 @@ class Symbol:
     path: str
     qualified_name: str
 
+    @staticmethod
+    def of(row: DefinitionRow) -> Symbol:
+        return Symbol(row.rid, row.path, row.qualified_name)
+
 
 def _symbols(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Symbol]]:
     """Definitions of these names, each name's in candidate order (graph.definitions_in_order)."""
     table: dict[str, list[Symbol]] = defaultdict(list)
     for row in definitions_in_order(db, names):
-        table[row.name].append(Symbol(row.rid, row.path, row.qualified_name))
+        table[row.name].append(Symbol.of(row))
     return table
 
 
@@ -151,7 +156,7 @@ class _Definitions:
         if self.complete:
             return self.in_files(paths)
         rows = definitions_in_files(self.facts.db, {self.name}, paths)
-        return [Symbol(r.rid, r.path, r.qualified_name) for r in rows]
+        return [Symbol.of(r) for r in rows]
 
     def in_files_named_in(self, texts: list[str]) -> list[Symbol]:
         """The definitions in files whose name (without extension) one of these texts holds."""
@@ -298,7 +303,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
         reachable = set(paths).union(*imports_of.values())
         near: dict[str, list[Symbol]] = defaultdict(list)
         for row in definitions_in_files(db, many, reachable):
-            near[row.name].append(Symbol(row.rid, row.path, row.qualified_name))
+            near[row.name].append(Symbol.of(row))
         definitions.update((name, _Definitions(facts, name, near.get(name, []), False)) for name in many)
     types = {hint.partition("@")[0] for *_, hint, _ in call_rows if hint and "@" in hint} - {""}
     targets = CallTargets(db)
@@ -320,8 +325,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
             by_name = _ByName(candidates, scope, path, imports_of.get(path, set()),
                               import_texts.get(path, []), import_words[path], name, bool(ref))
             choice = hinted.choose(by_name, hint) if hint else by_name.choose(guess=not names_from_imports(path))
-            made = targets.settle(choice[0], name, path, choice[2] == EXACT, not ref,
-                                  lambda r: Symbol(r.rid, r.path, r.qualified_name))
+            made = targets.settle(choice[0], name, path, choice[2] == EXACT, not ref, Symbol.of)
             choices[key] = choice = (made, 1.0 / len(made) if made else 0.0, choice[2]) if choice[0] else choice
         chosen, weight, how = choice
         if not hint and caller_qualified:  # a function defined inside the caller: it shadows the others
@@ -335,7 +339,6 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
                 edges[(caller, symbol.rid)] = (weight, how)
     # in the tables' orders (both clustered by caller): neighbouring rows share their pages
     return [(s, d, w, h) for (s, d), (w, h) in sorted(edges.items())], sorted(guesses)
-
 
 
 def _write_resolution(db: sqlite3.Connection, edges: Edges, guesses: list[tuple[int, int]]) -> None:
