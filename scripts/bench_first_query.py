@@ -32,6 +32,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 from codesearch.eval.bench import DEFAULT_CHECKOUTS
 from codesearch.search.early_answer import query_words
+from codesearch.search.ripgrep import rg_binary
 
 # (repository, question, the file that answers it), from the benchmark's annotations
 FIXTURES = (
@@ -70,10 +71,6 @@ def timed_query(tree: Path, env: dict[str, str], text: str) -> tuple[float, dict
     if done.returncode != 0:
         raise SystemExit(f"query failed ({done.returncode}): {done.stderr.strip()}")
     return seconds, json.loads(done.stdout)
-
-
-def rg_binary() -> str:
-    return shutil.which("rg", path=str(Path(sys.executable).parent)) or shutil.which("rg") or "rg"
 
 
 def searched_files(tree: Path) -> int:
