@@ -124,11 +124,11 @@ class _NameFacts:
 class _Definitions:
     """A name's definitions in candidate order, indexed by file: a call's choice looks up its own
     file and the files it imports rather than scanning every definition of the name. A crowded
-    name's holds only those in the files its slice's calls can reach (`complete` false); what
-    needs the rest (is it the only one, which files do the import statements name) asks for it."""
+    name's holds only those in the files its slice's calls can reach (`reached`); what needs the
+    rest (is it the only one, which files do the import statements name) asks for it."""
 
-    def __init__(self, facts: _NameFacts, name: str, symbols: list[Symbol], complete: bool):
-        self.facts, self.name, self.complete = facts, name, complete
+    def __init__(self, facts: _NameFacts, name: str, symbols: list[Symbol], reached: set[str] | None = None):
+        self.facts, self.name, self.complete, self.reached = facts, name, reached is None, reached or set()
         self._index(symbols)
 
     def _index(self, symbols: list[Symbol]) -> None:
@@ -153,10 +153,9 @@ class _Definitions:
 
     def anywhere_in(self, paths: set[str]) -> list[Symbol]:
         """The definitions in these files, also where they are files the slice's calls do not reach."""
-        if self.complete:
+        if self.complete or paths <= self.reached:
             return self.in_files(paths)
-        rows = definitions_in_files(self.facts.db, {self.name}, paths)
-        return [Symbol.of(r) for r in rows]
+        return _replaced_dropped([Symbol.of(r) for r in definitions_in_files(self.facts.db, {self.name}, paths)])
 
     def in_files_named_in(self, texts: list[str]) -> list[Symbol]:
         """The definitions in files whose name (without extension) one of these texts holds."""
@@ -298,13 +297,13 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
         import_texts[path].append(text)
     imports_of = imported_files(db, paths)
     many = {n for n in names if facts.crowded(n)}
-    definitions = {name: _Definitions(facts, name, found, True) for name, found in _symbols(db, names - many).items()}
+    definitions = {name: _Definitions(facts, name, found) for name, found in _symbols(db, names - many).items()}
     if many:
         reachable = set(paths).union(*imports_of.values())
         near: dict[str, list[Symbol]] = defaultdict(list)
         for row in definitions_in_files(db, many, reachable):
             near[row.name].append(Symbol.of(row))
-        definitions.update((name, _Definitions(facts, name, near.get(name, []), False)) for name in many)
+        definitions.update((name, _Definitions(facts, name, near.get(name, []), reachable)) for name in many)
     types = {hint.partition("@")[0] for *_, hint, _ in call_rows if hint and "@" in hint} - {""}
     targets = CallTargets(db)
     hinted = _Hinted(facts, kinds_named(db, types) if types else {}, targets)

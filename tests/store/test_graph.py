@@ -179,3 +179,28 @@ def test_a_full_resolution_on_the_workers_gives_what_one_process_gives(tmp_path,
         extract.shutdown_pool()
     edges, guesses = found[True]
     assert found[False] == found[True] and edges and guesses
+
+
+def test_a_crowded_name_drops_the_definitions_a_later_one_replaces_in_files_its_slice_does_not_reach(
+        tmp_path, monkeypatch):
+    """`@overload` stubs, then the method a call reaches: read for a crowded name two imports
+    away from the caller (past the files its slice holds), the stubs are dropped as they are
+    where every definition is read."""
+    from codesearch.store import edges
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "shapes.py").write_text("from typing import overload\n\n\nclass Shape:\n    @overload\n"
+                                    "    def area(self, x: int) -> int: ...\n    @overload\n"
+                                    "    def area(self, x: str) -> str: ...\n    def area(self, x):\n"
+                                    "        return x\n")
+    (root / "middle.py").write_text("import shapes\n")
+    (root / "app.py").write_text("import middle\n\n\ndef main(shape):\n    return shape.area(1)\n")
+    found = {}
+    for crowded in (edges.CROWDED, 0):
+        monkeypatch.setattr(edges, "CROWDED", crowded)
+        index = Index(root, load_settings(root), tmp_path / f"index{crowded}", create=True)
+        Indexer(index).run(embed=False)
+        found[crowded] = [(r.id, r.weight) for r in neighbours(CallGraph(index.catalog), ids_named(index, "main"),
+                                                               "callees")]
+        index.close()
+    assert found[0] == found[edges.CROWDED] and len(found[0]) == 1
