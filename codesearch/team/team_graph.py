@@ -8,18 +8,15 @@ search, seconds in Milvus Lite."""
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from ..analysis.query_shape import symbol_names
-from ..analysis.tokens import identifier_terms
 from ..search.pagerank import personalized_pagerank
 from ..search.query import Query
-from ..search.retrievers.graph import MAX_NAMED_SEEDS, MAX_NAMED_WORDS, NAMED_SEED_WEIGHT, SEEDS_PER_LIST
+from ..search.retrievers.graph import MAX_NAMED_SEEDS, SEEDS_PER_LIST, joined_terms, named_words, seed_weights
 from ..store.edges import CALLS, CONTAINS, Adjacency
 from ..store.sql import ascii_lower
 from ..vocabulary import NON_DEFINITION_KINDS
@@ -141,18 +138,11 @@ class TeamGraph:
                          np.array(kind, dtype=np.int64), np.ones(len(owner)))
 
 
-def named_words(query: Query) -> list[str]:
-    """The words of a query that may name definitions (a report's: its identifiers written as code)."""
-    if query.shape:
-        return sorted(set(symbol_names(query.shape)[:MAX_NAMED_WORDS]))
-    return sorted(set(re.findall(r"[A-Za-z_$][\w$]*", query.text)))[:MAX_NAMED_WORDS]
-
-
-def definitions_named(branches: list[BranchGraph], words: list[str]) -> list[str]:
+def definitions_named(branches: list[BranchGraph], words: Iterable[str]) -> list[str]:
     """Definitions named one of `words` exactly, or, in lower case, one of the words joined as an
     identifier's whole term (`http_exception` names HTTPException), as the local retriever's."""
     exact = set(words)
-    lowered = {terms[0] for terms in map(identifier_terms, words) if terms}
+    lowered = joined_terms(exact)
     found = []
     for g in branches:
         for name in sorted(exact | lowered):
@@ -164,16 +154,8 @@ def definitions_named(branches: list[BranchGraph], words: list[str]) -> list[str
 def graph_list(branches: list[BranchGraph], query: Query, keyword: list[str], limit: int) -> list[str]:
     """Row keys ranked by personalized PageRank from the named definitions and the keyword list's best hits."""
     graph = TeamGraph(branches)
-    personalization: dict[int, float] = {}
-    named = definitions_named(branches, named_words(query))
-    for uid in named[:MAX_NAMED_SEEDS]:
-        rid = graph.rid(uid)
-        if rid is not None:
-            personalization[rid] = personalization.get(rid, 0) + NAMED_SEED_WEIGHT
-    for rank, uid in enumerate(keyword[:SEEDS_PER_LIST], start=1):
-        rid = graph.rid(uid)
-        if rid is not None:
-            personalization[rid] = personalization.get(rid, 0) + 1.0 / rank
+    named = definitions_named(branches, named_words(query))[:MAX_NAMED_SEEDS]
+    personalization = seed_weights(named, keyword[:SEEDS_PER_LIST], graph.rid)
     if not personalization:
         return []
     ranked = personalized_pagerank(graph, personalization)  # type: ignore[arg-type]

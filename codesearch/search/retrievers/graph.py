@@ -4,7 +4,7 @@ the keyword retriever's best hits."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import ClassVar
 
 from ...analysis.query_shape import symbol_names
@@ -35,26 +35,16 @@ class GraphRetriever:
         return None
 
     def named_definitions(self, query: Query) -> list[str]:
-        """Definitions whose name is a word of the query (or a joined identifier); for a report,
-        an identifier it writes in code style (its prose would name `run`, `value`, `error`...)."""
-        if query.shape:
-            words = set(symbol_names(query.shape)[:MAX_NAMED_WORDS])
-        else:
-            words = set(sorted(set(re.findall(r"[A-Za-z_$][\w$]*", query.text)))[:MAX_NAMED_WORDS])
-        joined = {identifier_terms(w)[0] for w in words if identifier_terms(w)}
-        return self.catalog.graph.ids_defining(words, joined)
+        """Definitions whose name is a word of the query (named_words), or a word joined as an
+        identifier's whole term (joined_terms)."""
+        words = named_words(query)
+        return self.catalog.graph.ids_defining(words, joined_terms(words))
 
     def search(self, query: Query, limit: int, earlier: Mapping[str, Sequence[str]]) -> Hits:
         seeds = interleave([earlier[name][:SEEDS_PER_LIST] for name in self.seeds_from if name in earlier])
         named = self.named_definitions(query)[:MAX_NAMED_SEEDS]
         rids = self.graph.rids_of(list(dict.fromkeys(named + seeds)))
-        personalization: dict[int, float] = {}
-        for node in named:
-            if node in rids:
-                personalization[rids[node]] = personalization.get(rids[node], 0) + NAMED_SEED_WEIGHT
-        for rank, node in enumerate(seeds, start=1):
-            if node in rids:
-                personalization[rids[node]] = personalization.get(rids[node], 0) + 1.0 / rank
+        personalization = seed_weights(named, seeds, rids.get)
         ranked_rids = personalized_pagerank(self.graph, personalization) if personalization else []
         if not ranked_rids:
             return Hits(note="no seed in the graph")
@@ -65,6 +55,31 @@ class GraphRetriever:
             ranked = [(n, s) for n, s in ranked if n in allowed]
         ranked = ranked[:limit]
         return Hits([n for n, _ in ranked], [s for _, s in ranked])
+
+
+def named_words(query: Query) -> set[str]:
+    """The words of a query that may name definitions; for a report, the identifiers it writes
+    in code style (its prose would name `run`, `value`, `error`...)."""
+    if query.shape:
+        return set(symbol_names(query.shape)[:MAX_NAMED_WORDS])
+    return set(sorted(set(re.findall(r"[A-Za-z_$][\w$]*", query.text)))[:MAX_NAMED_WORDS])
+
+
+def joined_terms(words: Iterable[str]) -> set[str]:
+    """Each word as one identifier's whole term (`http_exception` -> `httpexception`)."""
+    return {terms[0] for terms in map(identifier_terms, words) if terms}
+
+
+def seed_weights(named: Sequence[str], seeds: Sequence[str], rid_of: Callable[[str], int | None]
+                 ) -> dict[int, float]:
+    """PageRank's personalization: NAMED_SEED_WEIGHT for each definition the query names, 1/rank
+    for each of a list's best hits; `rid_of`: a node's graph number (None: not in the graph)."""
+    weights: dict[int, float] = {}
+    for node, weight in [(n, NAMED_SEED_WEIGHT) for n in named] + [(n, 1.0 / r) for r, n in enumerate(seeds, 1)]:
+        rid = rid_of(node)
+        if rid is not None:
+            weights[rid] = weights.get(rid, 0) + weight
+    return weights
 
 
 def interleave(lists: list[Sequence[str]]) -> list[str]:
