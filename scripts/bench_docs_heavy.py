@@ -32,12 +32,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_quality import ranking_options
 from benchlib import write_results
 
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
-from codesearch.search.ranking import RankingOptions
 from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
 
@@ -92,7 +92,7 @@ def main() -> int:
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a setting for index and search, e.g. embedder=static")
     parser.add_argument("--ranking", action="append", default=[], metavar="NAME=VALUE",
-                        help="a ranking strength (search/ranking.py RankingOptions), e.g. document_factor=0.7")
+                        help="a ranking strength (search/ranking.py RankingOptions), e.g. test_factor=0.7")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
@@ -105,9 +105,7 @@ def main() -> int:
                   file=sys.stderr)
             return 1
     overrides = dict(item.split("=", 1) for item in args.set)
-    ranking = RankingOptions()
-    for name, _, value in (item.partition("=") for item in args.ranking):
-        setattr(ranking, name, type(getattr(ranking, name))(value))
+    ranking = ranking_options(args.ranking)
     figures: dict[str, dict[str, float]] = {}
     per_query: list[dict] = []
     latencies: list[float] = []
