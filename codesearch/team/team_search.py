@@ -155,10 +155,12 @@ class TeamSearcher:
                 timing["vector"] = _ms(t)
             if "keyword" in names:
                 t = time.perf_counter()
-                hits = [h for h in self._keyword_hits(query, states, where, candidates)
+                stems = [porter(term) for term in searched_terms(query)]
+                collection = self.collection(states, stems)
+                hits = [h for h in self._keyword_hits(stems, collection, where, candidates)
                         if visible(h) and _glob_ok(h["path"], query.filters)]
                 columns = {h["uid"]: columns_of(h["keywords"]) for h in hits}
-                lists["keyword"] = self._keyword_order(query, states, columns)[:candidates]
+                lists["keyword"] = _keyword_order(stems, collection, columns)[:candidates]
                 timing["keyword"] = _ms(t)
             if "graph" in names:
                 t = time.perf_counter()
@@ -193,17 +195,17 @@ class TeamSearcher:
                             partial=True if writing else None, note="; ".join(notes) or None,
                             truncated=True if request.truncated else None)
 
-    def _keyword_hits(self, query: Query, states: list[RepoState], where: str, limit: int) -> list[dict]:
-        """Milvus BM25's candidates for the keyword list, with their keyword fields: RESCORE_DEPTH
+    def _keyword_hits(self, stems: list[str], collection: Collection, where: str, limit: int) -> list[dict]:
+        """Milvus BM25's candidates for the keyword list (the query's stemmed terms, `collection`:
+        their statistics in the branches searched), with their keyword fields: RESCORE_DEPTH
         times as many as it keeps for the whole query, and TERM_DEPTH times as many for each of
         its TERM_SEARCHES rarest terms alone. Milvus weighs a term by its idf over the whole store: a term rare in
         the repository searched but common in others counted too little, and chunks that the
         local index ranks high on it fell below the deeper list."""
-        stems = [porter(t) for t in searched_terms(query)]
         if not stems:
             return []
         hits = self.store.keyword_search([" ".join(stems)], where, limit * RESCORE_DEPTH, keywords=True)
-        holding = self.collection(states, stems).holding
+        holding = collection.holding
         rare = sorted((t for t in set(stems) if holding.get(t)), key=lambda t: (holding[t], t))[:TERM_SEARCHES]
         if len(set(stems)) > 1 and rare:
             hits += self.store.keyword_search(rare, where, max(1, round(limit * TERM_DEPTH)), keywords=True)
@@ -211,15 +213,6 @@ class TeamSearcher:
         for hit in hits:
             first.setdefault(hit["uid"], hit)
         return list(first.values())
-
-    def _keyword_order(self, query: Query, states: list[RepoState], columns: dict[str, list[list[str]]]
-                       ) -> list[str]:
-        """The candidates in the local keyword list's order: FTS5's bm25 over the branches searched
-        (keyword_score.py); Milvus's order breaks ties."""
-        terms = [porter(t) for t in searched_terms(query)]
-        collection = self.collection(states, terms)
-        scores = {uid: bm25(terms, cols, COLUMN_WEIGHTS, collection) for uid, cols in columns.items()}
-        return sorted(columns, key=lambda uid: -scores[uid])
 
     def collection(self, states: list[RepoState], terms: list[str]) -> Collection:
         """bm25's statistics over the live chunks of these branches, for `terms`."""
@@ -387,6 +380,13 @@ class TeamSearcher:
     def _calls_scope(states: list[RepoState]) -> str:
         scopes = " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})" for s in states)
         return f"({scopes})"
+
+
+def _keyword_order(stems: list[str], collection: Collection, columns: dict[str, list[list[str]]]) -> list[str]:
+    """The candidates in the local keyword list's order: FTS5's bm25 over the branches searched
+    (keyword_score.py); Milvus's order breaks ties."""
+    scores = {uid: bm25(stems, cols, COLUMN_WEIGHTS, collection) for uid, cols in columns.items()}
+    return sorted(columns, key=lambda uid: -scores[uid])
 
 
 def _chunk(row: dict) -> Chunk:
