@@ -95,3 +95,13 @@ def direct_relations(index, name: str, direction: str) -> list[tuple[Any, str]]:
              if r.depth == 1]
     chunks = index.catalog.files.chunks_by_ids([r.id for r in found])
     return [(chunks[r.id], r.resolution) for r in found]
+
+
+def related_by_name(index, name: str, direction: str) -> dict[str, str]:
+    """Qualified name -> resolution of the direct callers or callees of the definitions named `name`."""
+    return {chunk.qualified_name: how for chunk, how in direct_relations(index, name, direction)}
+
+
+def site_references(index, name: str) -> list[tuple[bool, str | None]]:
+    """(is a reference, resolution) of each call site of `name`, sorted."""
+    return sorted((s.reference, s.resolution) for s in index.catalog.graph.call_sites(name, 100))

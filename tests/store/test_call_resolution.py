@@ -5,7 +5,7 @@ type from outside the repository never links to a definition of the same name he
 from __future__ import annotations
 
 import pytest
-from conftest import direct_relations, keyword_indexed_files
+from conftest import keyword_indexed_files, related_by_name
 
 from codesearch.indexing.index import Index
 from codesearch.search.relations import definitions_named, neighbours
@@ -96,9 +96,7 @@ def _index(tmp_path, files: dict[str, str], folder: str = "repo") -> Index:
     return keyword_indexed_files(tmp_path / folder, files)
 
 
-def _related(index: Index, name: str, direction: str) -> dict[str, str]:
-    """Qualified name -> resolution of the direct callers or callees of `name`."""
-    return {chunk.qualified_name: how for chunk, how in direct_relations(index, name, direction)}
+_related = related_by_name
 
 
 @pytest.fixture

@@ -6,11 +6,9 @@ declare them, across files; a value of a type from outside the repository links 
 from __future__ import annotations
 
 import pytest
-from conftest import direct_relations
+from conftest import direct_relations, keyword_indexed_files
 
-from codesearch.config import load_settings
 from codesearch.indexing.index import Index
-from codesearch.indexing.indexer import Indexer
 
 ROUTER = {
     "go.mod": "module example.com/mux\n",
@@ -72,12 +70,8 @@ ROUTER = {
 
 @pytest.fixture
 def router(tmp_path):
-    root = tmp_path / "mux"  # the module's last part: its root package is the indexed folder
-    for path, text in ROUTER.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    index = Index(root, load_settings(root), create=True)
-    Indexer(index).run(embed=False)
+    # the module's last part: its root package is the indexed folder
+    index = keyword_indexed_files(tmp_path / "mux", ROUTER)
     yield index
     index.close()
 

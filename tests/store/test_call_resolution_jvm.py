@@ -6,35 +6,17 @@ value of a type from outside the repository links to nothing here."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import direct_relations
-
-from codesearch.config import load_settings
-from codesearch.indexing.index import Index
-from codesearch.indexing.indexer import Indexer
+from conftest import keyword_indexed_sample, related_by_name, site_references
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_repos"
 
 
-def _index(tmp_path: Path, sample: str) -> Index:
-    root = tmp_path / sample
-    shutil.copytree(SAMPLES / sample, root)
-    index = Index(root, load_settings(root), create=True)
-    Indexer(index).run(embed=False)
-    return index
-
-
-def _related(index: Index, name: str, direction: str) -> dict[str, str]:
-    """Qualified name -> resolution of the direct callers or callees of `name`."""
-    return {chunk.qualified_name: how for chunk, how in direct_relations(index, name, direction)}
-
-
-def _references(index: Index, name: str) -> list[tuple[bool, str | None]]:
-    """(is a reference, resolution) of each call site of `name`."""
-    return sorted((s.reference, s.resolution) for s in index.catalog.graph.call_sites(name, 100))
+_index = keyword_indexed_sample
+_related = related_by_name
+_references = site_references
 
 
 @pytest.fixture(scope="module")

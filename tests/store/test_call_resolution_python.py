@@ -6,7 +6,7 @@ to the definition that replaces it, a module's own functions before its classes'
 from __future__ import annotations
 
 import pytest
-from conftest import direct_relations
+from conftest import direct_relations, keyword_indexed_files
 
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
@@ -93,12 +93,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    root = tmp_path_factory.mktemp("python_calls") / "repo"
-    for path, text in FILES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    built = Index(root, load_settings(root), create=True)
-    Indexer(built).run(embed=False)
+    built = keyword_indexed_files(tmp_path_factory.mktemp("python_calls") / "repo", FILES)
     yield built
     built.close()
 

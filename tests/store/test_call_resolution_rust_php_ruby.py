@@ -7,7 +7,7 @@ type from the standard library or a dependency links to nothing here."""
 from __future__ import annotations
 
 import pytest
-from conftest import direct_relations, keyword_indexed_files
+from conftest import keyword_indexed_files, related_by_name, site_references
 
 from codesearch.indexing.index import Index
 from codesearch.ingest.languages.php import import_aliases as php_imports
@@ -149,14 +149,8 @@ def _index(tmp_path, files: dict[str, str]) -> Index:
     return keyword_indexed_files(tmp_path / "repo", files)
 
 
-def _related(index: Index, name: str, direction: str) -> dict[str, str]:
-    """Qualified name -> resolution of the direct callers or callees of `name`."""
-    return {chunk.qualified_name: how for chunk, how in direct_relations(index, name, direction)}
-
-
-def _references(index: Index, name: str) -> list[tuple[bool, str | None]]:
-    """(is a reference, resolution) of each call site of `name`."""
-    return sorted((s.reference, s.resolution) for s in index.catalog.graph.call_sites(name, 100))
+_related = related_by_name
+_references = site_references
 
 
 @pytest.fixture(scope="module")
