@@ -105,3 +105,10 @@ def related_by_name(index, name: str, direction: str) -> dict[str, str]:
 def site_references(index, name: str) -> list[tuple[bool, str | None]]:
     """(is a reference, resolution) of each call site of `name`, sorted."""
     return sorted((s.reference, s.resolution) for s in index.catalog.graph.call_sites(name, 100))
+
+
+def optional_tool(name: str) -> str:
+    """An optional tool's executable for the tests that regenerate a fixture with it: the
+    environment variable NAME in capitals (SCIP_TYPESCRIPT), else `name` on PATH, else ""
+    (those tests are skipped)."""
+    return os.environ.get(name.upper().replace("-", "_")) or shutil.which(name) or ""

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, run_cli
+from conftest import SAMPLES, optional_tool, run_cli
 
 from codesearch.config import load_settings
 from codesearch.indexing.index import Index
@@ -24,8 +24,7 @@ from codesearch.store.edges import CallGraph
 from codesearch.store.scip_edges import apply_scip_edges
 
 FIXTURE = SAMPLES / "scip"
-SCIP_TYPESCRIPT = os.environ.get("SCIP_TYPESCRIPT") or shutil.which("scip-typescript") or \
-    "/tmp/scip/node_modules/.bin/scip-typescript"
+SCIP_TYPESCRIPT = optional_tool("scip-typescript")
 HOUR_NS = 3600 * 10**9
 
 
@@ -207,7 +206,7 @@ def test_a_good_scip_file_after_a_bad_one_is_used(tmp_path: Path) -> None:
         index.close()
 
 
-@pytest.mark.skipif(not Path(SCIP_TYPESCRIPT).exists(), reason="scip-typescript is not installed")
+@pytest.mark.skipif(not SCIP_TYPESCRIPT, reason="scip-typescript is not installed")
 def test_the_fixture_is_what_scip_typescript_makes(tmp_path: Path) -> None:
     """scip-typescript run again on the fixture gives the same edges as the committed index."""
     root = _copy(tmp_path)
@@ -227,10 +226,10 @@ def test_the_fixture_is_what_scip_typescript_makes(tmp_path: Path) -> None:
         index.close()
 
 
-SCIP_PYTHON = os.environ.get("SCIP_PYTHON") or shutil.which("scip-python") or "/tmp/scipy/node_modules/.bin/scip-python"
+SCIP_PYTHON = optional_tool("scip-python")
 
 
-@pytest.mark.skipif(not Path(SCIP_PYTHON).exists(), reason="scip-python is not installed")
+@pytest.mark.skipif(not SCIP_PYTHON, reason="scip-python is not installed")
 def test_an_index_made_by_scip_python(tmp_path: Path) -> None:
     """sample_repos/python with the SCIP index scip-python makes of it: the calls of main go to
     the methods of Inventory, a function defined inside a method is found, all marked scip."""

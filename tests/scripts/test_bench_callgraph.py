@@ -5,18 +5,17 @@ answer is known, and a missing tool is reported, not a crash."""
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import optional_tool
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_repos" / "python"
 SCIP_FIXTURE = Path(__file__).resolve().parents[2] / "sample_repos" / "scip"
-SCIP_TYPESCRIPT = os.environ.get("SCIP_TYPESCRIPT") or shutil.which("scip-typescript") or \
-    "/tmp/scip/node_modules/.bin/scip-typescript"
+SCIP_TYPESCRIPT = optional_tool("scip-typescript")
 sys.path.insert(0, str(SCRIPTS))
 _spec = importlib.util.spec_from_file_location("bench_callgraph", SCRIPTS / "bench_callgraph.py")
 assert _spec is not None and _spec.loader is not None
@@ -102,7 +101,7 @@ def test_the_called_name_is_found_on_its_line(line: str, name: str, column: int 
     assert name_column(line, name) == column
 
 
-@pytest.mark.skipif(not Path(SCIP_TYPESCRIPT).exists(), reason="scip-typescript is not installed")
+@pytest.mark.skipif(not SCIP_TYPESCRIPT, reason="scip-typescript is not installed")
 def test_with_the_scip_index_the_links_are_the_tools(tmp_path: Path) -> None:
     """sample_repos/scip measured by name and with the SCIP index scip-typescript makes of it: by
     name, calls into the standard library link local methods of the same name; with the index
