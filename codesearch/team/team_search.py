@@ -164,7 +164,7 @@ class TeamSearcher:
                 timing["keyword"] = _ms(t)
             if "graph" in names:
                 t = time.perf_counter()
-                lists["graph"] = self._graph(query, states, lists.get("keyword", []), candidates)
+                lists["graph"] = self._graph(query, states, visible, lists.get("keyword", []), candidates)
                 timing["graph"] = _ms(t)
         t = time.perf_counter()
         weights = {n: float(getattr(self.settings, f"weight_{n}", 1.0)) for n in lists}
@@ -265,9 +265,10 @@ class TeamSearcher:
         minimum = self.settings.min_semantic_score
         return [h for h in hits if h["score"] >= minimum]
 
-    def _graph(self, query: Query, states: list[RepoState], keyword: list[str], limit: int) -> list[str]:
-        """Personalized PageRank from the definitions the query names and the keyword list's best hits."""
-        visible = self.visibility(states)
+    def _graph(self, query: Query, states: list[RepoState], visible: Callable[[dict], bool], keyword: list[str],
+               limit: int) -> list[str]:
+        """Personalized PageRank from the definitions the query names and the keyword list's best
+        hits; `visible`: the search's liveness check (visibility)."""
         branches = [self.graphs.of(state, visible) for state in states]
         ranked = graph_list(branches, query, keyword, limit * OVERFETCH)
         if not query.filters.active:
