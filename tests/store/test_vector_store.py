@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import chromadb
 import numpy as np
+from chromadb.config import Settings as ChromaSettings
 
-from codesearch.store.chroma import VectorStore
+from codesearch.store.chroma import STORE_FOLDER, VectorStore
 
 
 def test_an_index_made_before_follows_the_search_breadth_setting(tmp_path):
@@ -23,8 +25,6 @@ def test_an_index_made_before_follows_the_search_breadth_setting(tmp_path):
         assert wider.query(vectors[3], 5)[0][0] == "c3" and wider.count() == 40
     finally:
         wider.close()
-    again = VectorStore(tmp_path, "chunks-test", search_ef=400)  # nothing to change: nothing written
-    try:
-        assert again.collection.configuration_json["hnsw"]["ef_search"] == 400
-    finally:
-        again.close()
+    # written to the store, not only to this process's copy: a client that sets nothing reads it
+    plain = chromadb.PersistentClient(str(tmp_path / STORE_FOLDER), settings=ChromaSettings(anonymized_telemetry=False))
+    assert plain.get_collection("chunks-test").configuration_json["hnsw"]["ef_search"] == 400
