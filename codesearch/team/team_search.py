@@ -113,8 +113,7 @@ class TeamSearcher:
         if scope is not None and scope.branch is not None:
             parts.append(f"branch == {literal(scope.branch)}")
         if len(states) <= MAX_SCOPED_BRANCHES:  # a few: each branch's generations being written left out
-            parts.append("(" + " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})"
-                                           for s in states) + ")")
+            parts.append(_live_scope(states))
         if filters.language:
             parts.append(f"language == {literal(filters.language)}")
         if filters.kind:
@@ -326,7 +325,7 @@ class TeamSearcher:
         names = sorted({t["name"] for t in targets if t["name"]})
         if not names:
             return []
-        where = f"{self._calls_scope(states)} and callee in [{', '.join(map(literal, names))}]"
+        where = f"{_live_scope(states)} and callee in [{', '.join(map(literal, names))}]"
         visible = self.visibility(states)
         sites = [s for s in self.store.calls_where(where, MAX_CALL_SITES) if visible(s)]
         by_caller: dict[str, tuple[str, list[int]]] = {}
@@ -377,17 +376,17 @@ class TeamSearcher:
                 out[row["name"]].append(row)
         return out
 
-    @staticmethod
-    def _calls_scope(states: list[RepoState]) -> str:
-        scopes = " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})" for s in states)
-        return f"({scopes})"
-
 
 def _keyword_order(stems: list[str], collection: Collection, columns: dict[str, list[list[str]]]) -> list[str]:
     """The candidates in the local keyword list's order: FTS5's bm25 over the branches searched
     (keyword_score.py); Milvus's order breaks ties."""
     scores = {uid: bm25(stems, cols, COLUMN_WEIGHTS, collection) for uid, cols in columns.items()}
     return sorted(columns, key=lambda uid: -scores[uid])
+
+
+def _live_scope(states: list[RepoState]) -> str:
+    """The rows of these branches up to their live generation (those being written left out)."""
+    return "(" + " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})" for s in states) + ")"
 
 
 def _chunk(row: dict) -> Chunk:
