@@ -65,6 +65,12 @@ class RankingOptions:
         """Every step off: the fused order as it came."""
         return cls(**{f.name: False for f in fields(cls) if f.type in (bool, "bool")})
 
+    @classmethod
+    def asked(cls, requested: RankingOptions | None, ranking: bool) -> RankingOptions:
+        """A search's options: the request's own, else every step or none as the setting
+        `ranking` says."""
+        return requested or (cls() if ranking else cls.off())
+
     def exact_least(self, phrases: int) -> float:
         """The share of a query's `phrases` exact phrases a chunk must hold to go up."""
         return max(self.exact_min_share, min(self.exact_min_phrases, phrases) / phrases)

@@ -169,7 +169,7 @@ class Searcher:
         return lists, notes, timing, problems
 
     def _options(self, request: SearchRequest) -> RankingOptions:
-        return request.ranking or (RankingOptions() if self.settings.ranking else RankingOptions.off())
+        return RankingOptions.asked(request.ranking, self.settings.ranking)
 
     def _weights(self, lists: dict[str, list[str]], report: bool = False) -> dict[str, float]:
         """Each list's fusion weight: the setting `weight_<retriever>`, else 1; for a report,

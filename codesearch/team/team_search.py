@@ -135,7 +135,7 @@ class TeamSearcher:
         states = self.states(scope)
         names = [n for n in (request.retrievers or RETRIEVERS_OF_MODE[request.mode]) if n in TEAM_RETRIEVERS]
         candidates = max(self.settings.candidates, request.limit * 3)
-        options = request.ranking or (RankingOptions() if self.settings.ranking else RankingOptions.off())
+        options = RankingOptions.asked(request.ranking, self.settings.ranking)
         timing: dict[str, float] = {}
         lists: dict[str, list[str]] = {}
         columns: dict[str, list[list[str]]] = {}  # keyword candidates' columns (keyword_score.columns_of)
