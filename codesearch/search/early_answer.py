@@ -110,8 +110,8 @@ class _Matches:
 
 
 def _find(root: Path, index_dir: Path, words: list[Word], filters: Filters) -> _Matches:
-    """ripgrep's matches of any of the words (each match's own text, not its line: a tenth of the
-    output, and no line to search again), kept to files in a language the index reads (and the
+    """ripgrep's matches of any of the words (each match's own text, not its line: far less output,
+    and no line to search again), kept to files in a language the index reads (and the
     filter's); each match holds the words whose stems its text holds (`HTTPException` holds
     `httpexception`, `http` and `exception`: the longest stems are tried first)."""
     import numpy as np

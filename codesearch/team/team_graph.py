@@ -3,8 +3,8 @@ graph retriever's own walk) over the live chunks near the seeds, by containment 
 as the local retriever's: the definitions the query names and the keyword list's best hits.
 
 Each branch's graph (chunk ids, parents, definition names, call sites) is read from Milvus once
-per live generation and kept: read a hop at a time, a walk cost a dozen filtered queries per
-search, seconds in Milvus Lite."""
+per live generation and kept: read a hop at a time, a walk cost many filtered queries on every
+search, slow in Milvus Lite."""
 
 from __future__ import annotations
 

@@ -219,7 +219,7 @@ class TeamSearcher:
 
     def branch_terms(self, state: RepoState) -> Collection:
         """One branch's keyword statistics, read from its live chunks once per live generation
-        (Milvus Lite counts a term's holders with TEXT_MATCH in seconds, not milliseconds)."""
+        (counting a term's holders with TEXT_MATCH per query is slow on Milvus Lite)."""
         key = (state.repo, state.branch)
         with self._lock:
             have = self._terms.get(key)

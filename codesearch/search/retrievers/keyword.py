@@ -31,6 +31,7 @@ def searched_terms(query: Query) -> list[str]:
     question's first distinct words; those the keyword index holds at all."""
     return [t for t in (keyword_terms(query.shape) if query.shape else query.terms[:MAX_QUERY_TERMS]) if indexed(t)]
 
+
 class KeywordRetriever:
     """BM25 over FTS5 with code-aware terms; query terms under `min_idf` dropped (0: keep all)."""
 
