@@ -15,6 +15,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ..analysis.query_shape import embedding_text
 from ..config import Settings
@@ -423,7 +424,13 @@ def _like(glob: str) -> str | None:
 def _glob_ok(path: str, filters: Filters) -> bool:
     if not filters.path_glob:
         return True
-    return any(fnmatch.fnmatchcase(path, g) for g in sql_globs(filters.path_glob))
+    return any(fnmatch.fnmatchcase(path, g) for g in _globs(filters.path_glob))
+
+
+@lru_cache(maxsize=256)
+def _globs(path_glob: str) -> tuple[str, ...]:
+    """The path filter's globs, made once a filter, not once a candidate checked."""
+    return sql_globs(path_glob)
 
 
 def _filters_ok(row: dict, filters: Filters) -> bool:
