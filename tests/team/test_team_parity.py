@@ -84,6 +84,24 @@ def test_near_duplicates_are_collapsed_into_the_best_one(store, tmp_path):
     assert found[0].content_class == "code"
 
 
+def test_a_pasted_message_finds_the_statement_that_writes_it(store, tmp_path):
+    """The message templates and exact phrases the candidates hold lift the raise site, with its
+    value filled in, as a local search does."""
+    files = {"ledger/lookup.py": 'def find_invoice(ledger, name):\n'
+                                 '    if name not in ledger.invoices:\n'
+                                 '        raise KeyError(f"no invoice named {name} in the ledger of this shop")\n'
+                                 '    return ledger.invoices[name]\n',
+             "ledger/names.py": 'def invoice_named(ledger, name):\n'
+                                '    """The invoice of the ledger named name, in this shop."""\n'
+                                '    return ledger.invoice(name)\n'}
+    index(store, write(tmp_path / "ledger", files), "ledger")
+    answer = TeamSearcher(store, Settings(), None).search(SearchRequest(
+        query="KeyError: no invoice named acme-42 in the ledger of this shop", mode="keyword", limit=5,
+        explain=True))
+    first = answer.results[0]
+    assert first.name == "find_invoice" and any("word for word" in note for note in first.explain or ())
+
+
 def test_a_lite_stores_dense_index_is_exact(store):
     store.ensure(DIMENSION)
     assert store.client.describe_index(CHUNKS, "dense")["index_type"] == "FLAT"
