@@ -9,6 +9,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
+from .module_files import RUST_STANDARD_CRATES
 from .schema import EDGE_KINDS
 from .sql import select_in
 from .sqlite import sqlite3
@@ -17,7 +18,6 @@ _IMPORTS = EDGE_KINDS["imports"]
 MAX_ARRIVALS = 64  # files come or go: past this many, every import is resolved again
 _MODULE_SPLIT = re.compile(r"[./\\:]+")
 
-_RUST_STANDARD = re.compile(r"(?:::)?(?:std|core|alloc)::")  # never a file here
 _KNOWN_EXTENSION = re.compile(r"\.(h|hpp|js|ts|mjs|cjs|py|rb|php|zig|lua|sh|jsx|tsx)$")
 
 
@@ -77,7 +77,7 @@ class _FileIndex:
             found = self._suffix(posixpath.splitext(local)[0])
             if found:
                 return found[:1]
-        if _RUST_STANDARD.match(module):
+        if "::" in module and module.lstrip(":").split("::", 1)[0] in RUST_STANDARD_CRATES:
             return []
         for key in _module_keys(module):
             found = self._suffix(key)

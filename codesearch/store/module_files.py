@@ -14,7 +14,7 @@ _SCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 _STANDARD_PYTHON = frozenset(sys.stdlib_module_names)
 _KOTLIN = (".kt", ".kts")
 _STANDARD_KOTLIN = frozenset({"kotlin", "java", "javax", "jdk"})  # a Kotlin class need not live in a file of its name
-_STANDARD_RUST = frozenset({"std", "core", "alloc", "proc_macro", "test"})
+RUST_STANDARD_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})  # never a file here
 _RUST_ENTRY = ("lib", "main", "mod")  # the file that stands for a crate or a folder's module
 
 
@@ -147,7 +147,7 @@ class ModuleFiles:
         """`crate.a.b`, `self.a`, `super.a` from the importer's crate or module; `name.a` from the
         workspace's crate `name` (a folder of that name), else a dependency or the standard library."""
         parts = [p for p in module.split(".") if p]
-        if not parts or parts[0] in _STANDARD_RUST:
+        if not parts or parts[0] in RUST_STANDARD_CRATES:
             return None if parts else []
         if parts[0] == "crate":
             base = self._rust_source(posixpath.dirname(importer))
