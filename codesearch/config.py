@@ -26,6 +26,7 @@ class ConfigError(ValueError):
 EMBEDDERS = ("onnx", "sentence-transformers", "static")
 EMBED_RUNTIMES = ("auto", "openvino", "onnxruntime", "torch")
 FILE_AGGREGATIONS = ("max_p", "top_m_sum", "top_m_avg", "rrf_per_doc", "weighted_top")
+FILE_RANKINGS = ("fuse_first", "per_retriever")  # search/file_ranking.py
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ class Settings:
     min_idf: float = 0.0
     min_semantic_score: float = 0.0
     file_aggregation: str = "weighted_top"
+    # how --files ranks files: fuse_first (the fused, ranked chunks aggregated per file by
+    # file_aggregation) or per_retriever (each retriever's list made a file list, then fused)
+    file_ranking: str = "fuse_first"
     ranking: bool = True
     # graph: a SCIP index (written by a type-aware indexer: scip-typescript, scip-python, ...) whose
     # precise edges replace the name-based ones of the files it covers; a path relative to the
@@ -150,7 +154,8 @@ SETTING_RANGES: dict[str, tuple[float, float]] = {
     "max_auto_daemons": (1, 100_000),
 }
 SETTING_CHOICES: dict[str, tuple[str, ...]] = {
-    "embedder": EMBEDDERS, "embed_runtime": EMBED_RUNTIMES, "file_aggregation": FILE_AGGREGATIONS}
+    "embedder": EMBEDDERS, "embed_runtime": EMBED_RUNTIMES, "file_aggregation": FILE_AGGREGATIONS,
+    "file_ranking": FILE_RANKINGS}
 
 
 def check_setting(name: str, value: Any) -> None:

@@ -12,6 +12,8 @@ Systems, each giving the top 10 files:
   codesearch hybrid   `query --files`, default settings (keyword + vector + graph, ranking on)
   codesearch keyword  the same with the keyword retriever alone
   codesearch vector   the same with the vector retriever alone
+  With --files-by S1,S2 each codesearch system is asked once per strategy (`query --files-by S`),
+  shown as SYSTEM:STRATEGY (e.g. hybrid:per_retriever).
   BM25 (whole files)  plain BM25 over the whole text of each indexed file: an SQLite FTS5 table
                       with the standard `unicode61` tokenizer (no stemming, no stopwords, no
                       identifier splitting beyond FTS5's own), the query's distinct words OR-ed,
@@ -20,11 +22,11 @@ Systems, each giving the top 10 files:
 Metrics at file level: Acc@k (an answer file is in the top k), Recall@10 (the share of the
 answer files in the top 10); the answer files are those the index holds at the parent (a file
 the walker skips is left out; a commit with none left is not counted). Means over commits,
-per language and overall.
+per language, per half of the repositories (codesearch/eval/bench.py HALVES) and overall.
 
 Usage: scripts/bench_localization.py [--commits ~/.cache/codesearch-loc/commits.json]
            [--work ~/.cache/csidx-loc] [--repos NAME,...] [--limit N] [--systems ...]
-           [--set NAME=VALUE] [--json OUT]
+           [--files-by STRATEGY,...] [--set NAME=VALUE] [--json OUT]
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codesearch.config import load_settings
+from codesearch.config import FILE_RANKINGS, load_settings
+from codesearch.eval.bench import half_of
 from codesearch.indexing.index import CATALOG_NAME, Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.search.requests import SearchRequest
@@ -103,9 +106,21 @@ def scores(ranked: list[str], answer: list[str]) -> dict[str, float]:
     return out
 
 
-def file_ranking(searcher: Searcher, query: str, retrievers: tuple[str, ...]) -> list[str]:
-    answer = searcher.search(SearchRequest(query=query, limit=TOP, files=True, retrievers=retrievers))
+def file_ranking(searcher: Searcher, query: str, system: str) -> list[str]:
+    """The top files of a codesearch system: a name of SYSTEMS, with `:STRATEGY` to ask for that
+    file ranking (`query --files-by STRATEGY`)."""
+    name, _, strategy = system.partition(":")
+    answer = searcher.search(SearchRequest(query=query, limit=TOP, files=True, retrievers=SYSTEMS[name],
+                                           file_ranking=strategy or None))
     return [r.path for r in answer.results]
+
+
+def with_strategies(systems: list[str], strategies: list[str]) -> list[str]:
+    """Each codesearch system once per file ranking strategy (SYSTEM:STRATEGY); bm25 as it is."""
+    if not strategies:
+        return systems
+    return [f"{s}:{strategy}" if s in SYSTEMS else s for s in systems
+            for strategy in (strategies if s in SYSTEMS else [""])]
 
 
 def seed_cache(index: Index, seed: Path) -> int:
@@ -135,7 +150,7 @@ def run_repo(name: str, git_dir: str, commits: list[dict], work: Path, systems: 
         if seeded:
             print(f"[{name}] embedding cache seeded with {seeded} vectors from {seed / name}", file=sys.stderr)
     bm25 = WholeFileBM25() if "bm25" in systems else None
-    embed = any(s in ("hybrid", "vector") for s in systems)
+    embed = any(s.partition(":")[0] in ("hybrid", "vector") for s in systems)
     rows: list = []
     timing: defaultdict[str, float] = defaultdict(float)
     try:
@@ -162,7 +177,7 @@ def run_repo(name: str, git_dir: str, commits: list[dict], work: Path, systems: 
                     bm25.update(tree, files)
                     ranked = bm25.search(commit["query"])
                 else:
-                    ranked = file_ranking(searcher, commit["query"], SYSTEMS[system])
+                    ranked = file_ranking(searcher, commit["query"], system)
                 timing[system] += time.monotonic() - t
                 row[system] = scores(ranked, answer) | {"top": ranked[:5]}
             rows.append(row)
@@ -191,6 +206,11 @@ def summarize(rows: list[dict], systems: list[str]) -> None:
     del header
     for language in sorted(groups):
         print(line(language, groups[language]))
+    halves: dict[str, list[dict]] = defaultdict(list)
+    for r in counted:
+        halves[half_of(r["repo"])].append(r)
+    for half in sorted(halves):
+        print(line(f"half {half}", halves[half]))
     print(line("overall", counted))
     if "bm25" in systems and counted:
         base = sum(r["bm25"]["acc@5"] for r in counted) / len(counted)
@@ -217,6 +237,9 @@ def main() -> int:
     parser.add_argument("--repos", default="", help="comma-separated repository names (default: all)")
     parser.add_argument("--limit", type=int, default=0, help="only the newest N commits of each repository")
     parser.add_argument("--systems", default=",".join(ALL_SYSTEMS))
+    parser.add_argument("--files-by", default="", metavar="STRATEGY,...",
+                        help=f"file ranking strategies ({', '.join(FILE_RANKINGS)}) each codesearch system is "
+                             "asked with (default: the setting file_ranking's)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a setting")
     parser.add_argument("--seed-cache", type=Path, metavar="DIR",
                         help="indexes (DIR/NAME) whose embedding caches a new index starts from "
@@ -230,6 +253,10 @@ def main() -> int:
     unknown = set(systems) - set(ALL_SYSTEMS)
     if unknown:
         parser.error(f"unknown systems: {', '.join(sorted(unknown))}")
+    strategies = [s for s in args.files_by.split(",") if s]
+    if set(strategies) - set(FILE_RANKINGS):
+        parser.error(f"unknown file ranking strategies: {', '.join(sorted(set(strategies) - set(FILE_RANKINGS)))}")
+    systems = with_strategies(systems, strategies)
     if args.from_json:
         summarize([row for path in args.from_json for row in json.loads(path.read_text())], systems)
         return 0

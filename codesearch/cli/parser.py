@@ -10,6 +10,7 @@ import argparse
 import os
 
 from .. import __version__
+from ..config import FILE_RANKINGS
 from ..vocabulary import MODES
 from .color import COLOR_CHOICES
 
@@ -241,6 +242,11 @@ def build_parser(only: str | None = None) -> Parser:
         p.add_argument("--json", action="store_true", help="one JSON object (JSON Lines with --batch)")
         p.add_argument("--vimgrep", action="store_true", help="path:line:col:text lines for editors")
         p.add_argument("--files", action="store_true", help="at most one result per file")
+        p.add_argument("--files-by", choices=FILE_RANKINGS, metavar="STRATEGY",
+                       help="how --files ranks files (implies --files): fuse_first (the retrievers' chunk lists "
+                            "fused, then files scored from their ranked chunks) or per_retriever (each "
+                            "retriever's chunks made a file list, then the file lists fused); default: the "
+                            "setting file_ranking")
         p.add_argument("--mode", choices=MODES, default="hybrid",
                        help="hybrid: meaning, words and the call graph fused (default); vector: meaning only; "
                             "keyword: words only (no model); graph: the call graph only")

@@ -167,7 +167,9 @@ def search_params(args: argparse.Namespace, text: str) -> dict:
     (`SearchRequest.from_dict` reads them in process)."""
     params = {"query": text, "mode": args.mode, "limit": args.limit,
               "filters": {"language": args.lang, "kind": args.kind, "path_glob": args.path},
-              "files": args.files, "explain": args.explain, "context": args.context}
+              "files": args.files or args.files_by is not None, "explain": args.explain, "context": args.context}
+    if args.files_by is not None:
+        params["file_ranking"] = args.files_by
     if args.max_tokens is not None:
         params["max_tokens"] = args.max_tokens
     return params

@@ -49,12 +49,26 @@ def collapse_ranked(ranked: list[Ranked], limit: int, file_aggregation: str | No
     """The `limit` results shown of a ranked list, each with its near-duplicates, and the traits
     read: among the first WINDOW times `limit` chunks, or files (`file_aggregation`: how a file's
     chunks make its score; None: chunks are shown)."""
-    window = limit * WINDOW
     pool: list[Shown]
     if file_aggregation is not None:
-        pool = [(r, agg) for r, agg in aggregate_files(ranked, file_aggregation)[:window]]
+        pool = list(aggregate_files(ranked, file_aggregation))
     else:
-        pool = [(r, None) for r in ranked[:window]]
+        pool = [(r, None) for r in ranked]
+    return _collapse_pool(pool, limit, traits_of)
+
+
+def collapse_files(files: list[tuple[Ranked, float]], limit: int,
+                   traits_of: Callable[[list[Chunk]], dict[str, Traits]]
+                   ) -> tuple[list[tuple[Shown, list[Chunk]]], dict[str, Traits]]:
+    """The `limit` files shown of a ranked file list (each file's best chunk and its score, as
+    search/file_ranking.py makes it), each with its near-duplicates, and the traits read."""
+    return _collapse_pool(list(files), limit, traits_of)
+
+
+def _collapse_pool(pool: list[Shown], limit: int, traits_of: Callable[[list[Chunk]], dict[str, Traits]]
+                   ) -> tuple[list[tuple[Shown, list[Chunk]]], dict[str, Traits]]:
+    """Among the first WINDOW times `limit` entries of `pool`."""
+    pool = pool[:limit * WINDOW]
     traits = traits_of([r.chunk for r, _ in pool])
     return collapse(pool, lambda entry: entry[0].chunk, traits, limit), traits
 

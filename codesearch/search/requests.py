@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..config import FILE_RANKINGS
 from ..filters import Filters
 from ..vocabulary import MODES, RETRIEVER_NAMES
 from ..wire import BLANKS, NOT_BLANK_PATTERN, Record, RequestError, is_blank
@@ -30,6 +31,9 @@ class SearchRequest(Record):
         "limit": "How many results at most.",
         "filters": "Only chunks of this language, of this kind, or whose path matches this glob.",
         "files": "One result per file, ranked by its best chunks, instead of one per chunk.",
+        "file_ranking": "How files are ranked with files: fuse_first (the retrievers' chunk lists fused, then "
+                        "each file scored from its ranked chunks) or per_retriever (each retriever's chunks "
+                        "made a file list first, then the file lists fused); default: the setting file_ranking.",
         "explain": "Add each result's ranking steps.",
         "context": "Extra lines around each snippet.",
         "max_tokens": "A budget for the whole answer, in tokens (about 4 characters each): snippets are "
@@ -37,8 +41,8 @@ class SearchRequest(Record):
         "truncated": "Set by the server when the query was cut at 65,536 characters.",
     }
     RANGES = {"limit": (1, MAX_LIMIT), "context": (0, MAX_CONTEXT_LINES), "max_tokens": (1, MAX_TOKENS)}
-    OMIT_WHEN_NONE = frozenset({"max_tokens"})
-    SCHEMA = {"mode": {"enum": list(MODES)}}
+    OMIT_WHEN_NONE = frozenset({"max_tokens", "file_ranking"})
+    SCHEMA = {"mode": {"enum": list(MODES)}, "file_ranking": {"enum": list(FILE_RANKINGS)}}
     NOT_BLANK = frozenset({"query"})
 
     query: str
@@ -46,6 +50,7 @@ class SearchRequest(Record):
     limit: int = 10
     filters: Filters = field(default_factory=Filters)
     files: bool = False
+    file_ranking: str | None = None  # with files: one of FILE_RANKINGS; None: the setting's
     explain: bool = False
     context: int = 0  # extra lines around the snippet
     max_tokens: int | None = None  # fit the answer to this budget (search/budget.py)
@@ -61,6 +66,8 @@ class SearchRequest(Record):
             object.__setattr__(self, "truncated", True)
         if self.mode not in MODES:
             raise RequestError(f"unknown mode {self.mode!r}; choose from {', '.join(MODES)}")
+        if self.file_ranking is not None and self.file_ranking not in FILE_RANKINGS:
+            raise RequestError(f"unknown file_ranking {self.file_ranking!r}; choose from {', '.join(FILE_RANKINGS)}")
         unknown = set(self.retrievers or ()) - set(RETRIEVER_NAMES)
         if unknown:
             raise RequestError(f"unknown retriever {sorted(unknown)[0]!r}")

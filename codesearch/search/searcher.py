@@ -20,7 +20,8 @@ from ..model import Chunk
 from ..store.edges import CallGraph
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .budget import fit_budget
-from .collapse import collapse_ranked, indexed_traits
+from .collapse import collapse_files, collapse_ranked, indexed_traits
+from .file_ranking import PER_RETRIEVER, rank_files
 from .fusion import weighted_rrf
 from .grep import GrepFacts, grep
 from .present import definition_of, impact_of, related_result, search_result, term_pattern
@@ -96,8 +97,9 @@ class Searcher:
         exact_text = bool(relation is None and query.phrases and "keyword" in names and options.exact_text)
         at_least = options.exact_count(len(query.phrases)) if exact_text else 0
         exact_future = _POOL.submit(self._exact_matches, query, at_least) if exact_text and side_by_side else None
-        lists, notes, timing, problems = self._retrieve(
+        lists, scores, notes, timing, problems = self._retrieve(
             query, [n for n in names if not (relation and n == "graph")], candidates, side_by_side)
+        files = None
         t = time.perf_counter()
         if relation is not None:
             direction, related = relation
@@ -110,11 +112,17 @@ class Searcher:
             templates = (self._template_matches(query, lists, exact) if query.messages and "keyword" in names
                          and options.message_templates else {})
             ranked = self._rank(query, lists, options, exact, templates)
+            if request.files and (request.file_ranking or self.settings.file_ranking) == PER_RETRIEVER:
+                files = rank_files(query, lists, scores, ranked, self._weights(lists, query.long), self.settings.rrf_k,
+                                   options, self.vendored_folders(), exact, templates)
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
-        entries, traits = collapse_ranked(ranked, request.limit,
-                                          self.settings.file_aggregation if request.files else None, self._traits)
+        if files is not None:
+            entries, traits = collapse_files(files, request.limit, self._traits)
+        else:
+            entries, traits = collapse_ranked(ranked, request.limit,
+                                              self.settings.file_aggregation if request.files else None, self._traits)
         fill_text(self.index.root, [r.chunk for (r, _), _ in entries])  # only the shown chunks need text
         results = tuple(search_result(r, ranks, pattern, request.context, request.explain, score=agg,
                                       content_class=traits[r.chunk.id][1] if r.chunk.id in traits else None,
@@ -132,10 +140,12 @@ class Searcher:
         return fit_budget(answer, request.max_tokens)
 
     def _retrieve(self, query: Query, names: list[str], limit: int, side_by_side: bool = True
-                  ) -> tuple[dict[str, list[str]], dict[str, str], dict[str, float], list[str]]:
+                  ) -> tuple[dict[str, list[str]], dict[str, list[float]], dict[str, str], dict[str, float], list[str]]:
         """Run the retrievers: the independent ones side by side on the pool (or one after another
-        here), and each that starts from others' lists once those are in."""
+        here), and each that starts from others' lists once those are in. Returns each one's ids,
+        their scores, its note, its time, and the problems met."""
         lists: dict[str, list[str]] = {}
+        scores: dict[str, list[float]] = {}
         notes: dict[str, str] = {}
         timing: dict[str, float] = {}
         problems: list[str] = []
@@ -147,7 +157,7 @@ class Searcher:
 
         def record(name: str, result: tuple[Hits, float]) -> None:
             hits, timing[name] = result
-            lists[name], notes[name] = hits.ids, hits.note
+            lists[name], scores[name], notes[name] = hits.ids, hits.scores, hits.note
             problems.extend([hits.problem] if hits.problem else [])
 
         # the independent retrievers run on the pool side by side; one that starts from others'
@@ -166,7 +176,7 @@ class Searcher:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 record(pending.pop(future), future.result())
-        return lists, notes, timing, problems
+        return lists, scores, notes, timing, problems
 
     def _options(self, request: SearchRequest) -> RankingOptions:
         return RankingOptions.asked(request.ranking, self.settings.ranking)

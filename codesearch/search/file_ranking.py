@@ -1,0 +1,89 @@
+"""`--files` ranked per retriever: each retriever's chunk list is made a list of files first, the
+file lists are fused by the same weighted RRF as chunk lists, then the ranking stage's steps weigh
+each file through its best chunk (the words of its path and name, its content class, the files a
+report names, the query's exact text).
+
+Fused first (the other strategy, `fuse_first`: ranking.aggregate_files over the ranked chunks),
+one file's chunks take several of a list's ranks and a retriever that finds many chunks of one
+file speaks for it many times. Per retriever, each list says once how good a file is, in the way
+that suits it: a keyword list by the file's best chunk (max-passage: BM25 scores of one file's
+chunks repeat the same words), a vector list by a decayed sum of its chunks' similarities (several
+chunks near the question say more than one), the graph list by the file's best chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from ..config import FILE_RANKINGS
+from .fusion import weighted_rrf
+from .query import Query
+from .ranking import Ranked, RankingOptions, rank
+
+FUSE_FIRST, PER_RETRIEVER = FILE_RANKINGS
+MAX_PASSAGE = "max_passage"
+DECAYED_SUM = "decayed_sum"
+# how each retriever's chunks make its file list: (aggregation, decay of each later chunk's score)
+AGGREGATION_OF: dict[str, tuple[str, float]] = {
+    "keyword": (MAX_PASSAGE, 0.0),
+    "vector": (DECAYED_SUM, 0.5),
+    "graph": (MAX_PASSAGE, 0.0),
+}
+DECAYED_CHUNKS = 5  # a decayed sum counts a file's best chunks up to this many
+
+
+def file_list(ids: Sequence[str], scores: Sequence[float], path_of: Mapping[str, str],
+              aggregation: str, decay: float) -> list[str]:
+    """One retriever's files, best first. `max_passage`: in the order of their best chunk;
+    `decayed_sum`: by the sum of their best chunks' scores, each later one `decay` times the
+    weight of the one before. A list without scores (or fewer than ids) counts 1 / rank for each."""
+    by_file: dict[str, list[float]] = {}
+    for position, cid in enumerate(ids):
+        path = path_of.get(cid)
+        if path is not None:
+            by_file.setdefault(path, []).append(scores[position] if len(scores) == len(ids) else 1 / (position + 1))
+    if aggregation == MAX_PASSAGE:
+        return list(by_file)
+    total = {path: sum(s * decay ** i for i, s in enumerate(sorted(found, reverse=True)[:DECAYED_CHUNKS]))
+             for path, found in by_file.items()}
+    return sorted(by_file, key=lambda path: -total[path])  # stable: ties keep the order of their best chunk
+
+
+def rank_files(query: Query, lists: Mapping[str, Sequence[str]], scores: Mapping[str, Sequence[float]],
+               ranked: Sequence[Ranked], weights: Mapping[str, float], k: float, options: RankingOptions,
+               vendored: frozenset[str] = frozenset(), exact: Mapping[str, float] = {},
+               templates: Mapping[str, float] = {}) -> list[tuple[Ranked, float]]:
+    """One entry per file: (its best chunk as `ranked` has it, the file's score), best first.
+
+    `ranked`: the chunk ranking of the same search (every chunk of the lists, and those that
+    hold the query's exact text); `exact` and `templates`: chunk id -> share, as `rank` takes
+    them, credited to the chunk's file."""
+    best: dict[str, Ranked] = {}
+    for r in ranked:
+        if r.chunk.path not in best or r.score > best[r.chunk.path].score:
+            best[r.chunk.path] = r
+    path_of = {r.chunk.id: r.chunk.path for r in ranked}
+    file_lists = {name: file_list(ids, scores.get(name, ()), path_of, *AGGREGATION_OF.get(name, (MAX_PASSAGE, 0.0)))
+                  for name, ids in lists.items()}
+    fused = dict(weighted_rrf(file_lists, weights, k=k))
+    for path in best:  # files only the exact text found come in last, as such chunks do
+        fused.setdefault(path, 0.0)
+    representative = {path: best[path].chunk.id for path in fused}
+    file_options = replace(options, file_coherence=False, parent_child_dedupe=False, file_diminishing=False)
+    files = rank(query, [(best[path].chunk, score) for path, score in fused.items()], file_options, vendored,
+                 _by_file(exact, path_of, representative), _by_file(templates, path_of, representative))
+    return [(best[r.chunk.path], r.score) for r in files]
+
+
+def _by_file(shares: Mapping[str, float], path_of: Mapping[str, str], representative: Mapping[str, str]
+             ) -> dict[str, float]:
+    """Chunk id -> share made file -> share, keyed by each file's representative chunk: the most
+    that one of the file's chunks holds."""
+    out: dict[str, float] = {}
+    for cid, share in shares.items():
+        path = path_of.get(cid)
+        if path is not None and path in representative:
+            key = representative[path]
+            out[key] = max(out.get(key, 0.0), share)
+    return out
