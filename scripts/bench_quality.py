@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchlib import write_results
 
-from codesearch.config import load_settings
+from codesearch.config import FILE_RANKINGS, load_settings
 from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, MissingCheckout, benchmark_roots, half_of
 from codesearch.eval.metrics import mean, score_query
 from codesearch.indexing.index import Index
@@ -79,7 +79,8 @@ def main() -> int:
     parser.add_argument("--repos-json", type=Path, default=SHARED_BENCH / "repos.json")
     parser.add_argument("--no-ablation", action="store_true")
     parser.add_argument("--rule-ablation", action="store_true", help="each ranking step switched off in turn")
-    parser.add_argument("--files", action="store_true", help="rank files by aggregation (--files) too")
+    parser.add_argument("--files", action="store_true",
+                        help="rank files (--files) too, once per strategy (--files-by: fuse_first, per_retriever)")
     parser.add_argument("--json", type=Path, help="write all figures here")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a setting for index and search, e.g. embed_quantize=false")
@@ -100,15 +101,17 @@ def main() -> int:
     main_retrievers = tuple(args.retrievers.split(","))
     overrides = dict(item.split("=", 1) for item in args.set)
     headline = ranking_options(args.ranking)
-    configs: list[tuple[str, tuple[str, ...], RankingOptions, bool]] = [("default", main_retrievers, headline, False)]
-    if args.files:
-        configs.append(("default --files", main_retrievers, headline, True))
+    # (name, retrievers, ranking, file ranking strategy: None for chunks)
+    configs: list[tuple[str, tuple[str, ...], RankingOptions, str | None]] = [
+        ("default", main_retrievers, headline, None)]
+    file_configs = [f"--files-by {strategy}" for strategy in FILE_RANKINGS] if args.files else []
+    configs += [(name, main_retrievers, headline, name.split()[-1]) for name in file_configs]
     if not args.no_ablation:
         for retrievers, ranking in itertools.product(RETRIEVER_SETS, (False, True)):
             options = headline if ranking else RankingOptions.off()
-            configs.append((label(retrievers, ranking), retrievers, options, False))
+            configs.append((label(retrievers, ranking), retrievers, options, None))
     if args.rule_ablation:
-        configs += [(f"no {step}", main_retrievers, without(headline, step), False) for step in RANKING_STEPS]
+        configs += [(f"no {step}", main_retrievers, without(headline, step), None) for step in RANKING_STEPS]
     per_repo: dict[str, dict[str, float]] = defaultdict(dict)
     per_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     per_half_category: dict[str, list[float]] = defaultdict(list)  # (half, category) of the headline
@@ -128,7 +131,8 @@ def main() -> int:
         for config_name, retrievers, options, files in configs:
             scores = []
             for q in queries:
-                request = SearchRequest(query=q["query"], limit=30, retrievers=retrievers, files=files, ranking=options)
+                request = SearchRequest(query=q["query"], limit=30, retrievers=retrievers, files=files is not None,
+                                        file_ranking=files, ranking=options)
                 answer = searcher.search(request)
                 if config_name == "default":
                     latencies.append(answer.timing_ms["total"])
@@ -152,8 +156,7 @@ def main() -> int:
     print(f"\nNDCG@10 per repository (default: hybrid K+V+G with ranking), {len(names)} repositories")
     for name in names:
         row = f"  {name:<20} {half_of(name)}  {languages.get(name, '?'):<11} {per_repo['default'][name]:.3f}"
-        if args.files:
-            row += f"   --files {per_repo['default --files'][name]:.3f}"
+        row += "".join(f"   {config} {per_repo[config][name]:.3f}" for config in file_configs)
         print(row)
     print("\nper category (mean over queries):")
     for category, values in sorted(per_category["default"].items()):
@@ -168,8 +171,8 @@ def main() -> int:
         print(f"  {language:<12} {mean(values):.3f}  ({len(values)})")
     print("\nper half (mean over its repositories): " + "  ".join(f"{h} {overall('default', h):.3f}" for h in halves))
     print(f"overall (mean over repositories): {overall('default'):.3f}")
-    if args.files:
-        print(f"overall --files: {overall('default --files'):.3f}")
+    for config in file_configs:
+        print(f"{config}: overall {overall(config):.3f}, " + "  ".join(f"{h} {overall(config, h):.3f}" for h in halves))
     if latencies:
         latencies.sort()
         print(f"query latency in process: p50 {latencies[len(latencies) // 2]:.1f} ms, "
@@ -195,6 +198,8 @@ def main() -> int:
             "per_category": {c: {k: mean(v) for k, v in cats.items()} for c, cats in per_category.items()},
             "per_half_category": {k: mean(v) for k, v in per_half_category.items()},
             "halves": {h: overall("default", h) for h in halves}, "overall": overall("default"),
+            "files": {config: {"overall": overall(config), "halves": {h: overall(config, h) for h in halves}}
+                      for config in file_configs},
             "latency_ms": {"p50": latencies[len(latencies) // 2], "p95": latencies[int(len(latencies) * 0.95)]}
             if latencies else None})
     return 0
