@@ -122,9 +122,13 @@ class Indexer(IndexWork[Index]):
     """Brings an Index up to date with the files on disk."""
 
     def __init__(self, index: Index, log: Callable[[str], None] | None = None,
-                 on_progress: ProgressSink = no_progress):
+                 on_progress: ProgressSink = no_progress,
+                 on_written: Callable[[SourceFile, Extracted], None] | None = None):
+        """`on_written`: told of each file whose rows were written, with what was extracted from
+        it (the team indexer writes the same files into its store without parsing them again)."""
         super().__init__(index, log, on_progress)
         self.vectors = VectorSync(index, self.log, on_progress)
+        self.on_written = on_written
 
     # --- public ---------------------------------------------------------------------------
     def run(self, paths: Iterable[str] | None = None, embed: bool = True, wait_for_lock: float = 0.0,
@@ -424,6 +428,8 @@ class Indexer(IndexWork[Index]):
             report.added += 1
             state.added_hashes.add(digest)
         report.chunks_written += len(result.chunks)
+        if self.on_written is not None:
+            self.on_written(entry, result)
 
 
 def print_log(message: str) -> None:

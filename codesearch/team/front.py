@@ -43,13 +43,13 @@ def embedder_vectors(embedder: Embedder) -> VectorSource:
 
 def index_repository(store: MilvusStore, root: Path, settings: Settings, name: str | None = None,
                      branch: str | None = None, embedder: Embedder | None = None,
-                     vectors: VectorSource | None = None, workers: int = 0) -> TeamIndexReport:
+                     vectors: VectorSource | None = None) -> TeamIndexReport:
     """Index `root` as repository `name` (default: its folder's name), branch `branch` (default:
     the checkout's)."""
     root = Path(root).resolve()
     embedder = embedder or process_embedder(settings)
     indexer = TeamIndexer(store, root, name or root.name, branch or current_branch(root), settings, embedder.key,
-                          embedder.dimension, vectors or embedder_vectors(embedder), workers)
+                          embedder.dimension, vectors or embedder_vectors(embedder))
     return indexer.run()
 
 

@@ -1,11 +1,15 @@
 """The team store's collections in Milvus: chunks (fields, keyword text under BM25, dense vector),
-files, call sites and one state record per repository and branch; every read and write of them.
+files, graph edges (resolved as the local index resolves them) and one state record per
+repository and branch; every read and write of them.
 
 Rows carry the generation (`gen`) of the index run that wrote them. A row is live when the state
 record's file map (the files collection read up to the live generation) names its path with its
-generation: an indexer writes new rows under a generation nobody reads yet, switches the state
-record last, and only then removes the rows it replaced, so a killed indexer leaves the previous
-state searchable. pymilvus is imported here alone, when a store is opened.
+generation: a file's chunks with the generation its content was written in, its edges with the
+generation of its newest file row (a file whose calls resolve otherwise after another file
+changed gets new edges, and a new file row, and keeps its chunks). An indexer writes new rows
+under a generation nobody reads yet, switches the state record last, and only then removes the
+rows it replaced, so a killed indexer leaves the previous state searchable. pymilvus is imported
+here alone, when a store is opened.
 """
 
 from __future__ import annotations
@@ -21,19 +25,23 @@ from typing import Any
 
 from .uri import StoreUri
 
-CHUNKS, FILES, CALLS, STATES = "codesearch_chunks", "codesearch_files", "codesearch_calls", "codesearch_states"
+CHUNKS, FILES, EDGES, STATES = "codesearch_chunks", "codesearch_files", "codesearch_edges", "codesearch_states"
 PLACEHOLDER_DIM = 2  # Milvus asks every collection for a vector field: the bookkeeping ones hold this
 MAX_TEXT_BYTES = 60_000  # under Milvus's VARCHAR limit (65,535 bytes)
 MAX_NAME_BYTES = 2_000
+MAX_LINES_TEXT = 8_192  # an edge's call-site lines, comma-separated
 DELETE_PATHS = 200  # paths named in one delete expression
 READ_BATCH = 4_000  # rows a query iterator reads at a time
+INSERT_BATCH = 2_000  # rows one insert sends (a message under gRPC's size limit)
 SEARCH_LIMIT_MAX = 16_384  # Milvus's topk limit
 
 CHUNK_FIELDS = ("uid", "repo", "branch", "gen", "chunk_id", "parent_id", "path", "language", "kind", "name",
                 "qualified_name", "signature", "docstring", "start_line", "end_line", "name_line", "name_column",
                 "part", "content_hash", "text", "fingerprint", "content_class", "templates")
 HIT_FIELDS = ("repo", "branch", "path", "gen")
-FILE_FIELDS = ("path", "hash", "gen", "deleted")
+FILE_FIELDS = ("path", "hash", "gen", "deleted", "content_gen", "edges_hash")
+EDGE_FIELDS = ("repo", "branch", "gen", "path", "caller_id", "kind", "target_id", "target_path", "weight", "how",
+               "callee", "lines")
 
 
 class TeamStoreError(RuntimeError):
@@ -81,7 +89,9 @@ class RepoState:
 @dataclass(frozen=True)
 class LiveFile:
     hash: str
-    gen: int
+    gen: int  # of its chunks
+    edges_gen: int = 0  # of its edges
+    edges_hash: str = ""
 
 
 def _pymilvus() -> Any:
@@ -133,11 +143,14 @@ class MilvusStore:
                                      f"this embedder makes {dimension}")
             self._check_fields(CHUNKS, CHUNK_FIELDS)
         self._bookkeeping(FILES, [("repo", dt.VARCHAR, 512), ("branch", dt.VARCHAR, 512), ("gen", dt.INT64, 0),
-                                  ("path", dt.VARCHAR, 8192), ("hash", dt.VARCHAR, 64), ("deleted", dt.BOOL, 0)])
-        self._bookkeeping(CALLS, [("repo", dt.VARCHAR, 512), ("branch", dt.VARCHAR, 512), ("gen", dt.INT64, 0),
-                                  ("path", dt.VARCHAR, 8192), ("caller_id", dt.VARCHAR, 64),
-                                  ("callee", dt.VARCHAR, MAX_NAME_BYTES), ("line", dt.INT64, 0),
-                                  ("resolution", dt.VARCHAR, 32)])
+                                  ("path", dt.VARCHAR, 8192), ("hash", dt.VARCHAR, 64), ("deleted", dt.BOOL, 0),
+                                  ("content_gen", dt.INT64, 0), ("edges_hash", dt.VARCHAR, 64)])
+        self._check_fields(FILES, FILE_FIELDS)
+        self._bookkeeping(EDGES, [("repo", dt.VARCHAR, 512), ("branch", dt.VARCHAR, 512), ("gen", dt.INT64, 0),
+                                  ("path", dt.VARCHAR, 8192), ("caller_id", dt.VARCHAR, 64), ("kind", dt.VARCHAR, 16),
+                                  ("target_id", dt.VARCHAR, 64), ("target_path", dt.VARCHAR, 8192),
+                                  ("weight", dt.DOUBLE, 0), ("how", dt.VARCHAR, 32),
+                                  ("callee", dt.VARCHAR, MAX_NAME_BYTES), ("lines", dt.VARCHAR, MAX_LINES_TEXT)])
         self._bookkeeping(STATES, [("repo", dt.VARCHAR, 512), ("branch", dt.VARCHAR, 512),
                                    ("record", dt.VARCHAR, 65_535)])
 
@@ -207,8 +220,12 @@ class MilvusStore:
 
     def _ready(self, name: str) -> None:
         if name not in self._loaded:
-            if name == CHUNKS:  # a search of a store made by an earlier codesearch: one line, not a query error
-                self._check_fields(CHUNKS, CHUNK_FIELDS)
+            # a search of a store made by an earlier codesearch: one line, not a query error
+            if name in (CHUNKS, FILES, EDGES) and not self.client.has_collection(name):
+                raise TeamStoreError(f"the team store {self.uri} was made by an earlier codesearch (it has no "
+                                     f"{name}): index into a new store")
+            if name in (CHUNKS, FILES):
+                self._check_fields(name, CHUNK_FIELDS if name == CHUNKS else FILE_FIELDS)
             self.client.load_collection(name)
             self._loaded.add(name)
 
@@ -243,28 +260,30 @@ class MilvusStore:
             for row in rows:
                 row["placeholder"] = [0.0] * PLACEHOLDER_DIM
         try:
-            self.client.insert(name, rows)
+            for start in range(0, len(rows), INSERT_BATCH):
+                self.client.insert(name, rows[start:start + INSERT_BATCH])
         except Exception as exc:  # noqa: BLE001 - one line for the user, whatever the client raised
             raise TeamStoreError(f"writing to the team store {self.uri} failed: {_first_line(exc)}") from None
 
     def delete_where(self, name: str, expression: str) -> None:
         self.client.delete(name, filter=expression)
 
-    def delete_paths(self, repo: str, branch: str, paths: Sequence[str], gen_below: int) -> None:
-        """Rows of these paths written before generation `gen_below`, in every collection."""
+    def delete_paths(self, repo: str, branch: str, paths: Sequence[str], generation: str,
+                     names: Sequence[str] = (CHUNKS, EDGES, FILES)) -> None:
+        """Rows of these paths whose generation matches `generation` (`< 5`, `== 3`), in these collections."""
         for start in range(0, len(paths), DELETE_PATHS):
             some = paths[start:start + DELETE_PATHS]
-            where = f"{self.scope(repo, branch)} and gen < {gen_below} and path in [{', '.join(map(literal, some))}]"
-            for name in (CHUNKS, CALLS, FILES):
+            where = f"{self.scope(repo, branch)} and gen {generation} and path in [{', '.join(map(literal, some))}]"
+            for name in names:
                 self.delete_where(name, where)
 
     def discard_generations_after(self, repo: str, branch: str, gen: int) -> None:
         """What a killed indexer wrote and never switched to."""
-        for name in (CHUNKS, CALLS, FILES):
+        for name in (CHUNKS, EDGES, FILES):
             self.delete_where(name, f"{self.scope(repo, branch)} and gen > {gen}")
 
     def flush(self) -> None:
-        for name in (CHUNKS, CALLS, FILES, STATES):
+        for name in (CHUNKS, EDGES, FILES, STATES):
             self.client.flush(name)
 
     # --- reads ----------------------------------------------------------------------------
@@ -300,11 +319,10 @@ class MilvusStore:
         self._ready(CHUNKS)
         return {r["uid"]: r for r in self.client.get(CHUNKS, ids=list(uids), output_fields=list(CHUNK_FIELDS))}
 
-    def calls_where(self, expression: str, limit: int) -> list[dict]:
-        self._ready(CALLS)
-        return list(self.client.query(CALLS, filter=expression, limit=min(limit, SEARCH_LIMIT_MAX),
-                                      output_fields=["repo", "branch", "gen", "path", "caller_id", "callee", "line",
-                                                     "resolution"]))
+    def edges_where(self, expression: str, limit: int) -> list[dict]:
+        self._ready(EDGES)
+        return list(self.client.query(EDGES, filter=expression, limit=min(limit, SEARCH_LIMIT_MAX),
+                                      output_fields=list(EDGE_FIELDS)))
 
     def keyword_search(self, queries: Sequence[str], expression: str, limit: int, keywords: bool = False
                        ) -> list[dict]:
@@ -329,20 +347,27 @@ class MilvusStore:
 
     def counts(self) -> dict[str, int]:
         out = {}
-        for name in (CHUNKS, FILES, CALLS):
+        for name in (CHUNKS, FILES, EDGES):
             if self.client.has_collection(name):
                 out[name] = int(self.client.get_collection_stats(name).get("row_count", 0))
         return out
 
 
 def live_files(rows: Iterable[dict]) -> dict[str, LiveFile]:
-    """path -> the file as of the newest generation read (a deleted one left out)."""
+    """path -> the file as of its newest row read (a deleted one left out): its chunks'
+    generation, and its edges' (the row's own)."""
     newest: dict[str, dict] = {}
     for row in rows:
         have = newest.get(row["path"])
         if have is None or row["gen"] > have["gen"]:
             newest[row["path"]] = row
-    return {p: LiveFile(r["hash"], r["gen"]) for p, r in newest.items() if not r["deleted"]}
+    return {p: LiveFile(r["hash"], r["content_gen"], r["gen"], r["edges_hash"])
+            for p, r in newest.items() if not r["deleted"]}
+
+
+def live_scope(states: Sequence[RepoState]) -> str:
+    """The rows of these branches up to their live generation (those being written left out)."""
+    return "(" + " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})" for s in states) + ")"
 
 
 def _hit(hit: Any, score: float, fields: Sequence[str] = HIT_FIELDS) -> dict:

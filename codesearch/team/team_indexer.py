@@ -1,5 +1,6 @@
-"""A stateless indexer of one repository's branch into the team store: walk, hash, diff against
-the store's live files, extract and embed what changed, write it under a new generation, switch
+"""A stateless indexer of one repository's branch into the team store: parse and resolve the
+tree with the local indexer (repo_graph.py), write the files whose hash the store's live files do
+not have and the edges of every file whose resolution changed, under a new generation, switch
 the state record, then remove what the new generation replaced.
 
 Nothing is kept between runs on the indexing machine (CI runs it on every push). The order of
@@ -14,26 +15,26 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from ..analysis.embed_text import embed_text_of
-from ..analysis.rows import prepare_rows
 from ..config import Settings
 from ..faults import checkpoint
 from ..indexing.vendored import FileEntry, vendored_folders
-from ..ingest.extract import Extracted, SkipFile, extract_files, file_digest, read_source
-from ..ingest.walker import RepoWalker, SourceFile
+from ..ingest.extract import Extracted
+from ..ingest.walker import SourceFile
 from .keyword_score import keyword_text
 from .milvus_store import (
-    CALLS,
     CHUNKS,
     DELETE_PATHS,
+    EDGES,
     FILES,
+    MAX_LINES_TEXT,
     MAX_NAME_BYTES,
     MAX_TEXT_BYTES,
+    LiveFile,
     MilvusStore,
     RepoState,
     TeamStoreError,
@@ -42,6 +43,7 @@ from .milvus_store import (
     live_files,
     row_uid,
 )
+from .repo_graph import RepoGraph, resolved_repository
 
 WRITE_BATCH_FILES = 50
 EMBED_BATCH = 256
@@ -59,6 +61,7 @@ class TeamIndexReport:
     modified: int = 0
     deleted: int = 0
     unchanged: int = 0
+    rewired: int = 0  # unchanged files whose calls resolve otherwise now: new edges, same chunks
     chunks_written: int = 0
     vectors: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
@@ -66,7 +69,8 @@ class TeamIndexReport:
 
     def summary(self) -> str:
         return (f"{self.repo}@{self.branch}: generation {self.generation}, {self.added} added, {self.modified} "
-                f"changed, {self.deleted} deleted, {self.unchanged} unchanged; {self.chunks_written} chunks "
+                f"changed, {self.deleted} deleted, {self.unchanged} unchanged ({self.rewired} with new edges); "
+                f"{self.chunks_written} chunks "
                 f"written in {self.seconds:.1f}s")
 
     def to_dict(self) -> dict:
@@ -78,7 +82,7 @@ class TeamIndexer:
     embedder by default; the benchmark takes the local index's where their text hash matches)."""
 
     def __init__(self, store: MilvusStore, root: Path, repo: str, branch: str, settings: Settings,
-                 vector_key: str, dimension: int, vectors: VectorSource, workers: int = 0):
+                 vector_key: str, dimension: int, vectors: VectorSource):
         self.store = store
         self.root = Path(root).resolve()
         self.repo = repo
@@ -87,7 +91,6 @@ class TeamIndexer:
         self.vector_key = vector_key
         self.dimension = dimension
         self.vectors = vectors
-        self.workers = workers
 
     def run(self) -> TeamIndexReport:
         started = time.perf_counter()
@@ -102,24 +105,42 @@ class TeamIndexer:
         live = live_files(self.store.file_rows(self.repo, self.branch, live_gen))
         if not state.cleaned:
             self._sweep(live)
-        on_disk, digests = self._walk(report)
-        changed = [f for f in on_disk if f.rel not in live or live[f.rel].hash != digests[f.rel]]
-        gone = sorted(set(live) - {f.rel for f in on_disk})
-        report.unchanged = len(on_disk) - len(changed)
-        report.generation = live_gen
-        if not changed and not gone:
-            report.seconds = time.perf_counter() - started
-            return report
-        gen = report.generation = live_gen + 1
+        gen = live_gen + 1
         state.writing_gen = gen
         self.store.put_state(state)
-        written = self._write(changed, gen, digests, report)
-        for rel in changed:
-            report.added += rel.rel not in live
-            report.modified += rel.rel in live
-        tombstones = [{"uid": row_uid(self.repo, self.branch, p, gen), "repo": self.repo, "branch": self.branch,
-                       "gen": gen, "path": p, "hash": "", "deleted": True} for p in gone]
-        self.store.insert(FILES, tombstones)
+        written: dict[str, str] = {}  # path -> hash of the files whose chunks this run wrote
+        batch: list[Extracted] = []
+
+        def on_written(entry: SourceFile, extracted: Extracted) -> None:
+            have = live.get(entry.rel)
+            if have is None or have.hash != extracted.digest:
+                batch.append(extracted)
+                if len(batch) >= WRITE_BATCH_FILES:
+                    self._write_batch(batch, gen, report, written)
+                    batch.clear()
+
+        with resolved_repository(self.root, self.settings, self.vector_key, self.dimension, on_written) as graph:
+            self._write_batch(batch, gen, report, written)
+            report.skipped = graph.skipped
+            gone = sorted(set(live) - set(graph.hashes))
+            rewired = sorted(p for p, f in live.items()
+                             if p in graph.hashes and p not in written and f.edges_hash != graph.edges_hash(p))
+            report.added = sum(1 for p in written if p not in live)
+            report.modified = len(written) - report.added
+            report.rewired = len(rewired)
+            report.unchanged = len(graph.hashes) - len(written)
+            if not written and not gone and not rewired:
+                state.writing_gen = 0
+                self.store.put_state(state)
+                report.generation = live_gen
+                report.seconds = time.perf_counter() - started
+                return report
+            report.generation = gen
+            self._write_edges(graph, [*written, *rewired], gen)
+            files = [self._file_row(p, written[p], gen, gen, graph.edges_hash(p)) for p in written]
+            files += [self._file_row(p, live[p].hash, gen, live[p].gen, graph.edges_hash(p)) for p in rewired]
+        files += [{**self._file_row(p, "", gen, gen, ""), "deleted": True} for p in gone]
+        self.store.insert(FILES, files)
         report.deleted = len(gone)
         self.store.flush()
         checkpoint("team-rows-written")
@@ -129,14 +150,15 @@ class TeamIndexer:
         state.embedder = self.vector_key
         state.vendored = sorted(vendored_folders(FileEntry(p, h) for p, h in now.items()))
         state.files = len(now)
-        replaced_chunks, replaced_vectors = self._replaced(live, changed, gone)
+        replaced_chunks, replaced_vectors = self._replaced(live, [p for p in written if p in live] + gone)
         state.chunks = max(0, state.chunks + report.chunks_written - replaced_chunks)
         state.vectors = max(0, state.vectors + report.vectors - replaced_vectors)
         self.store.put_state(state)
         self.store.flush()
         checkpoint("team-switched")
-        replaced = sorted({f.rel for f in changed if f.rel in live} | set(gone))
-        self.store.delete_paths(self.repo, self.branch, replaced, gen)
+        replaced = sorted({p for p in written if p in live} | set(gone))
+        self.store.delete_paths(self.repo, self.branch, replaced, f"< {gen}")
+        self.store.delete_paths(self.repo, self.branch, rewired, f"< {gen}", (EDGES, FILES))
         self.store.delete_where(FILES, f"{self.store.scope(self.repo, self.branch)} and gen == {gen} "
                                        "and deleted == true")
         state.cleaned = True
@@ -145,9 +167,25 @@ class TeamIndexer:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _replaced(self, live, changed: list[SourceFile], gone: list[str]) -> tuple[int, int]:
+    def _file_row(self, path: str, digest: str, gen: int, content_gen: int, edges_hash: str) -> dict:
+        return {"uid": row_uid(self.repo, self.branch, path, gen), "repo": self.repo, "branch": self.branch,
+                "gen": gen, "path": path, "hash": digest, "deleted": False, "content_gen": content_gen,
+                "edges_hash": edges_hash}
+
+    def _write_edges(self, graph: RepoGraph, paths: list[str], gen: int) -> None:
+        """The edges out of these files' chunks, under generation `gen`."""
+        rows = []
+        for path in paths:
+            for n, e in enumerate(graph.edges.get(path, ())):
+                rows.append({"uid": row_uid(self.repo, self.branch, gen, path, n), "repo": self.repo,
+                             "branch": self.branch, "gen": gen, "path": path, "caller_id": e.caller_id,
+                             "kind": e.kind, "target_id": e.target_id, "target_path": cut(e.target_path, 8000),
+                             "weight": e.weight, "how": e.how, "callee": cut(e.callee, MAX_NAME_BYTES),
+                             "lines": cut(",".join(map(str, e.lines)), MAX_LINES_TEXT)})
+        self.store.insert(EDGES, rows)
+
+    def _replaced(self, live: dict[str, LiveFile], paths: list[str]) -> tuple[int, int]:
         """(chunks, vectors) of the live generation that this run replaces (for the state record)."""
-        paths = [f.rel for f in changed if f.rel in live] + gone
         chunks = vectors = 0
         for start in range(0, len(paths), DELETE_PATHS):
             some = ", ".join(map(literal, paths[start:start + DELETE_PATHS]))
@@ -158,54 +196,22 @@ class TeamIndexer:
                     vectors += bool(row["has_vector"])
         return chunks, vectors
 
-    def _sweep(self, live) -> None:
-        """Rows a run killed after its switch left behind: those of a path not at its live generation."""
-        stale: dict[int, list[str]] = {}
-        for name in (CHUNKS, CALLS, FILES):
+    def _sweep(self, live: dict[str, LiveFile]) -> None:
+        """Rows a run killed after its switch left behind: those of a path not at its live
+        generation (its chunks', or its edges' and file rows')."""
+        for name in (CHUNKS, EDGES, FILES):
+            stale: dict[int, set[str]] = {}
             for row in self.store.rows(name, self.store.scope(self.repo, self.branch), ("path", "gen")):
                 here = live.get(row["path"])
-                if here is None or here.gen != row["gen"]:
-                    stale.setdefault(row["gen"], []).append(row["path"])
-        for gen, paths in stale.items():
-            self.store.delete_paths(self.repo, self.branch, sorted(set(paths)), gen + 1)
-
-    def _walk(self, report: TeamIndexReport) -> tuple[list[SourceFile], dict[str, str]]:
-        """The files to index and their content hashes (every file is read: no state is kept here)."""
-        files: list[SourceFile] = []
-        digests: dict[str, str] = {}
-        for entry in RepoWalker(self.root, self.settings).walk():
-            if not isinstance(entry, SourceFile):
-                report.skipped[entry.reason] = report.skipped.get(entry.reason, 0) + 1
-                continue
-            try:
-                digests[entry.rel] = file_digest(read_source(entry.path, self.settings, walked=True))
-            except SkipFile as skip:
-                report.skipped[skip.reason] = report.skipped.get(skip.reason, 0) + 1
-                continue
-            files.append(entry)
-        return files, digests
-
-    def _write(self, changed: list[SourceFile], gen: int, digests: dict[str, str],
-               report: TeamIndexReport) -> dict[str, str]:
-        """Rows of the changed files under generation `gen`; path -> hash of those written."""
-        written: dict[str, str] = {}
-        jobs = [(f.rel, f.path, f.language) for f in changed]
-        s = self.settings
-        finish = partial(prepare_rows, self.vector_key, s.embed_body_lines, s.embed_words, s.embed_min_chars)
-        batch: list[Extracted] = []
-        for result in extract_files(jobs, self.settings, self.workers, finish=finish):
-            if isinstance(result, SkipFile):
-                report.skipped[result.reason] = report.skipped.get(result.reason, 0) + 1
-                continue
-            batch.append(result)
-            if len(batch) >= WRITE_BATCH_FILES:
-                self._write_batch(batch, gen, report, written)
-                batch = []
-        self._write_batch(batch, gen, report, written)
-        return written
+                keep = here is not None and row["gen"] == (here.gen if name == CHUNKS else here.edges_gen)
+                if not keep:
+                    stale.setdefault(row["gen"], set()).add(row["path"])
+            for gen, paths in stale.items():
+                self.store.delete_paths(self.repo, self.branch, sorted(paths), f"== {gen}", (name,))
 
     def _write_batch(self, batch: list[Extracted], gen: int, report: TeamIndexReport,
                      written: dict[str, str]) -> None:
+        """The chunk rows of these files under generation `gen` (their file rows come with their edges)."""
         if not batch:
             return
         chunks = [(x, j) for x in batch for j in range(len(x.chunks))]
@@ -224,19 +230,6 @@ class TeamIndexer:
         blank = [1.0] + [0.0] * (self.dimension - 1)  # Milvus wants a vector in every row; never searched
         rows = [self._chunk_row(x, j, gen, vectors.get(i, blank), i in vectors) for i, (x, j) in enumerate(chunks)]
         self.store.insert(CHUNKS, rows)
-        calls = []
-        for x in batch:
-            imported = " ".join(text for _, _, _, text in x.imports)
-            defined = set(x.defined_names)
-            for n, (caller, path, callee, line, _hint, _ref) in enumerate(x.calls):
-                how = "exact" if callee in defined else "import" if callee and callee in imported else "name-only"
-                calls.append({"uid": row_uid(self.repo, self.branch, gen, path, n), "repo": self.repo,
-                              "branch": self.branch, "gen": gen, "path": path, "caller_id": caller,
-                              "callee": cut(callee, MAX_NAME_BYTES), "line": line, "resolution": how})
-        self.store.insert(CALLS, calls)
-        self.store.insert(FILES, [{"uid": row_uid(self.repo, self.branch, x.rel, gen), "repo": self.repo,
-                                   "branch": self.branch, "gen": gen, "path": x.rel, "hash": x.digest,
-                                   "deleted": False} for x in batch])
         report.chunks_written += len(rows)
         written.update((x.rel, x.digest) for x in batch)
 

@@ -1,6 +1,7 @@
 """Search over the team store: a keyword list from Milvus BM25 and a vector list from Milvus dense
 search, over every live repository and branch asked for, fused with codesearch's weighted RRF and
-ranked by the same ranking stage as a local search; callers and callees from the call sites.
+ranked by the same ranking stage as a local search; callers and callees from the resolved edges
+(team_relations.py).
 
 Filters go to Milvus as a boolean expression; what an expression cannot say exactly (a path glob's
 character classes, which rows are live) is checked on the candidates it returns.
@@ -12,7 +13,6 @@ import fnmatch
 import re
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -40,15 +40,15 @@ from ..search.retrievers.keyword import COLUMN_WEIGHTS, searched_terms
 from ..search.searcher import EXACT_CANDIDATES, template_candidates
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .keyword_score import Collection, bm25, columns_of, phrases_held
-from .milvus_store import CHUNKS, LiveFile, MilvusStore, RepoState, literal, live_files, row_uid
+from .milvus_store import CHUNKS, LiveFile, MilvusStore, RepoState, literal, live_files, live_scope, row_uid
 from .stemming import porter
 from .team_graph import GraphCache, graph_list
+from .team_relations import MAX_CALL_SITES, RelationReader
 
 OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
 RESCORE_DEPTH = 5  # Milvus BM25 candidates scored by the local keyword score, per candidate kept
 TERM_SEARCHES = 8  # a query's rarest terms searched alone as well, for more candidates ...
 TERM_DEPTH = 1.0  # ... this many per candidate kept, each
-MAX_CALL_SITES = 1000
 MAX_SCOPED_BRANCHES = 8  # up to this many branches searched, the expression names each one's live generation
 TEAM_RETRIEVERS = ("vector", "keyword", "graph")  # the graph runs last: the keyword list seeds it
 
@@ -92,15 +92,16 @@ class TeamSearcher:
                 self._live[key] = have
         return have[1]
 
-    def visibility(self, states: list[RepoState]) -> Callable[[dict], bool]:
+    def visibility(self, states: list[RepoState], edges: bool = False) -> Callable[[dict], bool]:
         """Whether a row (repo, branch, path, gen) is live in one of these branches: its path's
-        live generation is its own (the branches' live file maps read once, here)."""
+        live generation is its own (of its chunks, or with `edges` of its edges; the branches'
+        live file maps read once, here)."""
         maps = {(s.repo, s.branch): self.live(s) for s in states}
 
         def visible(row: dict) -> bool:
             live = maps.get((row["repo"], row["branch"]))
             found = live.get(row["path"]) if live is not None else None
-            return found is not None and found.gen == row["gen"]
+            return found is not None and (found.edges_gen if edges else found.gen) == row["gen"]
         return visible
 
     @staticmethod
@@ -114,7 +115,7 @@ class TeamSearcher:
         if scope is not None and scope.branch is not None:
             parts.append(f"branch == {literal(scope.branch)}")
         if len(states) <= MAX_SCOPED_BRANCHES:  # a few: each branch's generations being written left out
-            parts.append(_live_scope(states))
+            parts.append(live_scope(states))
         if filters.language:
             parts.append(f"language == {literal(filters.language)}")
         if filters.kind:
@@ -164,7 +165,7 @@ class TeamSearcher:
                 timing["keyword"] = _ms(t)
             if "graph" in names:
                 t = time.perf_counter()
-                lists["graph"] = self._graph(query, states, visible, lists.get("keyword", []), candidates)
+                lists["graph"] = self._graph(query, states, lists.get("keyword", []), candidates)
                 timing["graph"] = _ms(t)
         t = time.perf_counter()
         weights = {n: float(getattr(self.settings, f"weight_{n}", 1.0)) for n in lists}
@@ -265,11 +266,9 @@ class TeamSearcher:
         minimum = self.settings.min_semantic_score
         return [h for h in hits if h["score"] >= minimum]
 
-    def _graph(self, query: Query, states: list[RepoState], visible: Callable[[dict], bool], keyword: list[str],
-               limit: int) -> list[str]:
-        """Personalized PageRank from the definitions the query names and the keyword list's best
-        hits; `visible`: the search's liveness check (visibility)."""
-        branches = [self.graphs.of(state, visible) for state in states]
+    def _graph(self, query: Query, states: list[RepoState], keyword: list[str], limit: int) -> list[str]:
+        """Personalized PageRank from the definitions the query names and the keyword list's best hits."""
+        branches = [self.graphs.of(state, self.live(state)) for state in states]
         ranked = graph_list(branches, query, keyword, limit * OVERFETCH)
         if not query.filters.active:
             return ranked[:limit]
@@ -299,9 +298,9 @@ class TeamSearcher:
         found: list[tuple[dict, int, str, tuple[int, ...]]] = []  # row, depth, resolution, call lines
         seen = {t["uid"] for t in targets}
         frontier = targets
+        reader = RelationReader(self.store, states, self.live)
         for depth in range(1, request.depth + 1):
-            step = self._callers(states, frontier) if request.direction == "callers" else \
-                self._callees(states, frontier)
+            step = reader.callers(frontier) if request.direction == "callers" else reader.callees(frontier)
             frontier = []
             for row, how, lines in step:
                 if row["uid"] not in seen:
@@ -321,73 +320,12 @@ class TeamSearcher:
         return RelationsAnswer(name=request.name, direction=request.direction, targets=answer_targets,
                                results=results, timing_ms={"total": round(_ms(started), 2)}, note=note)
 
-    def _callers(self, states: list[RepoState], targets: list[dict]) -> list[tuple[dict, str, tuple[int, ...]]]:
-        """The live chunks whose calls name a target (in any repository covered)."""
-        names = sorted({t["name"] for t in targets if t["name"]})
-        if not names:
-            return []
-        where = f"{_live_scope(states)} and callee in [{', '.join(map(literal, names))}]"
-        visible = self.visibility(states)
-        sites = [s for s in self.store.calls_where(where, MAX_CALL_SITES) if visible(s)]
-        by_caller: dict[str, tuple[str, list[int]]] = {}
-        for s in sites:
-            uid = row_uid(s["repo"], s["branch"], s["gen"], s["caller_id"])
-            _, lines = by_caller.setdefault(uid, (s["resolution"], []))
-            lines.append(s["line"])
-        rows = self.store.chunks_by_uid(list(by_caller))
-        return [(rows[u], by_caller[u][0], tuple(sorted(set(by_caller[u][1])))) for u in by_caller if u in rows]
-
-    def _callees(self, states: list[RepoState], targets: list[dict]) -> list[tuple[dict, str, tuple[int, ...]]]:
-        """The live definitions named by the targets' calls, in the target's repository first: the
-        targets' call sites in one query, the names they call defined in one more."""
-        callers: dict[tuple[str, str, int], list[str]] = defaultdict(list)
-        for target in targets:
-            callers[(target["repo"], target["branch"], target["gen"])].append(target["chunk_id"])
-        if not callers:
-            return []
-        where = " or ".join(f"({MilvusStore.scope(repo, branch)} and gen == {gen} and "
-                            f"caller_id in [{', '.join(map(literal, ids))}])"
-                            for (repo, branch, gen), ids in callers.items())
-        called: dict[tuple[str, str, int, str], dict[str, tuple[str, list[int]]]] = defaultdict(dict)
-        for s in self.store.calls_where(where, MAX_CALL_SITES):
-            _, lines = called[(s["repo"], s["branch"], s["gen"], s["caller_id"])].setdefault(
-                s["callee"], (s["resolution"], []))
-            lines.append(s["line"])
-        defined = self._definitions_of(states, {callee for calls in called.values() for callee in calls})
-        out: list[tuple[dict, str, tuple[int, ...]]] = []
-        for target in targets:
-            key = (target["repo"], target["branch"], target["gen"], target["chunk_id"])
-            for callee, (how, lines) in called.get(key, {}).items():
-                found = defined.get(callee, [])
-                same = [d for d in found if d["repo"] == target["repo"]] or found
-                out += [(d, how, tuple(sorted(set(lines)))) for d in same]
-        return out
-
-    def _definitions_of(self, states: list[RepoState], names: set[str]) -> dict[str, list[dict]]:
-        """The live definitions of these names, by name."""
-        if not names or not states:
-            return {}
-        kinds = ", ".join(literal(k) for k in sorted(NON_DEFINITION_KINDS))
-        where = (f"{self.expression(states, Filters())} and kind not in [{kinds}] and "
-                 f"name in [{', '.join(map(literal, sorted(names)))}]")
-        visible = self.visibility(states)
-        out: dict[str, list[dict]] = defaultdict(list)
-        for row in self.store.chunks_where(where, MAX_CALL_SITES * len(names)):
-            if visible(row):
-                out[row["name"]].append(row)
-        return out
-
 
 def _keyword_order(stems: list[str], collection: Collection, columns: dict[str, list[list[str]]]) -> list[str]:
     """The candidates in the local keyword list's order: FTS5's bm25 over the branches searched
     (keyword_score.py); Milvus's order breaks ties."""
     scores = {uid: bm25(stems, cols, COLUMN_WEIGHTS, collection) for uid, cols in columns.items()}
     return sorted(columns, key=lambda uid: -scores[uid])
-
-
-def _live_scope(states: list[RepoState]) -> str:
-    """The rows of these branches up to their live generation (those being written left out)."""
-    return "(" + " or ".join(f"({MilvusStore.scope(s.repo, s.branch)} and gen <= {s.live_gen})" for s in states) + ")"
 
 
 def _chunk(row: dict) -> Chunk:

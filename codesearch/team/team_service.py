@@ -28,7 +28,7 @@ from ..search.requests import (
     SearchAnswer,
     SearchRequest,
 )
-from .milvus_store import CALLS, MilvusStore
+from .milvus_store import EDGES, MilvusStore
 from .team_search import Scope, TeamSearcher, _chunk
 from .uri import StoreUri
 
@@ -94,7 +94,7 @@ class TeamService:
         size = Path(uri.address).stat().st_size if uri.lite and os.path.exists(uri.address) else 0
         chunks, vectors = sum(s.chunks for s in states), sum(s.vectors for s in states)
         return t.Stats(files=sum(s.files for s in states), chunks=chunks, vectors=vectors,
-                       edges=self.store.counts().get(CALLS, 0), skipped={}, languages={},
+                       edges=self.store.counts().get(EDGES, 0), skipped={}, languages={},
                        chunks_without_vectors=chunks - vectors, index_bytes=size, source_bytes=0,
                        index_dir=str(uri), root=str(uri), model=states[0].embedder if states else "",
                        last_index_time=max((s.updated for s in states), default=None), last_index_seconds=None)

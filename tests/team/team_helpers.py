@@ -38,7 +38,7 @@ def write(root: Path, files: dict[str, str]) -> Path:
 
 
 def index(store, root: Path, repo: str, branch: str = "main") -> TeamIndexReport:
-    return TeamIndexer(store, root, repo, branch, Settings(), "words", DIMENSION, word_vectors, workers=1).run()
+    return TeamIndexer(store, root, repo, branch, Settings(), "words", DIMENSION, word_vectors).run()
 
 
 BILLING = {

@@ -1,0 +1,130 @@
+"""Callers and callees over a team store, from the edges the indexer resolved as the local index
+does (store/graph_export.py): a resolved call names its target chunk, and answers with how it was
+resolved (exact, import, type, dynamic, scip); a call resolution could only guess at is answered
+by the name's definitions in its own branch, and one whose name the caller's repository does not
+define by the name's definitions in the other repositories, both `name-only`, and only where no
+resolved edge joins the same two chunks (as the local graph answers them)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+from ..store.graph_export import GUESSED, UNRESOLVED
+from ..store.graph_reads import GUESS_WEIGHT, MAX_CANDIDATES
+from ..vocabulary import NON_DEFINITION_KINDS
+from .milvus_store import LiveFile, MilvusStore, RepoState, literal, live_scope, row_uid
+
+MAX_CALL_SITES = 1000
+Related = tuple[dict, str, tuple[int, ...]]  # a chunk's row, how it is related, the call lines
+
+
+class RelationReader:
+    """One relations request's reads: the branches it covers and their live file maps."""
+
+    def __init__(self, store: MilvusStore, states: list[RepoState], live: Callable[[RepoState], dict[str, LiveFile]]):
+        self.store = store
+        self.states = states
+        self.maps = {(s.repo, s.branch): live(s) for s in states}
+
+    def _file(self, row: dict, path: str | None = None) -> LiveFile | None:
+        live = self.maps.get((row["repo"], row["branch"]))
+        return live.get(path if path is not None else row["path"]) if live is not None else None
+
+    def _edges_live(self, row: dict) -> bool:
+        found = self._file(row)
+        return found is not None and found.edges_gen == row["gen"]
+
+    def _chunk_uid(self, row: dict, path: str, chunk_id: str) -> str | None:
+        """The row key of the live chunk `chunk_id` of file `path` in the row's branch."""
+        found = self._file(row, path)
+        return None if found is None else row_uid(row["repo"], row["branch"], found.gen, chunk_id)
+
+    def _edges(self, expression: str) -> list[dict]:
+        where = f"{live_scope(self.states)} and kind == \"calls\" and ({expression})"
+        return [e for e in self.store.edges_where(where, MAX_CALL_SITES) if self._edges_live(e)]
+
+    def callers(self, targets: list[dict]) -> list[Related]:
+        """The live chunks that call a target: by a resolved edge into it, then those whose call of
+        its name was a guess (in its branch) or names nothing in their own repository (in another)."""
+        if not targets or not self.states:
+            return []
+        ids = sorted({t["chunk_id"] for t in targets})
+        by_branch = {(t["repo"], t["branch"]) for t in targets}
+        found: dict[str, tuple[str, float, list[int]]] = {}
+        for e in self._edges(f"target_id in [{', '.join(map(literal, ids))}]"):
+            target = next((t for t in targets if (t["repo"], t["branch"]) == (e["repo"], e["branch"])
+                           and t["chunk_id"] == e["target_id"] and t["path"] == e["target_path"]), None)
+            uid = self._chunk_uid(e, e["path"], e["caller_id"]) if target is not None else None
+            if uid is not None:
+                found.setdefault(uid, (e["how"], e["weight"], []))[2].extend(_lines(e))
+        names = sorted({t["name"] for t in targets if t["name"]})
+        if names:
+            for e in self._edges(f"target_id == \"\" and callee in [{', '.join(map(literal, names))}]"):
+                own = (e["repo"], e["branch"]) in by_branch
+                guessed_here = own and e["how"] == GUESSED
+                elsewhere = e["how"] == UNRESOLVED and not any(e["repo"] == repo for repo, _ in by_branch)
+                uid = self._chunk_uid(e, e["path"], e["caller_id"]) if guessed_here or elsewhere else None
+                if uid is not None and (uid not in found or found[uid][0] == GUESSED):
+                    found.setdefault(uid, (GUESSED, GUESS_WEIGHT, []))[2].extend(_lines(e))
+        return self._ordered(found)
+
+    def callees(self, targets: list[dict]) -> list[Related]:
+        """What the targets call: the chunks their resolved edges name, then, by name, the
+        definitions of what they guessed at (in their branch, the first MAX_CANDIDATES in the
+        local candidate order) or of names their repository does not define (in the others)."""
+        if not targets:
+            return []
+        ids = sorted({t["chunk_id"] for t in targets})
+        wanted = {(t["repo"], t["branch"], t["path"], t["chunk_id"]) for t in targets}
+        edges = [e for e in self._edges(f"caller_id in [{', '.join(map(literal, ids))}]")
+                 if (e["repo"], e["branch"], e["path"], e["caller_id"]) in wanted]
+        found: dict[str, tuple[str, float, list[int]]] = {}
+        for e in edges:
+            if e["target_id"]:
+                uid = self._chunk_uid(e, e["target_path"], e["target_id"])
+                if uid is not None:
+                    found.setdefault(uid, (e["how"], e["weight"], []))[2].extend(_lines(e))
+        by_name = [e for e in edges if not e["target_id"]]
+        defined = self._definitions_of({e["callee"] for e in by_name})
+        for e in by_name:
+            if e["how"] == GUESSED:
+                candidates = [d for d in defined.get(e["callee"], ())
+                              if (d["repo"], d["branch"]) == (e["repo"], e["branch"])][:MAX_CANDIDATES]
+            else:
+                candidates = [d for d in defined.get(e["callee"], ()) if d["repo"] != e["repo"]]
+            for d in candidates:
+                if d["uid"] not in found:
+                    found[d["uid"]] = (GUESSED, GUESS_WEIGHT / max(1, len(candidates)), _lines(e))
+        return self._ordered(found)
+
+    def _ordered(self, found: dict[str, tuple[str, float, list[int]]]) -> list[Related]:
+        """The chunks found, heaviest first, then in file and line order (as the local graph
+        orders a node's neighbours: by weight, then by their place in the catalog)."""
+        rows = self.store.chunks_by_uid(list(found))
+        order = sorted((u for u in found if u in rows),
+                       key=lambda u: (-found[u][1], rows[u]["repo"], rows[u]["path"], rows[u]["start_line"]))
+        return [(rows[u], found[u][0], tuple(sorted(set(found[u][2])))) for u in order]
+
+    def _definitions_of(self, names: Iterable[str]) -> dict[str, list[dict]]:
+        """The live definitions of these names, by name, each name's in the local candidate order
+        (path, qualified name, id)."""
+        names = sorted(set(names))
+        if not names or not self.states:
+            return {}
+        kinds = ", ".join(literal(k) for k in sorted(NON_DEFINITION_KINDS))
+        where = (f"{live_scope(self.states)} and kind not in [{kinds}] and part == 1 and "
+                 f"name in [{', '.join(map(literal, names))}]")
+        out: dict[str, list[dict]] = defaultdict(list)
+        for row in self.store.chunks_where(where, MAX_CALL_SITES * len(names)):
+            found = self._file(row)
+            if found is not None and found.gen == row["gen"]:
+                out[row["name"]].append(row)
+        for rows in out.values():
+            rows.sort(key=lambda r: (r["repo"], r["branch"], r["path"], r["qualified_name"] or r["name"],
+                                     r["chunk_id"]))
+        return out
+
+
+def _lines(edge: dict) -> list[int]:
+    return [int(n) for n in edge["lines"].split(",") if n]
