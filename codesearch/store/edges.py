@@ -587,11 +587,9 @@ class CallGraph:
             f"UNION ALL SELECT n.rid, c.parent, {CONTAINS}, 1.0 FROM n JOIN chunks c ON c.rid = n.rid "
             "WHERE c.parent IS NOT NULL "
             f"UNION ALL SELECT n.rid, c.rid, {CONTAINS}, 1.0 FROM n JOIN chunks c INDEXED BY chunks_parent "
-            "ON c.parent = n.rid", (nodes,)).fetchall()
-        if not rows:
-            empty = np.zeros(0, dtype=np.int64)
-            return Adjacency(empty, empty, empty, np.zeros(0))
-        table = np.array(rows, dtype=np.float64)
+            "ON c.parent = n.rid", (nodes,))
+        # from the cursor straight into one array: no list of row tuples in between (most of the cost)
+        table = np.fromiter(chain.from_iterable(rows), dtype=np.float64).reshape(-1, 4)
         table = table[table[:, 0] != table[:, 1]]  # a recursive call is no neighbour
         return Adjacency(table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), table[:, 2].astype(np.int64),
                          table[:, 3])
