@@ -311,6 +311,9 @@ def _scopes(spec: LanguageSpec, parsed: ParsedFile, bindings: list[tuple[ts.Node
     literals = dict(spec.literal_types)
     source = parsed.source
     for name_node, how, said in bindings:
+        if how == "value":
+            scopes.declare(scope_at(name_node.start_byte), _text(source, name_node))
+            continue
         if how == "literal":
             type_text = literals.get(said.type, "")
         elif how == "same":
@@ -341,8 +344,9 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
 
     raw_defs: list[tuple[ts.Node, str, ts.Node, ts.Node | None]] = []  # node, kind, name, receiver
     call_nodes: list[tuple[ts.Node, ts.Node | None, bool]] = []  # name, receiver, a reference
-    bindings: list[tuple[ts.Node, str, ts.Node]] = []  # name, how (type, new, literal), the node saying it
+    bindings: list[tuple[ts.Node, str, ts.Node]] = []  # name, how (type, new, literal, same, value), the node saying it
     seen_defs: set[tuple[int, int]] = set()
+    imported: set[tuple[int, int]] = set()  # the module names of the imports found
     for _pattern, captures in cursor.matches(root):
         calls = captures.get("call")
         if calls is not None:  # most matches are calls: the fast path
@@ -357,7 +361,7 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
             continue
         bound = captures.get("bind.name")
         if bound is not None:
-            for how in ("type", "new", "literal", "same"):
+            for how in ("type", "new", "literal", "same", "value"):
                 said = captures.get("bind." + how)
                 if said:
                     bindings.extend((node, how, said[0]) for node in bound)
@@ -376,6 +380,9 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
                 raw_defs.append((node, cap_name[11:], name_nodes[0], receivers[0] if receivers else None))
             elif cap_name == "import":
                 module_nodes = captures.get("import.module")
+                if module_nodes and module_nodes[0].byte_range in imported:
+                    continue  # `const x = require("m")`: the declaration's match came first, with the call
+                imported.update(n.byte_range for n in module_nodes or ())
                 for node in nodes:
                     text = source[node.start_byte:_content_end(node, spec.comment_types).end_byte].decode(
                         "utf-8", errors="replace")

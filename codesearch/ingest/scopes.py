@@ -58,6 +58,7 @@ class Scopes:
         self.named = {(d.parent, d.name): i for i, d in enumerate(definitions)}
         self.chains: dict[tuple[int | None, str], str] = {}  # (scope, a value's text) -> its hint
         self.alternatives: dict[tuple[int | None, str], set[str]] = {}  # the values of a CONFLICT
+        self.values: set[tuple[int | None, str]] = set()  # names declared as values (parameters, variables)
         # a class's name -> the first definition of it in the file; a struct before its `impl`
         # blocks, since its fields are bound there
         self.classes: dict[str, int] = {}
@@ -96,6 +97,28 @@ class Scopes:
             self.bound[key] = CONFLICT
             if self.spec.result_type:  # values of one type may still agree (Go's err, declared again and again)
                 self.alternatives.setdefault(key, {known}).add(type_text)
+
+    def declare(self, scope: int | None, name: str) -> None:
+        """`name` is a value declared in `scope` (a parameter, a variable, whatever its type): a
+        bare name that reaches it is that value, no definition (LanguageSpec.names_from_imports).
+        A variable that holds a function is that function's definition, not a value."""
+        if scope is None or self.definitions[scope].name != name:
+            self.values.add((scope, name))
+
+    def _local_value(self, scope: int | None, name: str) -> bool:
+        """Whether a bare `name` in `scope` is a value the file declares in it or around it,
+        before a callable definition of that name does; a class's own names are its members,
+        never seen bare, and a file's name an import binds is that import."""
+        while True:
+            if scope is None or self.definitions[scope].kind not in _CLASS_KINDS:
+                found = self.named.get((scope, name))
+                if found is not None and self.definitions[found].kind not in self.spec.uncallable_kinds:
+                    return False
+                if (scope, name) in self.values:
+                    return scope is not None or name not in self.aliases
+            if scope is None:
+                return False
+            scope = self.definitions[scope].parent
 
     def _class_of(self, scope: int | None) -> int | None:
         """The class a definition belongs to: its nearest enclosing class, or for a method with
@@ -226,6 +249,8 @@ class Scopes:
         """How a call of `name` on `receiver` (None: a bare call) in definition `scope` is to be
         resolved."""
         if receiver is None:
+            if self.spec.names_from_imports and self._local_value(scope, name):
+                return EXTERNAL
             alias = self.aliases.get(name)
             if alias is not None:
                 return f"@{alias[0]}"

@@ -234,3 +234,44 @@ def test_this_calls_no_method_of_a_file_it_does_not_import(tmp_path):
         assert len(setting) == 1 and neighbours(CallGraph(index.catalog), setting, "callees") == []
     finally:
         index.close()
+
+
+def test_a_bare_name_a_parameter_or_a_variable_declares_is_that_value(tmp_path):
+    """A parameter, a variable or a destructured name hides the file's functions of its name (a
+    type alias of the name is no value at all); a function no value hides is still linked."""
+    index = _index(tmp_path, {
+        "values.ts": ("export function callback() { return 1; }\nexport function handler() { return 2; }\n"
+                      "export function run(callback: () => void, items: number[]) {\n  const handler = items[0];\n"
+                      "  callback();\n  return twice(handler);\n}\n"
+                      "export function twice(f: unknown) {\n  return callback();\n}\n"),
+        "suite.test.ts": ("export function suite() {\n  test('a', () => {\n    const a = make();\n    check(a);\n"
+                          "    type a = ReturnType<typeof make>;\n  });\n}\n"
+                          "function make() { return 1; }\nfunction check(x: unknown) { return x; }\n"),
+        "app.js": ("function callback() { return 1; }\n"
+                   "function run(callback, { handler }) {\n  callback();\n  return go(handler);\n}\n"
+                   "function go(f) { return f; }\nfunction handler() { return 2; }\n"),
+    })
+    try:
+        assert _callees(index, "run") == {("values.ts", "twice"): "exact", ("app.js", "go"): "exact"}
+        assert _callees(index, "twice") == {("values.ts", "callback"): "exact"}
+        assert _callees(index, "suite") == {("suite.test.ts", "make"): "exact", ("suite.test.ts", "check"): "exact"}
+    finally:
+        index.close()
+
+
+def test_a_name_require_binds_is_the_module_or_its_member(tmp_path):
+    """`var View = require('./view')` binds View to the module, `const { helper } = require(...)`
+    to its member, as ES imports do; a local variable of the name inside a function hides it."""
+    index = _index(tmp_path, {
+        "view.js": "function View(name) {\n  this.name = name;\n}\nmodule.exports = View;\n",
+        "util.js": "function helper() { return 1; }\nmodule.exports = { helper };\n",
+        "other.js": "function helper() { return 3; }\nfunction View() { return 4; }\n",
+        "app.js": ("var View = require('./view');\nconst { helper } = require('./util');\n\n"
+                   "function render(name) {\n  helper();\n  return new View(name);\n}\n"
+                   "function lookup(app) {\n  var View = app.view;\n  return new View('x');\n}\n"),
+    })
+    try:
+        assert _callees(index, "render") == {("view.js", "View"): "import", ("util.js", "helper"): "import"}
+        assert _callees(index, "lookup") == {}
+    finally:
+        index.close()

@@ -15,7 +15,8 @@ captures the parser understands (all matching happens in C, not in Python loops)
 - ``@bind.name`` on a name given a type in its scope, with ``@bind.type`` (an annotation, a
   declaration, a typed parameter or field), ``@bind.new`` (the type a constructor names) or
   ``@bind.literal`` (a literal of a built-in type, named by `literal_types`) or ``@bind.same``
-  (another name, whose type it takes); a type's name bound
+  (another name, whose type it takes), or ``@bind.value`` (a name declared as a value, whatever
+  its type: a bare name that reaches it is no definition); a type's name bound
   to a type (a generic parameter to its bound, `T: Trait`) stands for that type.
 """
 

@@ -5,18 +5,19 @@ import re
 from . import LanguageSpec, definitions
 
 _CLAUSE = re.compile(r"^import\s+(?:type\s+)?(.*?)\s+from\s", re.DOTALL)
+_REQUIRED = re.compile(r"^(.*?)\s*=\s*require\s*\(", re.DOTALL)  # CommonJS: `x = require("m")`
 
 
 def import_aliases(text: str, module: str) -> list[tuple[str, str, str]]:
-    """`import * as m` and `import m` bind m (the module); `import { a, b as c }` bind a and c
-    (members of the module)."""
-    clause = _CLAUSE.match(text)
+    """`import * as m`, `import m` and `m = require("...")` bind m (the module); `import { a, b as c }`
+    and `{ a, b: c } = require("...")` bind a and c (members of the module)."""
+    clause = _CLAUSE.match(text) or _REQUIRED.match(text)
     if not clause:
         return []
     out = []
     named = re.search(r"\{(.*)\}", clause.group(1), re.DOTALL)
     for part in (named.group(1).split(",") if named else ()):
-        words = part.replace("type ", " ").split()
+        words = part.replace("type ", " ").replace(":", " as ").split()
         if len(words) == 3 and words[1] == "as":
             out.append((words[2], module, words[0]))
         elif len(words) == 1:
@@ -43,8 +44,23 @@ CALLS = r"""
 (variable_declarator name: (identifier) @bind.name value: [(array) (string) (template_string)] @bind.literal)
 (import_statement source: (string) @import.module) @import
 ((export_statement source: (string) @import.module) @import (#not-match? @import "^export\\s+(\\*\\s+as|type)\\s"))
+(variable_declarator name: [(identifier) (object_pattern)] value: (call_expression function: (identifier) @_req
+  (#eq? @_req "require") arguments: (arguments . (string) @import.module))) @import
 (call_expression function: (identifier) @_req (#eq? @_req "require")
   arguments: (arguments . (string) @import.module)) @import
+"""
+# names declared as values (variables, parameters, destructured names): a bare name that reaches
+# one is that value, never a definition of the name elsewhere
+VALUES = r"""
+(arrow_function parameter: (identifier) @bind.name @bind.value)
+(variable_declarator name: (identifier) @bind.name @bind.value)
+(catch_clause parameter: (identifier) @bind.name @bind.value)
+(for_in_statement left: (identifier) @bind.name @bind.value)
+(object_pattern [(shorthand_property_identifier_pattern) @bind.name
+                 (pair_pattern value: (identifier) @bind.name)
+                 (object_assignment_pattern left: (shorthand_property_identifier_pattern) @bind.name)] @bind.value)
+(array_pattern (identifier) @bind.name @bind.value)
+(rest_pattern (identifier) @bind.name @bind.value)
 """
 FUNCTIONS = (definitions("(identifier)", "function_declaration function", "generator_function_declaration function",
                          "function_expression function")
@@ -94,7 +110,8 @@ SPEC = LanguageSpec(
     names_from_imports=True,
     literal_types=LITERAL_TYPES,
     import_aliases=import_aliases,
-    query=FUNCTIONS + CALLS + r"""
+    query=FUNCTIONS + CALLS + VALUES + r"""
+(formal_parameters [(identifier) @bind.name (assignment_pattern left: (identifier) @bind.name)] @bind.value)
 (class_declaration name: (identifier) @name) @definition.class
 (variable_declarator name: (identifier) @name value: (class)) @definition.class
 """,

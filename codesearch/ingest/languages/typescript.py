@@ -9,6 +9,7 @@ from .javascript import (
     FUNCTIONS,
     LITERAL_TYPES,
     SELF_NAMES,
+    VALUES,
     WRAPPERS,
     import_aliases,
 )
@@ -27,6 +28,8 @@ TYPES = (definitions("(type_identifier)", "class_declaration class", "abstract_c
 (optional_parameter pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type))
 (variable_declarator name: (identifier) @bind.name type: (type_annotation (_) @bind.type))
 (public_field_definition name: (property_identifier) @bind.name type: (type_annotation (_) @bind.type))
+([(required_parameter pattern: (identifier) @bind.name) (optional_parameter pattern: (identifier) @bind.name)]
+  @bind.value)
 """)
 
 SPEC = LanguageSpec(
@@ -34,7 +37,7 @@ SPEC = LanguageSpec(
     extensions=(".ts", ".mts", ".cts"),
     wrapper_types=WRAPPERS | {"ambient_declaration"},
     block_types=BLOCKS,
-    query=FUNCTIONS + CALLS + TYPES,
+    query=FUNCTIONS + CALLS + VALUES + TYPES,
     self_names=SELF_NAMES,
     builtin_types=BUILTIN_TYPES,
     unknown_receivers_call_methods=True,
