@@ -81,7 +81,7 @@ def main() -> int:
     parser.add_argument("--rule-ablation", action="store_true", help="each ranking step switched off in turn")
     parser.add_argument("--files", action="store_true",
                         help="rank files (--files) too, once per strategy (--files-by: fuse_first, per_retriever)")
-    parser.add_argument("--json", type=Path, help="write all figures here")
+    parser.add_argument("--json", type=Path, help="write all figures here, and each question's NDCG@10")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a setting for index and search, e.g. embed_quantize=false")
     parser.add_argument("--ranking", action="append", default=[], metavar="NAME=VALUE",
@@ -116,6 +116,7 @@ def main() -> int:
     per_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     per_half_category: dict[str, list[float]] = defaultdict(list)  # (half, category) of the headline
     latencies: list[float] = []
+    query_rows: list[dict] = []  # each question's NDCG@10 in the headline configuration, for --json
     query_counts: dict[str, int] = {}
     for name, root in roots:
         queries = json.loads((args.annotations / f"{name}.json").read_text())
@@ -142,6 +143,8 @@ def main() -> int:
                 per_category[config_name][q["category"]].append(ndcg)
                 if config_name == "default":
                     per_half_category[f"{half_of(name)} {q['category']}"].append(ndcg)
+                    query_rows.append({"repo": name, "half": half_of(name), "category": q["category"],
+                                       "query": q["query"], "ndcg@10": round(ndcg, 4)})
             per_repo[config_name][name] = mean(scores)
         print(f"[{name}] default NDCG@10 {per_repo['default'][name]:.3f} ({time.monotonic() - t:.0f}s)",
               file=sys.stderr)
@@ -201,7 +204,7 @@ def main() -> int:
             "files": {config: {"overall": overall(config), "halves": {h: overall(config, h) for h in halves}}
                       for config in file_configs},
             "latency_ms": {"p50": latencies[len(latencies) // 2], "p95": latencies[int(len(latencies) * 0.95)]}
-            if latencies else None})
+            if latencies else None}, queries=query_rows)
     return 0
 
 
