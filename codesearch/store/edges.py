@@ -55,6 +55,7 @@ RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is b
 CROWDED = 32
 REEXPORT_DEPTH = 4  # how many imports deep a module's re-exported names are looked for
 CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
+assert CONTAINS < 4, "adjacency packs an edge's kind into two bits"
 _INTERFACE_KINDS = frozenset({"interface", "trait", "protocol"})
 Edges = list[tuple[int, int, float, int]]  # (caller, definition, weight, how it was resolved)
 
@@ -574,22 +575,25 @@ class CallGraph:
         return [(caller, rid, share) for caller, name in guessed for rid, share in order.get(name, {}).items()]
 
     def adjacency(self, rids: np.ndarray) -> Adjacency:
-        """Every edge touching `rids`, either way, with containment (parent and children)."""
+        """Every edge touching `rids`, either way, with containment (parent and children). Each
+        row comes as two numbers, (owner << 33 | neighbour << 2 | kind, weight), straight into a
+        structured array: row objects, and four numbers a row, were most of a search's graph time.
+        Rids stay below 2**30 (a billion chunks)."""
         if not len(rids):
             empty = np.zeros(0, dtype=np.int64)
             return Adjacency(empty, empty, empty, np.zeros(0))
-        nodes = json.dumps([int(r) for r in rids])
-        rows = self.catalog.db.execute(
+        cursor = self.catalog.db.cursor()
+        cursor.row_factory = None  # plain tuples
+        rows = cursor.execute(
             "WITH n(rid) AS (SELECT value FROM json_each(?)) "
-            "SELECT n.rid, e.dst, e.kind, e.weight FROM n JOIN edges e ON e.src = n.rid "
-            "UNION ALL SELECT n.rid, e.src, e.kind, e.weight FROM n "
+            "SELECT (n.rid << 33) | (e.dst << 2) | e.kind, e.weight FROM n JOIN edges e ON e.src = n.rid "
+            "UNION ALL SELECT (n.rid << 33) | (e.src << 2) | e.kind, e.weight FROM n "
             "JOIN edges e INDEXED BY edges_into ON e.dst = n.rid "
-            f"UNION ALL SELECT n.rid, c.parent, {CONTAINS}, 1.0 FROM n JOIN chunks c ON c.rid = n.rid "
-            "WHERE c.parent IS NOT NULL "
-            f"UNION ALL SELECT n.rid, c.rid, {CONTAINS}, 1.0 FROM n JOIN chunks c INDEXED BY chunks_parent "
-            "ON c.parent = n.rid", (nodes,))
-        # from the cursor straight into one array: no list of row tuples in between (most of the cost)
-        table = np.fromiter(chain.from_iterable(rows), dtype=np.float64).reshape(-1, 4)
-        table = table[table[:, 0] != table[:, 1]]  # a recursive call is no neighbour
-        return Adjacency(table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), table[:, 2].astype(np.int64),
-                         table[:, 3])
+            f"UNION ALL SELECT (n.rid << 33) | (c.parent << 2) | {CONTAINS}, 1.0 FROM n "
+            "JOIN chunks c ON c.rid = n.rid WHERE c.parent IS NOT NULL "
+            f"UNION ALL SELECT (n.rid << 33) | (c.rid << 2) | {CONTAINS}, 1.0 FROM n "
+            "JOIN chunks c INDEXED BY chunks_parent ON c.parent = n.rid", (json.dumps([int(r) for r in rids]),))
+        table = np.fromiter(rows, dtype=[("key", np.int64), ("weight", np.float64)])
+        owner, neighbour, kind = table["key"] >> 33, (table["key"] >> 2) & (2**31 - 1), table["key"] & 3
+        keep = owner != neighbour  # a recursive call is no neighbour
+        return Adjacency(owner[keep], neighbour[keep], kind[keep], table["weight"][keep])
