@@ -37,7 +37,7 @@ SEARCH_LIMIT_MAX = 16_384  # Milvus's topk limit
 
 CHUNK_FIELDS = ("uid", "repo", "branch", "gen", "chunk_id", "parent_id", "path", "language", "kind", "name",
                 "qualified_name", "signature", "docstring", "start_line", "end_line", "name_line", "name_column",
-                "part", "content_hash", "text", "fingerprint", "content_class", "templates")
+                "part", "ordinal", "content_hash", "text", "fingerprint", "content_class", "templates")
 HIT_FIELDS = ("repo", "branch", "path", "gen")
 FILE_FIELDS = ("path", "hash", "gen", "deleted", "content_gen", "edges_hash")
 EDGE_FIELDS = ("repo", "branch", "gen", "path", "caller_id", "kind", "target_id", "target_path", "weight", "how",
@@ -181,7 +181,7 @@ class MilvusStore:
                              ("qualified_name", MAX_NAME_BYTES), ("signature", 8192), ("docstring", 8192),
                              ("content_hash", 64), ("text", 65_535), ("templates", 65_535)):
             schema.add_field(name, dt.VARCHAR, max_length=length)
-        for name in ("gen", "start_line", "end_line", "name_line", "name_column", "part", "fingerprint",
+        for name in ("gen", "start_line", "end_line", "name_line", "name_column", "part", "ordinal", "fingerprint",
                      "content_class"):
             schema.add_field(name, dt.INT64)
         schema.add_field("has_vector", dt.BOOL)

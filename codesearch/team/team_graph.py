@@ -34,11 +34,14 @@ class BranchGraph:
         self.defined: dict[str, list[str]] = defaultdict(list)  # name -> definitions (first parts)
         self.defined_lower: dict[str, list[str]] = defaultdict(list)  # the same by the name in lower case
         self.name_of: dict[str, str] = {}
-        self.links: dict[str, list[tuple[str, int, float]]] = defaultdict(list)  # either way: (other, kind, weight)
-        rows = sorted(chunks, key=lambda r: (r["path"], r["start_line"], r["part"]))
+        # (other end, kind, weight) of the edges out of a chunk and into it
+        self.out_links: dict[str, list[tuple[str, int, float]]] = defaultdict(list)
+        self.in_links: dict[str, list[tuple[str, int, float]]] = defaultdict(list)
+        # a chunk's number: its place in the walk's order of files (each folder's entries by
+        # name, depth first) and its file's order of chunks, as a fresh local catalog numbers its
+        # chunks (PageRank keeps a node's heaviest neighbours and breaks ties between them by it)
+        rows = sorted(chunks, key=lambda r: (r["path"].split("/"), r["ordinal"]))
         uid_of = {r["chunk_id"]: r["uid"] for r in rows}
-        # a chunk's number: its place in path and line order, as a local catalog numbers its chunks
-        # (PageRank breaks ties between neighbours by it)
         self.number = {r["uid"]: n for n, r in enumerate(rows)}
         self.uids = [r["uid"] for r in rows]
         for r in rows:
@@ -54,15 +57,23 @@ class BranchGraph:
             if source is None or target is None or source == target:  # a guess, or a recursive call
                 continue
             kind = CALLS if e["kind"] == "calls" else IMPORTS
-            self.links[source].append((target, kind, float(e["weight"])))
-            self.links[target].append((source, kind, float(e["weight"])))
+            self.out_links[source].append((target, kind, float(e["weight"])))
+            self.in_links[target].append((source, kind, float(e["weight"])))
+        # in the order the catalog's indexes give them (edges by source, kind and target; into a
+        # chunk by kind, weight and source): PageRank sums an edge pair's weights in that order,
+        # and its near-ties fall as the local graph's do
+        for links in self.out_links.values():
+            links.sort(key=lambda x: (x[1], self.number[x[0]]))
+        for links in self.in_links.values():
+            links.sort(key=lambda x: (x[1], x[2], self.number[x[0]]))
 
-    def edges(self, uid: str) -> list[tuple[str, int, float]]:
-        """Containment either way, and the resolved calls and imports either way, as the local
-        graph's adjacency gives them (a guessed call is no edge there either)."""
-        out = [(self.parent[uid], CONTAINS, 1.0)] if uid in self.parent else []
-        out += [(child, CONTAINS, 1.0) for child in self.children.get(uid, ())]
-        return out + self.links.get(uid, [])
+    def edges(self, uid: str) -> tuple[list[tuple[str, int, float]], ...]:
+        """The local graph's adjacency of one chunk, in its four parts: the resolved calls and
+        imports out of it and into it (a guessed call is no edge there either), its parent, its
+        children."""
+        parent = [(self.parent[uid], CONTAINS, 1.0)] if uid in self.parent else []
+        children = [(child, CONTAINS, 1.0) for child in self.children.get(uid, ())]
+        return self.out_links.get(uid, []), self.in_links.get(uid, []), parent, children
 
 
 class GraphCache:
@@ -81,7 +92,7 @@ class GraphCache:
         if have is None or have[0] != state.live_gen:
             scope = MilvusStore.scope(state.repo, state.branch)
             chunks = (r for r in self.store.rows(CHUNKS, scope, ("uid", "chunk_id", "parent_id", "kind", "part",
-                                                                 "name", "path", "gen", "start_line"))
+                                                                 "name", "path", "gen", "ordinal"))
                       if r["path"] in live and live[r["path"]].gen == r["gen"])
             edges = (e for e in self.store.rows(EDGES, f"{scope} and target_id != \"\"",
                                                 ("caller_id", "target_id", "kind", "weight", "path", "gen"))
@@ -116,29 +127,36 @@ class TeamGraph:
         neighbour: list[int] = []
         kind: list[int] = []
         weight: list[float] = []
+        nodes = []
         for rid in rids.tolist():
             at = int(np.searchsorted(self.offsets, rid, side="right")) - 1
             branch, offset = self.branches[at], int(self.offsets[at])
-            for other, how, heavy in branch.edges(branch.uids[rid - offset]):
-                owner.append(rid)
-                neighbour.append(offset + branch.number[other])
-                kind.append(how)
-                weight.append(heavy)
+            nodes.append((rid, branch, offset, branch.edges(branch.uids[rid - offset])))
+        for part in range(4):  # each part for every node, then the next, as the catalog's query reads them
+            for rid, branch, offset, parts in nodes:
+                for other, how, heavy in parts[part]:
+                    owner.append(rid)
+                    neighbour.append(offset + branch.number[other])
+                    kind.append(how)
+                    weight.append(heavy)
         return Adjacency(np.array(owner, dtype=np.int64), np.array(neighbour, dtype=np.int64),
                          np.array(kind, dtype=np.int64), np.array(weight, dtype=np.float64))
 
 
 def definitions_named(branches: list[BranchGraph], words: Iterable[str]) -> list[str]:
     """Definitions named one of `words` exactly, or, in lower case, one of the words joined as an
-    identifier's whole term (`http_exception` names HTTPException), as the local retriever's."""
+    identifier's whole term (`http_exception` names HTTPException), as the local retriever's: each
+    branch's in its chunks' order (the local lookup's, by rid; the first MAX_NAMED_SEEDS seed)."""
     exact = set(words)
     lowered = joined_terms(exact)
     found = []
     for g in branches:
-        for name in sorted(exact | lowered):
-            found += [uid for uid in g.defined_lower.get(ascii_lower(name), ())
-                      if g.name_of[uid] in exact or ascii_lower(g.name_of[uid]) in lowered]
-    return list(dict.fromkeys(found))
+        mine: set[str] = set()
+        for name in exact | lowered:
+            mine.update(uid for uid in g.defined_lower.get(ascii_lower(name), ())
+                        if g.name_of[uid] in exact or ascii_lower(g.name_of[uid]) in lowered)
+        found += sorted(mine, key=g.number.__getitem__)
+    return found
 
 
 def graph_list(branches: list[BranchGraph], query: Query, keyword: list[str], limit: int) -> list[str]:

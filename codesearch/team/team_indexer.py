@@ -245,7 +245,7 @@ class TeamIndexer:
                 "kind": c.kind, "name": cut(c.name, MAX_NAME_BYTES),
                 "qualified_name": cut(c.qualified_name, MAX_NAME_BYTES), "signature": cut(c.signature, 8000),
                 "docstring": cut(c.docstring, 8000), "start_line": c.start_line, "end_line": c.end_line,
-                "name_line": c.name_line, "name_column": c.name_column, "part": c.part,
+                "name_line": c.name_line, "name_column": c.name_column, "part": c.part, "ordinal": j,
                 "content_hash": c.content_hash, "text": cut(c.text, MAX_TEXT_BYTES), "has_vector": has_vector,
                 "keywords": keywords, "fingerprint": fingerprint, "content_class": content_class,
                 "templates": cut(x.message_templates[j], MAX_TEXT_BYTES), "dense": vector}

@@ -108,9 +108,9 @@ def test_the_graph_list_walks_from_the_named_definition_to_what_it_calls(store, 
 def test_a_query_names_a_definition_in_any_case():
     from codesearch.team.team_graph import BranchGraph, definitions_named
     rows = [{"uid": "u1", "chunk_id": "c1", "parent_id": "", "kind": "class", "part": 1, "name": "HTTPException",
-             "path": "a.py", "start_line": 1},
+             "path": "a.py", "ordinal": 0},
             {"uid": "u2", "chunk_id": "c2", "parent_id": "", "kind": "function", "part": 1, "name": "parse_config",
-             "path": "a.py", "start_line": 9}]
+             "path": "a.py", "ordinal": 1}]
     graph = BranchGraph(rows, [])
     assert definitions_named([graph], ["httpexception"]) == ["u1"]
     assert definitions_named([graph], ["parse_config", "other"]) == ["u2"]
