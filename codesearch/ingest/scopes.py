@@ -112,8 +112,8 @@ class Scopes:
         while True:
             if scope is None or self.definitions[scope].kind not in _CLASS_KINDS:
                 found = self.named.get((scope, name))
-                if found is not None and self.definitions[found].kind not in self.spec.uncallable_kinds:
-                    return False
+                if found is not None and self.definitions[found].kind not in self.spec.uncallable_kinds | {"method"}:
+                    return False  # a method (`app.path = function`) is its object's, never a bare name
                 if (scope, name) in self.values:
                     return scope is not None or name not in self.aliases
             if scope is None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Protocol, TypeVar
 
 from ..ingest.languages import spec_for_path
+from ..vocabulary import TYPE_KINDS
 from .graph_reads import DefinitionRow, definitions_in_files
 from .sql import select_in
 from .sqlite import sqlite3
@@ -80,6 +81,7 @@ class CallTargets:
     def __init__(self, db: sqlite3.Connection):
         self.db = db
         self.kinds: dict[int, str] = {}
+        self.owners: dict[int, str] = {}  # a definition -> the kind of the definition it is in ("" at the top)
         self.declared: dict[tuple[str, str], dict[str, DefinitionRow]] = {}  # (file, method) -> class -> it
         self.twins: dict[tuple[int, ...], bool] = {}
 
@@ -89,12 +91,22 @@ class CallTargets:
         the nearest files its imports reach, and how many imports away they are; none where none
         is near or where they are many."""
         for depth, layer in enumerate(import_layers({path}, imported_by, NEAR_DEPTH)):
-            found = self._of_kind(candidates.anywhere_in(layer), {"method"})
+            found = self._declared_first(self._of_kind(candidates.anywhere_in(layer), {"method"}))
             if len(found) > METHOD_GUESSES:
                 break
             if found:
                 return found, depth
         return [], 0
+
+    def _declared_first(self, methods: list[S]) -> list[S]:
+        """The methods a type declares (a class's, an interface's) where there are such, before
+        functions assigned to an object's property (`inst.parse = ...`): a value's type says what
+        its method is, whatever object literal or constructor fills it in."""
+        missing = [s.rid for s in methods if s.rid not in self.owners]
+        if missing:
+            self.owners.update(select_in(self.db, "SELECT c.rid, COALESCE(p.kind, '') FROM chunks c LEFT JOIN chunks p "
+                                                  "ON p.rid = c.parent WHERE c.rid IN ({})", missing))
+        return [s for s in methods if self.owners.get(s.rid) in TYPE_KINDS] or methods
 
     def members(self, found: list[S]) -> list[S]:
         """The members of a type among definitions named `Type.name`: not a function local to a

@@ -499,7 +499,7 @@ class _Hinted:
             found = by_name.candidates.in_files(files) or self._exported_from(by_name.candidates, files)
             if found:
                 return found, 1.0 / len(found), BY_IMPORT
-        return chosen
+        return ([], 0.0, BY_NAME) if chosen[1] == GUESS and names_from_imports(by_name.path) else chosen
 
 
 # --- reading the graph ------------------------------------------------------------------------

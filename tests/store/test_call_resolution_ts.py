@@ -275,3 +275,55 @@ def test_a_name_require_binds_is_the_module_or_its_member(tmp_path):
         assert _callees(index, "lookup") == {}
     finally:
         index.close()
+
+
+def test_a_function_assigned_to_a_property_is_a_member_of_its_object(tmp_path):
+    """`inst.date = () => ...` and `res.send = function send()` are members of inst and res (the
+    object's `send` is what `this.send()` in its other members calls), `Foo.prototype.bar` is
+    Foo's; none is a module's top-level name (`z.date()` is the function)."""
+    index = _index(tmp_path, {
+        "schemas.ts": ("export function date() { return 1; }\n"
+                       "export function make(inst: unknown) {\n  inst.date = () => date();\n}\n"),
+        "use.ts": 'import * as z from "./schemas";\n\nexport function check() {\n  return z.date();\n}\n',
+        "response.js": ("var res = {};\nres.send = function send(body) {\n  return body;\n};\n"
+                        "res.json = function json(obj) {\n  return this.send(obj);\n};\n"
+                        "function Foo() {}\nFoo.prototype.bar = function () {\n  return 1;\n};\n"
+                        "function useFoo() {\n  const foo = new Foo();\n  return foo.bar();\n}\n"),
+    })
+    try:
+        assert _callees(index, "check") == {("schemas.ts", "date"): "import"}
+        assert _callees(index, "res.json") == {("response.js", "res.send"): "exact"}
+        assert _callees(index, "useFoo") == {("response.js", "Foo"): "exact", ("response.js", "Foo.bar"): "type"}
+    finally:
+        index.close()
+
+
+def test_an_unknown_receiver_calls_the_method_a_type_declares_before_a_property_filled_in(tmp_path):
+    """`schema.parse()` on a value of unknown type: the interface's `parse`, not the function a
+    constructor assigns to the property of the object it fills in (`inst.parse = ...`)."""
+    index = _index(tmp_path, {
+        "schemas.ts": ("export interface ZodType {\n  parse(data: unknown): unknown;\n}\n"
+                       "export function init(inst) {\n  inst.parse = (data) => data;\n}\n"),
+        "use.ts": ('import * as z from "./schemas";\n\n'
+                   "export function check(schema) {\n  return schema.parse(1);\n}\n"),
+    })
+    try:
+        assert _callees(index, "check") == {("schemas.ts", "ZodType.parse"): "import"}
+    finally:
+        index.close()
+
+
+def test_a_method_of_a_type_that_declares_none_is_no_guess_elsewhere(tmp_path):
+    """`a.run()` on a value of an imported type alias that declares no `run`: none of the
+    repository's functions named run in files the caller does not import."""
+    index = _index(tmp_path, {
+        "types.ts": "export type Alias = Base<number>;\n",
+        "a.ts": "export function run() { return 1; }\n",
+        "b.ts": "export function run() { return 2; }\n",
+        "use.ts": 'import type { Alias } from "./types";\n\nexport function check(a: Alias) {\n  return a.run();\n}\n',
+    })
+    try:
+        check = definitions_named(index.catalog, "check")
+        assert len(check) == 1 and neighbours(CallGraph(index.catalog), check, "callees") == []
+    finally:
+        index.close()

@@ -67,6 +67,11 @@ FUNCTIONS = (definitions("(identifier)", "function_declaration function", "gener
              + r"""
 (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
+(assignment_expression left: (member_expression object: (member_expression object: (identifier) @receiver
+  property: (property_identifier) @_prototype (#eq? @_prototype "prototype")) property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression)]) @definition.function
+(assignment_expression left: (member_expression object: [(identifier) (member_expression)] @receiver
+  property: (property_identifier) @name) right: [(arrow_function) (function_expression)]) @definition.function
 (assignment_expression left: (member_expression property: (property_identifier) @name)
   right: [(arrow_function) (function_expression)]) @definition.function
 (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function
