@@ -7,10 +7,12 @@ through the HTTP team service, one changed file from `index` start to searchable
 Usage: scripts/bench_team.py [--store /tmp/team-bench.db] [--scale-chunks N] [--quality-only | --latency-only]
                              [--json OUT] [NAME ...]
 
-Vectors: each chunk's vector is taken from the local index's embedding cache
-(~/.cache/codesearch-bench-index/NAME, made by scripts/bench_quality.py) when its embed-text hash
-matches (the same model, the same text: the same vector, as the local store holds it); the rest
-are embedded by the model. The local figures come from the same indexes in the same run.
+The local side is a fresh local index of each repository made by this tree in a temporary folder
+(so both stores are parsed and resolved by the same code; the benchmark's own indexes may have
+been made by an earlier one), its embedding cache filled from the benchmark index's
+(~/.cache/codesearch-bench-index/NAME, made by scripts/bench_quality.py). Vectors: each chunk's
+vector is taken from that cache by its embed-text hash (the same model, the same text: the same
+vector, as the local store holds it); the rest are embedded by the model.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from codesearch.embedding.backends import process_embedder
 from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, benchmark_roots, half_of
 from codesearch.eval.metrics import mean, score_query
 from codesearch.indexing.index import Index
+from codesearch.indexing.indexer import Indexer
 from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
 from codesearch.team.front import index_repository, open_store
@@ -113,8 +116,9 @@ def main() -> int:
     figures: dict = {"per_repo": {}, "index": {}}
     local_latency: list[float] = []
     queries_of: dict[str, list[dict]] = {}
+    locals_dir = Path(tempfile.mkdtemp(prefix="bench-team-local-"))
     for name, root in roots:  # every repository in first: the keyword statistics are the whole store's
-        index = Index(root, settings, args.index_root / name, embedder=embedder)
+        index = fresh_local_index(name, root, settings, embedder, args.index_root / name, locals_dir / name)
         vectors = CachedVectors(index, embedder)
         t = time.perf_counter()
         report = index_repository(store, root, settings, name=name, branch="main", embedder=embedder,
@@ -128,7 +132,7 @@ def main() -> int:
     team = TeamSearcher(store, settings, embedder)
     for name, root in roots if not args.no_quality else ():
         queries = queries_of[name]
-        index = Index(root, settings, args.index_root / name, embedder=embedder)
+        index = Index(root, settings, locals_dir / name, embedder=embedder)
         local = Searcher(index)
         team_scores, local_scores = [], []
         for q in queries:
@@ -153,8 +157,11 @@ def main() -> int:
                                        for k in ("local", "team")}
         figures["local_latency_ms"] = {"p50": percentile(local_latency, 0.5),
                                        "p95": percentile(local_latency, 0.95)}
+    shutil.rmtree(locals_dir, ignore_errors=True)
     if args.quality_only:
         report_figures(figures)
+        if args.json:
+            args.json.write_text(json.dumps(figures, indent=1))
         store.close()
         return 0
     figures["http_latency_ms"] = http_latency(store, settings, embedder, queries_of, args.http_queries)
@@ -170,6 +177,19 @@ def main() -> int:
         args.json.write_text(json.dumps(figures, indent=1))
     store.close()
     return 0
+
+
+def fresh_local_index(name: str, root: Path, settings, embedder, bench_index: Path, folder: Path) -> Index:
+    """A local index of `root` made by this tree in `folder`, its embedding cache first filled
+    from the benchmark index's (no chunk whose text that index embedded is embedded again)."""
+    index = Index(root, settings, folder, create=True, embedder=embedder)
+    if (bench_index / "catalog.sqlite3").exists():
+        cached = Index(root, settings, bench_index, embedder=embedder)
+        index.catalog.vectors.restore_cache_rows(list(cached.catalog.vectors.cache_rows()))
+        cached.close()
+    report = Indexer(index).run()
+    print(f"[{name}] local: {report.summary()}", file=sys.stderr, flush=True)
+    return index
 
 
 def http_latency(store: MilvusStore, settings, embedder, queries_of: dict[str, list[dict]], most: int = 0) -> dict:
