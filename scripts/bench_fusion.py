@@ -9,11 +9,13 @@ Every benchmark question (scripts/bench_quality.py: NDCG@10) and raise-site case
 builds, its retrievers' lists and scores kept; the rest of the search (fusion, ranking, collapsing)
 is then replayed under each fusion variant: other RRF k for the keyword or vector list, the keyword
 list's first results counted more. A rule gives a query one variant when a signal its lists carry
-(the keyword list's lead: BM25 of #1 against #2, or against the mean of #2..#5; the vector list's
-lead in cosine; the share of the top 10 both lists hold) or its shape (words, terms, a bare name)
-passes a threshold, and the default fusion otherwise. Rules are chosen on one half (codesearch/eval/
-bench.py HALVES): neither figure of that half lower, their gains' sum highest (NDCG@10 plus raise
-Acc@1); the chosen rule is then reported on the other half.
+(the keyword list's lead: BM25 of its first result against the second, or against the mean of the
+second to fifth; the vector list's lead in cosine; the share of the top 10 both lists hold) or its
+shape (words, terms, a bare name) passes a threshold, and the default fusion otherwise. Rules are
+chosen on one half (codesearch/eval/bench.py HALVES): neither figure of that half lower, their
+gains' sum highest (NDCG@10 plus raise Acc@1); the chosen rule is then reported on the other half.
+A fitted gate per variant (a ridge regression of the variant's gain on a query from its signals,
+learned on one half) is reported on the other half the same way.
 """
 
 from __future__ import annotations
@@ -64,8 +66,8 @@ VARIANTS = {DEFAULT: Variant(), "keyword k30": Variant({"keyword": 30}), "keywor
             "vector k120": Variant({"vector": 120}),
             "keyword k30, vector k120": Variant({"keyword": 30, "vector": 120}),
             "k120": Variant({"keyword": 120, "vector": 120}), "k240": Variant({"keyword": 240, "vector": 240}),
-            "keyword #1 x2": Variant(top=1, lift=2), "keyword #1 x4": Variant(top=1, lift=4),
-            "keyword #1-3 x2": Variant(top=3, lift=2)}
+            "keyword top x2": Variant(top=1, lift=2), "keyword top x4": Variant(top=1, lift=4),
+            "keyword top 3 x2": Variant(top=3, lift=2)}
 
 
 def fuse(lists: dict[str, list[str]], weights: dict[str, float], k: float, variant: Variant) -> list[tuple[str, float]]:
