@@ -280,7 +280,10 @@ class Scopes:
         head, *rest = receiver.split(".")
         if head in self.spec.self_names:
             if not rest:
-                return self._inherited(self._class_of(scope), name)
+                own = self._inherited(self._class_of(scope), name)
+                if own == SELF and scope is not None and self._class_of(scope) == scope:
+                    return f"{self.definitions[scope].name}@"  # in the class's own body: a method's scope is not there
+                return own
             found = self._own_field(self._class_of(scope), rest[0])
             return self._type_hint(found) if found and len(rest) == 1 else ""
         bound = self._lookup(scope, head)
@@ -334,6 +337,7 @@ class Scopes:
         worked out once for a scope (a name bound to a long call is called on again and again)."""
         found = self.chains.get((scope, text))
         if found is None:
+            self.chains[(scope, text)] = ""  # a value made from itself (`x = x.next()`) is not known
             found = self.chains[(scope, text)] = self._chain_of(scope, text)
         return found
 

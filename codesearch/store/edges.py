@@ -97,8 +97,8 @@ class _NameFacts:
         through an import)."""
         if self._modules is None:
             root = self.db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
-            self._modules = ModuleFiles((r[0] for r in self.db.execute("SELECT path FROM files")),
-                                        posixpath.basename(root[0]) if root else "")
+            self._modules = ModuleFiles.of_root((r[0] for r in self.db.execute("SELECT path FROM files")),
+                                                root[0] if root else "")
         return self._modules
 
     def imported_by(self, paths: set[str]) -> set[str]:

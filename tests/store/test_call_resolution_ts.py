@@ -327,3 +327,37 @@ def test_a_method_of_a_type_that_declares_none_is_no_guess_elsewhere(tmp_path):
         assert len(check) == 1 and neighbours(CallGraph(index.catalog), check, "callees") == []
     finally:
         index.close()
+
+
+def test_a_call_in_a_class_body_is_made_on_that_class(tmp_path):
+    """`this.entries()` in a member that is no definition of its own (`[Symbol.iterator]()`) is
+    the enclosing class's entries, not a same-named method of another class beside it."""
+    index = _index(tmp_path, {
+        "mapset.ts": ("export function enable() {\n  class DraftMap {\n    entries() { return 1; }\n"
+                      "    [Symbol.iterator]() { return this.entries(); }\n  }\n"
+                      "  class DraftSet {\n    entries() { return 2; }\n"
+                      "    [Symbol.iterator]() { return this.entries(); }\n  }\n}\n"),
+    })
+    try:
+        assert _callees(index, "DraftMap") == {("mapset.ts", "enable.DraftMap.entries"): "type"}
+        assert _callees(index, "DraftSet") == {("mapset.ts", "enable.DraftSet.entries"): "type"}
+    finally:
+        index.close()
+
+
+def test_the_package_s_own_name_is_the_indexed_folder(tmp_path):
+    """A package's tests import it by the name its package.json gives (`import * as z from "zod"`,
+    `"zod/mini"`): the indexed folder's own files, from the top; another package's name is none."""
+    index = _index(tmp_path, {
+        "package.json": '{"name": "mylib", "version": "1.0.0"}\n',
+        "index.ts": 'export * from "./schemas";\n',
+        "schemas.ts": "export function string() { return 1; }\n",
+        "mini/index.ts": "export function string() { return 2; }\n",
+        "tests/a.test.ts": ('import * as z from "mylib";\nimport * as m from "mylib/mini";\n'
+                            'import * as o from "other";\n\n'
+                            "export function check() {\n  z.string();\n  m.string();\n  return o.string();\n}\n"),
+    })
+    try:
+        assert _callees(index, "check") == {("schemas.ts", "string"): "import", ("mini/index.ts", "string"): "import"}
+    finally:
+        index.close()
