@@ -115,3 +115,18 @@ def test_package_qualified_calls_and_receivers_nothing_is_known_of(router):
     name in the caller's package and the packages it imports, by name."""
     assert _callees(router, "main") == {("mux.go", "NewRouter", "exact"), ("mux.go", "Router.NewRoute", "type"),
                                         ("route.go", "Route.Subrouter", "name-only")}
+
+
+def test_a_value_made_from_itself_is_unknown_not_an_endless_walk(tmp_path):
+    """`utf16 := utf16.Encode(...)` names the package and the value alike, and `data :=
+    data.(type)` binds a name to itself: the file is indexed, its calls kept, nothing overflows."""
+    index = keyword_indexed_files(tmp_path / "ole", {"com.go": (
+        "package ole\n\nimport \"unicode/utf16\"\n\n"
+        "func Encode(v string) *uint16 {\n\tutf16 := utf16.Encode([]rune(v))\n\tptr := &utf16[0]\n"
+        "\tptr.Grow(len(utf16))\n\treturn ptr\n}\n\n"
+        "func Read(data interface{}) {\n\tswitch data := data.(type) {\n\tcase []byte:\n\t\tEncode(string(data))\n\t}\n}\n")})
+    try:
+        assert _callees(index, "Read") == {("com.go", "Encode", "exact")}
+        assert _callees(index, "Encode") == set()  # the standard library's, not this Encode
+    finally:
+        index.close()
