@@ -31,6 +31,9 @@ AGGREGATION_OF: dict[str, tuple[str, float]] = {
     "graph": (MAX_PASSAGE, 0.0),
 }
 DECAYED_CHUNKS = 5  # a decayed sum counts a file's best chunks up to this many
+# RRF's k for file lists: a file list is shorter than a chunk list, so its first ranks must
+# weigh more apart than k = 60 lets them
+FILE_RRF_K = 60
 
 
 def file_list(ids: Sequence[str], scores: Sequence[float], path_of: Mapping[str, str],
@@ -51,7 +54,7 @@ def file_list(ids: Sequence[str], scores: Sequence[float], path_of: Mapping[str,
 
 
 def rank_files(query: Query, lists: Mapping[str, Sequence[str]], scores: Mapping[str, Sequence[float]],
-               ranked: Sequence[Ranked], weights: Mapping[str, float], k: float, options: RankingOptions,
+               ranked: Sequence[Ranked], weights: Mapping[str, float], options: RankingOptions,
                vendored: frozenset[str] = frozenset(), exact: Mapping[str, float] = {},
                templates: Mapping[str, float] = {}) -> list[tuple[Ranked, float]]:
     """One entry per file: (its best chunk as `ranked` has it, the file's score), best first.
@@ -66,7 +69,7 @@ def rank_files(query: Query, lists: Mapping[str, Sequence[str]], scores: Mapping
     path_of = {r.chunk.id: r.chunk.path for r in ranked}
     file_lists = {name: file_list(ids, scores.get(name, ()), path_of, *AGGREGATION_OF.get(name, (MAX_PASSAGE, 0.0)))
                   for name, ids in lists.items()}
-    fused = dict(weighted_rrf(file_lists, weights, k=k))
+    fused = dict(weighted_rrf(file_lists, weights, k=FILE_RRF_K))
     for path in best:  # files only the exact text found come in last, as such chunks do
         fused.setdefault(path, 0.0)
     representative = {path: best[path].chunk.id for path in fused}

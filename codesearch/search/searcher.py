@@ -113,8 +113,8 @@ class Searcher:
                          and options.message_templates else {})
             ranked = self._rank(query, lists, options, exact, templates)
             if request.files and (request.file_ranking or self.settings.file_ranking) == PER_RETRIEVER:
-                files = rank_files(query, lists, scores, ranked, self._weights(lists, query.long), self.settings.rrf_k,
-                                   options, self.vendored_folders(), exact, templates)
+                files = rank_files(query, lists, scores, ranked, self._weights(lists, query.long), options,
+                                   self.vendored_folders(), exact, templates)
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)

@@ -12,7 +12,7 @@ from codesearch.cli.parser import build_parser
 from codesearch.cli.quick import search_params
 from codesearch.config import FILE_RANKINGS, ConfigError, Settings
 from codesearch.model import Chunk
-from codesearch.search.file_ranking import DECAYED_SUM, MAX_PASSAGE, file_list, rank_files
+from codesearch.search.file_ranking import DECAYED_SUM, FILE_RRF_K, MAX_PASSAGE, file_list, rank_files
 from codesearch.search.query import Query
 from codesearch.search.ranking import Ranked, RankingOptions
 from codesearch.search.searcher import Searcher
@@ -55,18 +55,19 @@ def test_one_retriever_s_many_chunks_of_a_file_speak_for_it_once():
     scores = {"keyword": [5.0, 4.9, 4.8, 4.0], "vector": [0.6, 0.5]}
     fused = {"b1": 0.05, "a1": 0.04, "b2": 0.03, "b3": 0.02, "c1": 0.01}
     ranked = [Ranked(chunks[cid], score) for cid, score in fused.items()]
-    files = rank_files(Query.parse("x y", "hybrid"), lists, scores, ranked, {"keyword": 1.0, "vector": 1.0}, 60,
+    files = rank_files(Query.parse("x y", "hybrid"), lists, scores, ranked, {"keyword": 1.0, "vector": 1.0},
                        RankingOptions.off())
     assert [r.chunk.path for r, _ in files] == ["a.py", "b.py", "c.py"]
     assert [r.chunk.id for r, _ in files][1] == "b1"  # the file's best chunk stands for it
-    assert files[0][1] == pytest.approx(1 / 61 + 1 / 62)  # a.py: second of keyword's files, first of vector's
+    k = FILE_RRF_K
+    assert files[0][1] == pytest.approx(1 / (k + 1) + 1 / (k + 2))  # a.py: second of keyword's files, first of vector's
 
 
 def test_exact_text_found_by_no_list_brings_its_file_in():
     chunks = {cid: chunk(cid, path) for cid, path in PATHS.items()}
     ranked = [Ranked(chunks["a1"], 0.02), Ranked(chunks["c1"], 0.0)]
     files = rank_files(Query.parse("x y", "hybrid"), {"keyword": ["a1"]}, {"keyword": [1.0]}, ranked,
-                       {"keyword": 1.0}, 60, RankingOptions(), exact={"c1": 1.0})
+                       {"keyword": 1.0}, RankingOptions(), exact={"c1": 1.0})
     assert [r.chunk.path for r, _ in files] == ["c.py", "a.py"]
 
 
