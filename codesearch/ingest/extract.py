@@ -124,7 +124,8 @@ def language_of(rel: str, data: bytes, default: str) -> str:
 
 def extract(rel: str, data: bytes, language: str, settings: Settings) -> Extracted:
     """Parse and chunk one file's content. Never raises on malformed source; SkipFile for a
-    file too deeply nested to parse in bounded time."""
+    file too deeply nested to parse in bounded time, or whose walk overflows the stack (one
+    file's reason in the summary, not the end of the whole index)."""
     language = language_of(rel, data, language)
     spec = spec_by_name(language) or spec_for_path(rel)
     budget = settings.max_chunk_chars
@@ -133,6 +134,8 @@ def extract(rel: str, data: bytes, language: str, settings: Settings) -> Extract
             parsed = parse_source(rel, data, spec)
         except TooDeep as exc:
             raise SkipFile("too_complex", str(exc)) from None
+        except RecursionError:
+            raise SkipFile("too_complex", "its names and calls nest past the stack's depth") from None
         chunks = chunk_code(parsed, budget)
         parsed.release_tree()
         return Extracted.from_parsed(parsed, chunks, file_digest(data))

@@ -30,3 +30,18 @@ def test_deep_but_real_nesting_is_indexed_whole():
     result = extract_text("deep.py", source)
     assert [c.name for c in result.chunks if c.kind == "function"] == ["outer"]
     assert sum(1 for _, _, name, *_ in result.calls if name == "wrap") == depth
+
+
+
+def test_a_walk_that_overflows_the_stack_skips_the_file(monkeypatch):
+    """A file whose parse overflows the stack is skipped with its reason, as a file nested too
+    deep is (the indexer lists it and goes on), not raised to the end of the whole index."""
+    from codesearch.ingest import extract as extract_module
+
+    def overflowing(rel, data, spec):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(extract_module, "parse_source", overflowing)
+    with pytest.raises(SkipFile) as info:
+        extract_text("chain.py", "x = 1\n")
+    assert info.value.reason == "too_complex"
