@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The team store on the shared benchmark: the 22 repositories indexed into one Milvus Lite store,
 NDCG@10 per repository beside the local store's (same process, same queries), query latency
-through the HTTP team service, one changed file from `index` start to searchable, and a scale run
-(the store's chunks repeated under other repository names).
+through the HTTP team service, and one changed file from `index` start to searchable. How far the
+store grows: scripts/bench_team_scale.py.
 
-Usage: scripts/bench_team.py [--store /tmp/team-bench.db] [--scale-chunks N] [--quality-only | --latency-only]
+Usage: scripts/bench_team.py [--store /tmp/team-bench.db] [--quality-only | --latency-only]
                              [--json OUT] [NAME ...]
 
 The local side is a fresh local index of each repository made by this tree in a temporary folder
@@ -22,7 +22,6 @@ import http.client
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -42,7 +41,7 @@ from codesearch.indexing.indexer import Indexer
 from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
 from codesearch.team.front import index_repository, open_store
-from codesearch.team.milvus_store import CHUNK_FIELDS, CHUNKS, FILE_FIELDS, FILES, MilvusStore, row_uid
+from codesearch.team.milvus_store import MilvusStore
 from codesearch.team.team_search import Scope, TeamSearcher
 from codesearch.team.team_service import TeamService
 from codesearch.transports.http import HttpServer
@@ -91,8 +90,6 @@ def main() -> int:
     parser.add_argument("--index-root", type=Path, default=Path.home() / ".cache/codesearch-bench-index")
     parser.add_argument("--annotations", type=Path, default=SHARED_BENCH / "annotations")
     parser.add_argument("--repos-json", type=Path, default=SHARED_BENCH / "repos.json")
-    parser.add_argument("--scale-chunks", type=int, default=0, help="repeat the store's chunks toward this many")
-    parser.add_argument("--scale-minutes", type=float, default=20.0, help="stop the scale run after this long")
     parser.add_argument("--fresh", action="store_true", help="start from an empty store")
     parser.add_argument("--no-quality", action="store_true", help="index, but skip the NDCG@10 comparison")
     parser.add_argument("--http-queries", type=int, default=0, help="at most this many queries through HTTP (0: all)")
@@ -169,9 +166,6 @@ def main() -> int:
     figures["incremental"] = incremental(store, settings, embedder, roots)
     print(f"incremental: {figures['incremental']}", file=sys.stderr, flush=True)
     figures["store_bytes"] = folder_bytes(args.store)
-    if args.scale_chunks:
-        figures["scale"] = scale(store, settings, embedder, args.scale_chunks, args.scale_minutes, args.store,
-                                 [q["query"] for qs in queries_of.values() for q in qs][:100])
     report_figures(figures)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))
@@ -241,70 +235,10 @@ def incremental(store: MilvusStore, settings, embedder, roots) -> dict:
             "modified": report.modified, "chunks_written": report.chunks_written}
 
 
-def scale(store: MilvusStore, settings, embedder, target: int, minutes: float, path: Path,
-          queries: list[str]) -> list[dict]:
-    """The store's chunks inserted again under other repository names (with their files rows, so
-    that they are live), measured at each doubling until `target` chunks or `minutes`."""
-    base = list(store.rows(CHUNKS, 'repo != ""', (*CHUNK_FIELDS, "has_vector", "keywords", "dense")))
-    files = list(store.rows(FILES, 'repo != ""', ["repo", "branch", *FILE_FIELDS]))
-    states = {(s.repo, s.branch): s for s in store.states()}
-    steps = []
-    total = len(base)
-    started = time.monotonic()
-    copy = 0
-    next_measure = total * 2
-    while total < target and time.monotonic() - started < minutes * 60:
-        copy += 1
-        for start in range(0, len(base), SCALE_BATCH):
-            rows = []
-            for row in base[start:start + SCALE_BATCH]:
-                new = dict(row)
-                new["repo"] = f"{row['repo']}~{copy}"
-                new["uid"] = row_uid(new["repo"], row["branch"], row["gen"], row["chunk_id"])
-                new["dense"] = list(map(float, row["dense"]))
-                new.pop("sparse", None)
-                rows.append(new)
-            store.insert(CHUNKS, rows)
-        store.insert(FILES, [dict(f, repo=f"{f['repo']}~{copy}", uid=row_uid(f"{f['repo']}~{copy}", f["branch"],
-                                                                                f["path"], f["gen"])) for f in files])
-        for (repo, _), state in states.items():
-            twin = type(state)(**{**state.__dict__, "repo": f"{repo}~{copy}"})
-            store.put_state(twin)
-        total += len(base)
-        if total >= next_measure or total >= target:
-            store.flush()
-            steps.append(measure(store, settings, embedder, total, path, queries, time.monotonic() - started))
-            print(f"[scale] {steps[-1]}", file=sys.stderr)
-            next_measure = total * 2
-    return steps
-
-
-def measure(store: MilvusStore, settings, embedder, total: int, path: Path, queries: list[str],
-            elapsed: float) -> dict:
-    team = TeamSearcher(store, settings, embedder)
-    took = []
-    for text in queries[:40]:
-        t = time.perf_counter()
-        team.search(SearchRequest(query=text, limit=10))
-        took.append((time.perf_counter() - t) * 1000)
-    return {"chunks": total, "p50_ms": round(statistics.median(took), 1), "p95_ms": round(percentile(took, 0.95), 1),
-            "store_bytes": folder_bytes(path), "rss_mb": rss_mb(), "elapsed_s": round(elapsed, 1)}
-
-
 def folder_bytes(path: Path) -> int:
     if path.is_file():
         return path.stat().st_size
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-
-
-def rss_mb() -> float:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return 0.0
 
 
 def report_figures(figures: dict) -> None:
@@ -327,8 +261,6 @@ def report_figures(figures: dict) -> None:
           f"({h['queries']} queries)")
     print(f"incremental: {figures['incremental']}")
     print(f"store bytes: {figures['store_bytes']}")
-    for step in figures.get("scale", []):
-        print(f"scale: {step}")
 
 
 if __name__ == "__main__":
