@@ -210,14 +210,15 @@ def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
             if column is None:
                 continue
             character = len(lines[site.line - 1][:column].encode("utf-16-le")) // 2
-            hit = next((o for o in on_line.get(site.line - 1, ()) if o.start <= character < o.end and o.symbol), None)
-            if hit is None:
+            # every symbol there: a nested function's overloads are one symbol each, all at the call
+            hits = {o.symbol for o in on_line.get(site.line - 1, ()) if o.start <= character < o.end and o.symbol}
+            if not hits:
                 continue
-            places = defined.get(_symbol_key(doc_path, hit.symbol), set())
-            if not places and (hit.symbol.startswith("local ") or _package(hit.symbol) in own):
+            places = set().union(*(defined.get(_symbol_key(doc_path, symbol), set()) for symbol in hits))
+            if not places and all(s.startswith("local ") or _package(s) in own for s in hits):
                 continue  # a symbol the tool could not name, or one of a file it did not index
             targets = frozenset((p, line) for p, line in places if p is not None)
-            out[site] = Answer(targets, outside=not targets, local=hit.symbol.startswith("local "))
+            out[site] = Answer(targets, outside=not targets, local=any(s.startswith("local ") for s in hits))
     return out
 
 

@@ -115,3 +115,18 @@ def test_with_the_scip_index_the_links_are_the_tools(tmp_path: Path) -> None:
     assert plain["false_outside_sites"] > 0 and scip["false_outside_sites"] == 0
     assert scip["links"] - scip["confirmed"] == 2 and scip["precision"] > plain["precision"]
     assert set(precise["groups"]) >= {"how:scip"} and precise["scip_typescript_seconds"] > 0
+
+
+@pytest.mark.skipif(not SCIP_TYPESCRIPT, reason="scip-typescript is not installed")
+def test_a_nested_functions_overloads_are_all_answered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """scip-typescript names each declaration of a nested function's overloads with a symbol of its
+    own, all at the call: the answer holds every one of them, not the first."""
+    from callgraph_links import CallSite
+    from callgraph_oracles import scip_answers
+    monkeypatch.setenv("SCIP_TYPESCRIPT", SCIP_TYPESCRIPT)
+    (tmp_path / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}, "include": ["*.ts"]}\n')
+    (tmp_path / "clone.ts").write_text("export function enable() {\n  function clone<T>(value: T): T\n"
+                                       "  function clone(value: any) {\n    return value;\n  }\n"
+                                       "  return clone(1);\n}\n")
+    site = CallSite("clone.ts", 6, "clone")
+    assert scip_answers(tmp_path, [site])[site].targets == {("clone.ts", 2), ("clone.ts", 3)}
