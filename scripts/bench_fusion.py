@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import sys
 import time
@@ -50,6 +51,7 @@ QUALITY_LIMIT = 30  # results asked per question, as scripts/bench_quality.py as
 RAISE_LIMIT = 10  # and per raise case, as scripts/bench_raise.py asks
 QUANTILES = [i / 20 for i in range(1, 20)]  # a signal's thresholds: these quantiles of its values
 RIDGE = 10.0  # the fitted gate's L2 penalty (its signals standardized over the half it learns from)
+RESAMPLES = 2000  # of the paired bootstrap of a variant's NDCG@10 change (questions drawn within each repository)
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,18 @@ def figure(cases: list[Case], choose: Callable[[dict[str, float]], str], kind: s
     return mean([mean(v) for v in by_repo.values()])
 
 
+def interval(cases: list[Case], variant: str, half: str) -> tuple[float, float]:
+    """The 95% interval of `variant`'s NDCG@10 change on one half, by a paired bootstrap of each
+    repository's questions (seeded: a rerun gives the same interval)."""
+    gains: dict[str, list[float]] = defaultdict(list)
+    for c in cases:
+        if c.kind == "quality" and c.half == half:
+            gains[c.repo].append(c.outcome[variant] - c.outcome[DEFAULT])
+    draw = random.Random(0)
+    means = sorted(mean([mean(draw.choices(g, k=len(g))) for g in gains.values()]) for _ in range(RESAMPLES))
+    return means[int(0.025 * RESAMPLES)], means[int(0.975 * RESAMPLES) - 1]
+
+
 def fitted_gate(cases: list[Case], variant: str, half: str) -> Callable[[dict[str, float]], str]:
     """A ridge regression, learned on one half's cases, of what `variant` gains on a query (NDCG@10,
     or a raise case's Acc@1) from its signals; the variant where it predicts a gain."""
@@ -228,15 +242,18 @@ def main() -> int:
 
     base = {(kind, h): figure(cases, lambda s: DEFAULT, kind, h) for kind in ("quality", "raise") for h in "AB"}
     print("\nevery query one variant (change against the default fusion; NDCG@10, raise Acc@1):")
-    print(f"  {'variant':<26} {'NDCG A':>8} {'NDCG B':>8} {'raise A':>8} {'raise B':>8}")
+    print(f"  {'variant':<26} {'NDCG A':>8} {'NDCG B':>8} {'raise A':>8} {'raise B':>8}"
+          "   NDCG A, 95% interval   NDCG B, 95% interval")
     print(f"  {'default':<26} " + " ".join(f"{base[key]:>8.3f}" for key in sorted(base)))
-    variants = {}
+    variants: dict[str, dict] = {}
     for v in VARIANTS:
         if v != DEFAULT:
             changes = {f"{kind} {h}": figure(cases, lambda s, v=v: v, kind, h) - base[(kind, h)]
                        for kind in ("quality", "raise") for h in "AB"}
-            variants[v] = changes
-            print(f"  {v:<26} " + " ".join(f"{changes[key]:>+8.3f}" for key in sorted(changes)))
+            bounds = {h: interval(cases, v, h) for h in "AB"}
+            variants[v] = {**changes, **{f"quality {h} interval": list(bounds[h]) for h in "AB"}}
+            print(f"  {v:<26} " + " ".join(f"{changes[key]:>+8.3f}" for key in sorted(changes))
+                  + "".join(f"   {bounds[h][0]:+.3f} to {bounds[h][1]:+.3f}   " for h in "AB"))
     candidates = rules([c for c in cases if c.kind == "quality"] + [c for c in cases if c.kind == "raise"])
     changes_of = {label: {(kind, h): figure(cases, choose, kind, h) - base[(kind, h)]
                           for kind in ("quality", "raise") for h in "AB"} for label, choose in candidates}

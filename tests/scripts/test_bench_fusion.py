@@ -1,5 +1,6 @@
 """scripts/bench_fusion.py: its default variant fuses as the searcher does, each variant moves
-items the way it says, and the signals read the lists' leads and agreement."""
+items the way it says, the signals read the lists' leads and agreement, and the bootstrap
+interval of a change holds it."""
 
 from __future__ import annotations
 
@@ -51,3 +52,13 @@ def test_signals_read_each_lists_lead_and_their_agreement():
     assert not bench_fusion.code_names("how are routes registered")
     written = bench_fusion.code_names("how bats_pipe and safeParse and Plug.Conn work")
     assert written == {"bats_pipe", "safeparse", "conn"}
+
+
+def test_the_interval_holds_a_steady_gain_exactly_and_brackets_a_mixed_one():
+    def case(repo: str, gain: float) -> object:
+        return bench_fusion.Case("quality", repo, "A", {}, {"default": 0.5, "lifted": 0.5 + gain})
+    steady = [case(repo, 0.1) for repo in ("a", "b") for _ in range(5)]
+    assert bench_fusion.interval(steady, "lifted", "A") == pytest.approx((0.1, 0.1))
+    mixed = [case("a", gain) for gain in (0.4, -0.2, 0.0, 0.1, -0.3)]
+    low, high = bench_fusion.interval(mixed, "lifted", "A")
+    assert low < 0.0 < high
