@@ -313,8 +313,9 @@ class Scopes:
             return self._type_hint(self._defining(head, name))  # a class of this file, or its bases'
         if path and head[:1].islower():
             return _path_hint(receiver)
-        if (self.spec.capitalized_types or self.spec.constructors_capitalized) and head in self.spec.builtin_types:
-            return EXTERNAL  # a built-in type's static member (`Math.max`, `System.out`, `string.Join`)
+        if (self.spec.capitalized_types or self.spec.constructors_capitalized or (
+                self.spec.names_from_imports and head not in self.defined)) and head in self.spec.builtin_types:
+            return EXTERNAL  # a built-in type's static member (`Math.max`, `System.out`, `Object.keys`)
         if self.spec.capitalized_types and head[:1].isupper():
             return f"{head}@" if not rest and not head.isupper() else ""
         return ""

@@ -361,3 +361,18 @@ def test_the_package_s_own_name_is_the_indexed_folder(tmp_path):
         assert _callees(index, "check") == {("schemas.ts", "string"): "import", ("mini/index.ts", "string"): "import"}
     finally:
         index.close()
+
+
+def test_a_built_in_global_s_static_member_is_no_method_here(tmp_path):
+    """`Object.defineProperty(...)` on the global `Object` (nothing in the file declares or imports
+    it) is the runtime's, not the method of that name a class the file imports declares."""
+    index = _index(tmp_path, {
+        "util.ts": "export class Props {\n  defineProperty(key: string) { return key; }\n}\n",
+        "use.ts": ('import { Props } from "./util";\n\n'
+                   'export function setup(obj: object) {\n  Object.defineProperty(obj, "a", {});\n'
+                   "  return new Props();\n}\n"),
+    })
+    try:
+        assert _callees(index, "setup") == {("util.ts", "Props"): "import"}
+    finally:
+        index.close()
