@@ -312,7 +312,7 @@ def _scopes(spec: LanguageSpec, parsed: ParsedFile, bindings: list[tuple[ts.Node
     source = parsed.source
     for name_node, how, said in bindings:
         if how == "value":
-            scopes.declare(scope_at(name_node.start_byte), _text(source, name_node))
+            scopes.declare(scope_at(name_node.start_byte), _text(source, name_node), name_node.start_point[0] + 1)
             continue
         if how == "literal":
             type_text = literals.get(said.type, "")

@@ -98,11 +98,13 @@ class Scopes:
             if self.spec.result_type:  # values of one type may still agree (Go's err, declared again and again)
                 self.alternatives.setdefault(key, {known}).add(type_text)
 
-    def declare(self, scope: int | None, name: str) -> None:
-        """`name` is a value declared in `scope` (a parameter, a variable, whatever its type): a
-        bare name that reaches it is that value, no definition (LanguageSpec.names_from_imports).
-        A variable that holds a function is that function's definition, not a value."""
-        if scope is None or self.definitions[scope].name != name:
+    def declare(self, scope: int | None, name: str, line: int) -> None:
+        """`name` is a value declared in `scope` on `line` (a parameter, a variable, whatever its
+        type): a bare name that reaches it is that value, no definition
+        (LanguageSpec.names_from_imports). A variable that holds a function is that function's
+        definition (`const f = () => ...`: the name on the definition's name line), not a value."""
+        definition = self.definitions[scope] if scope is not None else None
+        if definition is None or definition.name != name or line != definition.name_line:
             self.values.add((scope, name))
 
     def _local_value(self, scope: int | None, name: str) -> bool:

@@ -250,8 +250,11 @@ def test_a_bare_name_a_parameter_or_a_variable_declares_is_that_value(tmp_path):
         "app.js": ("function callback() { return 1; }\n"
                    "function run(callback, { handler }) {\n  callback();\n  return go(handler);\n}\n"
                    "function go(f) { return f; }\nfunction handler() { return 2; }\n"),
+        "req.js": ("var req = {};\nreq.range = function range(size) {\n  var range = size;\n"
+                   "  return parse(range);\n};\nfunction parse(x) { return x; }\n"),
     })
     try:
+        assert _callees(index, "req.range") == {("req.js", "parse"): "exact"}  # its own variable, not itself
         assert _callees(index, "run") == {("values.ts", "twice"): "exact", ("app.js", "go"): "exact"}
         assert _callees(index, "twice") == {("values.ts", "callback"): "exact"}
         assert _callees(index, "suite") == {("suite.test.ts", "make"): "exact", ("suite.test.ts", "check"): "exact"}
