@@ -8,8 +8,11 @@ Per repository and overall:
 - code@3: the share of questions with a code chunk (not documentation, not a test) in the top 3;
 - NDCG@10 and Recall@10 of the answering code (a result matches when it lies in an answer's file
   and overlaps its lines; the first match counts; results as the user sees them, one per chunk);
-- near-duplicate pairs in each top 10: two results whose texts share most of their words (set
-  Jaccard of their ASCII words of two letters or more >= DUPLICATE_JACCARD; translations of one
+- near-duplicate pairs in each top 10, two ways: "alike", two results whose texts share most of
+  their words (set Jaccard of their ASCII words of two letters or more >= DUPLICATE_JACCARD), and
+  "copies", two results whose texts are nearly the same (Jaccard of their runs of three words,
+  w-shingles, >= COPY_JACCARD: copied code, a method and the part of its class around it; two
+  functions alike in their words but written differently are alike, not copies); translations of one
   page keep its code, identifiers, links and structure), summed over the questions.
 
 Usage: scripts/bench_docs_heavy.py [--checkouts ~/.cache/codesearch-bench-docs]
@@ -45,6 +48,8 @@ CASES = Path(__file__).resolve().parent / "data" / "docs_heavy_cases.json"
 DOCUMENT_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org", "html"})
 TEST_FILE = re.compile(r"(^|/)(tests?|testdata|examples?)/|_test\.go$|(^|/)test_[^/]*\.py$")
 DUPLICATE_JACCARD = 0.5
+COPY_JACCARD = 0.7
+SHINGLE = 3
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]+")
 TOP = 10
 
@@ -54,21 +59,30 @@ def is_code(result: dict) -> bool:
     return result["language"] not in DOCUMENT_LANGUAGES and not TEST_FILE.search(result["path"])
 
 
-def words_of(root: Path, result: dict) -> frozenset[str]:
+def words_of(root: Path, result: dict) -> list[str]:
     lines = (root / result["path"]).read_text(errors="replace").split("\n")
-    return frozenset(WORD.findall("\n".join(lines[result["start_line"] - 1:result["end_line"]])))
+    return WORD.findall("\n".join(lines[result["start_line"] - 1:result["end_line"]]))
 
 
-def duplicate_pairs(root: Path, results: list[dict]) -> list[str]:
-    """Pairs of results whose words overlap by DUPLICATE_JACCARD or more."""
-    sets = [words_of(root, r) for r in results]
-    pairs = []
+def jaccard(a: frozenset, b: frozenset) -> float:
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def duplicate_pairs(root: Path, results: list[dict]) -> tuple[list[str], list[str]]:
+    """(alike, copies): pairs of results whose words overlap by DUPLICATE_JACCARD or more, and
+    those whose runs of SHINGLE words overlap by COPY_JACCARD or more."""
+    words = [words_of(root, r) for r in results]
+    sets = [frozenset(w) for w in words]
+    shingles = [frozenset(tuple(w[i:i + SHINGLE]) for i in range(max(1, len(w) - SHINGLE + 1))) for w in words]
+    alike, copies = [], []
     for i in range(len(sets)):
         for j in range(i + 1, len(sets)):
-            union = len(sets[i] | sets[j])
-            if union and len(sets[i] & sets[j]) / union >= DUPLICATE_JACCARD:
-                pairs.append(f"{place(results[i])} ~ {place(results[j])}")
-    return pairs
+            pair = f"{place(results[i])} ~ {place(results[j])}"
+            if jaccard(sets[i], sets[j]) >= DUPLICATE_JACCARD:
+                alike.append(pair)
+            if jaccard(shingles[i], shingles[j]) >= COPY_JACCARD:
+                copies.append(pair)
+    return alike, copies
 
 
 def place(result: dict) -> str:
@@ -122,31 +136,35 @@ def main() -> int:
             latencies.append(answer.timing_ms["total"])
             results = [r.to_dict() for r in answer.results][:TOP]
             rank = first_match(results, case["answers"])
+            alike, copies = duplicate_pairs(root, results)
             row = {"repo": name, "query": case["query"], "rank": rank,
                    "code_top3": any(is_code(r) for r in results[:3]),
-                   "duplicates": duplicate_pairs(root, results), "top3": [place(r) for r in results[:3]],
+                   "duplicates": alike, "copies": copies, "top3": [place(r) for r in results[:3]],
                    "similar": sum(len(r.get("similar") or ()) for r in results)}
-            row["duplicate_pairs"] = len(row["duplicates"])
+            row["duplicate_pairs"], row["copy_pairs"] = len(alike), len(copies)
             per_query.append(row)
             sums["code@3"] += row["code_top3"]
             sums["ndcg@10"] += 1 / math.log2(rank + 1) if rank else 0.0
             sums["recall@10"] += rank is not None
             sums["duplicate_pairs"] += row["duplicate_pairs"]
-        figures[name] = {k: (v if k == "duplicate_pairs" else v / len(cases)) for k, v in sums.items()}
+            sums["copy_pairs"] += row["copy_pairs"]
+        figures[name] = {k: (v if k.endswith("_pairs") else v / len(cases)) for k, v in sums.items()}
         figures[name]["questions"] = len(cases)
         index.close()
 
-    print(f"\n{'repository':<12}{'questions':>10}{'code@3':>8}{'NDCG@10':>9}{'R@10':>7}{'dup pairs':>11}")
+    print(f"\n{'repository':<12}{'questions':>10}{'code@3':>8}{'NDCG@10':>9}{'R@10':>7}{'alike pairs':>13}"
+          f"{'copy pairs':>12}")
     for name, f in figures.items():
         print(f"{name:<12}{f['questions']:>10.0f}{f['code@3']:>8.2f}{f['ndcg@10']:>9.3f}{f['recall@10']:>7.2f}"
-              f"{f['duplicate_pairs']:>11.0f}")
+              f"{f['duplicate_pairs']:>13.0f}{f['copy_pairs']:>12.0f}")
     n = len(per_query)
     overall = {"code@3": sum(r["code_top3"] for r in per_query) / n,
                "ndcg@10": sum(1 / math.log2(r["rank"] + 1) for r in per_query if r["rank"]) / n,
                "recall@10": sum(r["rank"] is not None for r in per_query) / n,
-               "duplicate_pairs": sum(r["duplicate_pairs"] for r in per_query)}
+               "duplicate_pairs": sum(r["duplicate_pairs"] for r in per_query),
+               "copy_pairs": sum(r["copy_pairs"] for r in per_query)}
     print(f"{'overall':<12}{n:>10}{overall['code@3']:>8.2f}{overall['ndcg@10']:>9.3f}{overall['recall@10']:>7.2f}"
-          f"{overall['duplicate_pairs']:>11.0f}")
+          f"{overall['duplicate_pairs']:>13.0f}{overall['copy_pairs']:>12.0f}")
     latencies.sort()
     print(f"query latency in process: p50 {latencies[len(latencies) // 2]:.1f} ms")
     if args.json:

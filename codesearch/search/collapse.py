@@ -7,9 +7,12 @@ of the same content class, and
 - documents: their fingerprints differ in at most DOCUMENT_BITS bits (translations keep a page's
   code, links and names; different pages of one site share their boilerplate, and lie further
   apart);
-- code: they are of the same kind, definitions of the same qualified name, and their
-  fingerprints differ in at most CODE_BITS bits (`__exit__` of two classes, or `Warnf` beside
-  `Errorf`, are alike in their words but are different functions).
+- code: they are of the same kind, definitions of the same name (a method copied into another
+  class keeps its name, not its qualified name), and their fingerprints differ in at most
+  CODE_BITS bits (`__exit__` of two classes with different bodies, or `Warnf` beside `Errorf`,
+  are alike in their words but are different functions, and lie further apart).
+Two chunks of one file over nearly the same lines (SAME_LINES of the longer one: a method and the
+part of its class that holds little else) are one result too, fingerprinted or not.
 Only the candidates that could be shown are compared: WINDOW times the results asked for, each
 against the at most `limit` kept.
 """
@@ -28,6 +31,7 @@ from .ranking import Ranked, aggregate_files
 
 DOCUMENT_BITS = 5
 CODE_BITS = 3
+SAME_LINES = 0.9
 WINDOW = 3  # candidates compared: this many times the results asked for
 _DOCUMENT = CLASS_NUMBERS[DOCUMENTATION]
 _VENDORED = CLASS_NUMBERS[VENDORED]
@@ -74,15 +78,26 @@ def _collapse_pool(pool: list[Shown], limit: int, traits_of: Callable[[list[Chun
 
 
 def near_duplicates(a: Chunk, a_traits: Traits, b: Chunk, b_traits: Traits) -> bool:
-    """Whether two chunks are copies or translations of one another (the module's rule)."""
+    """Whether two chunks are copies or translations of one another, or show nearly the same
+    lines of one file (the module's rule)."""
+    if same_lines(a, b):
+        return True
     (a_print, a_class), (b_print, b_class) = a_traits, b_traits
     if not a_print or not b_print or a_class != b_class:
         return False
     if a_class == _DOCUMENT:
         return distance(a_print, b_print) <= DOCUMENT_BITS
-    if a.kind != b.kind or (a.kind in DEFINITION_KINDS and a.qualified_name != b.qualified_name):
+    if a.kind != b.kind or (a.kind in DEFINITION_KINDS and a.name != b.name):
         return False
     return distance(a_print, b_print) <= CODE_BITS
+
+
+def same_lines(a: Chunk, b: Chunk) -> bool:
+    """Two chunks of one file whose common lines are SAME_LINES of the longer one's."""
+    if a.path != b.path:
+        return False
+    common = min(a.end_line, b.end_line) - max(a.start_line, b.start_line) + 1
+    return common >= SAME_LINES * max(a.end_line - a.start_line + 1, b.end_line - b.start_line + 1)
 
 
 def collapse(entries: Sequence[Entry], chunk_of: Callable[[Entry], Chunk], traits: Mapping[str, Traits],
@@ -94,7 +109,7 @@ def collapse(entries: Sequence[Entry], chunk_of: Callable[[Entry], Chunk], trait
     for entry in entries:
         chunk = chunk_of(entry)
         mine = traits.get(chunk.id)
-        if mine is not None and mine[0]:
+        if mine is not None:
             host = next((similar for other, similar in kept
                          if (theirs := traits.get(chunk_of(other).id)) is not None
                          and near_duplicates(chunk_of(other), theirs, chunk, mine)), None)

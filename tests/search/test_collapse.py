@@ -106,8 +106,9 @@ def test_text_output_says_how_many_are_similar(index):
     assert sum(len(r.get("similar", ())) for r in as_json["results"]) >= 2
 
 
-def chunk(cid: str, kind: str, name: str, path: str = "a.py") -> Chunk:
-    return Chunk(cid, None, path, "python", kind, name, name, "", "", 1, 5, "", "", "")
+def chunk(cid: str, kind: str, name: str, path: str = "", lines: tuple[int, int] = (1, 5),
+          qualified: str = "") -> Chunk:
+    return Chunk(cid, None, path or f"{cid}.py", "python", kind, name, qualified or name, "", "", *lines, "", "", "")
 
 
 CODE = CLASS_NUMBERS["code"]
@@ -123,6 +124,18 @@ DOCS = CLASS_NUMBERS["documentation"]
     (chunk("1", "function", "f"), (0xFF, CODE), chunk("2", "function", "f"), (0xF0, CODE), False),
     (chunk("1", "section", "Intro"), (0x1F, DOCS), chunk("2", "section", "Einführung"), (0x00, DOCS), False),
     (chunk("1", "section", "Intro"), (0x1F, DOCS), chunk("2", "section", "Einführung"), (0x01, DOCS), True),
+    # a method copied into another class: its name kept, its qualified name not
+    (chunk("1", "method", "measure", qualified="Bar.measure"), (0b1011, CODE),
+     chunk("2", "method", "measure", qualified="ProgressBar.measure"), (0b1011, CODE), True),
+    (chunk("1", "method", "measure", qualified="Bar.measure"), (0xFF, CODE),
+     chunk("2", "method", "measure", qualified="Live.measure"), (0xF0, CODE), False),
+    # one file's nearly same lines: a method and the part of its class around it, fingerprinted or not
+    (chunk("1", "method", "measure", "t.py", (716, 753)), (0, CODE), chunk("2", "class", "Table", "t.py", (716, 755)),
+     (0xF0, CODE), True),
+    (chunk("1", "method", "measure", "t.py", (716, 753)), (0, CODE), chunk("2", "class", "Table", "t.py", (700, 755)),
+     (0xF0, CODE), False),
+    (chunk("1", "method", "measure", "t.py", (716, 753)), (0, CODE), chunk("2", "class", "Table", "u.py", (716, 755)),
+     (0xF0, CODE), False),
 ])
 def test_the_near_duplicate_rule(a, a_traits, b, b_traits, expected):
     assert near_duplicates(a, a_traits, b, b_traits) is expected
