@@ -5,7 +5,7 @@ Usage: scripts/bench_fusion.py [--bench-dir ~/.cache/codesearch-bench] [--index-
            ~/.cache/codesearch-bench-index] [--cases RAISE_CASES.json] [--json OUT] [NAME ...]
 
 Every benchmark question (scripts/bench_quality.py: NDCG@10) and raise-site case
-(scripts/bench_raise.py: Acc@1, Acc@5) is searched once with the indexes scripts/bench_quality.py
+(scripts/bench_raise.py: Acc@1) is searched once with the indexes scripts/bench_quality.py
 builds, its retrievers' lists and scores kept; the rest of the search (fusion, ranking, collapsing)
 is then replayed under each fusion variant: other RRF k for the keyword or vector list, the keyword
 list's first results counted more. A rule gives a query one variant when a signal its lists carry
@@ -16,6 +16,9 @@ chosen on one half (codesearch/eval/bench.py HALVES): neither figure of that hal
 gains' sum highest (NDCG@10 plus raise Acc@1); the chosen rule is then reported on the other half.
 A fitted gate per variant (a ridge regression of the variant's gain on a query from its signals,
 learned on one half) is reported on the other half the same way.
+Also shown: the NDCG@10 the default fusion loses, by where each missed question's answer lay in
+the retrievers' lists (the top 3 of which, a place below, none): what fusion and ranking could
+still win, and what only retrieval could.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from benchlib import write_results
 
 from codesearch.config import load_settings
 from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, benchmark_roots, half_of
-from codesearch.eval.metrics import mean, score_query
+from codesearch.eval.metrics import RelevantSpan, matches, mean, score_query
 from codesearch.indexing.index import Index
 from codesearch.search.query import Query
 from codesearch.search.ranking import IDENTIFIER, QUALIFIER, Ranked, RankingOptions, rank
@@ -134,10 +137,13 @@ class Case:
     half: str
     signals: dict[str, float]
     outcome: dict[str, float]
+    found_at: dict[str, int]  # a question's: each list's best place of a chunk of its answer (0: none)
 
 
-def replay(searcher: ReplaySearcher, text: str, limit: int, judge: Callable[[list], float]) -> tuple[dict, dict]:
-    """(signals, variant -> outcome) of one query, its lists recorded once."""
+def replay(searcher: ReplaySearcher, text: str, limit: int, judge: Callable[[list], float],
+           targets: list[RelevantSpan]) -> tuple[dict, dict, dict]:
+    """(signals, variant -> outcome, list -> best place of a chunk matching `targets`) of one
+    query, its lists recorded once."""
     query = Query.parse(text)
     recorded: dict[str, tuple[list[str], list[float]]] = {}
     lists: dict[str, list[str]] = {}
@@ -150,7 +156,38 @@ def replay(searcher: ReplaySearcher, text: str, limit: int, judge: Callable[[lis
     for name, variant in VARIANTS.items():
         searcher.variant = variant
         outcome[name] = judge(list(searcher.search(SearchRequest(query=text, limit=limit), side_by_side=False).results))
-    return signals(query, recorded, top[lists["keyword"][0]].name if top else ""), outcome
+    return signals(query, recorded, top[lists["keyword"][0]].name if top else ""), outcome, places(
+        searcher, lists, targets)
+
+
+def places(searcher: Searcher, lists: dict[str, list[str]], targets: list[RelevantSpan]) -> dict[str, int]:
+    """Each list's best 1-based place of a chunk that matches one of `targets` (0: none does)."""
+    if not targets:
+        return {}
+    chunks = searcher.catalog.files.chunks_by_ids(list({i for ids in lists.values() for i in ids}))
+    found = {}
+    for name, ids in lists.items():
+        hits = (place for place, i in enumerate(ids, start=1) if i in chunks and any(
+            matches({"path": chunks[i].path, "start_line": chunks[i].start_line, "end_line": chunks[i].end_line,
+                     "kind": chunks[i].kind}, t) for t in targets))
+        found[name] = next(hits, 0)
+    return found
+
+
+def losses(cases: list[Case], half: str) -> dict[str, tuple[int, float]]:
+    """Where the answers of a half's questions that the default fusion ranks below 1 NDCG@10 lay in
+    the lists: bucket -> (questions, NDCG@10 lost, summed over them)."""
+    found: dict[str, tuple[int, float]] = {}
+    for c in cases:
+        if c.kind != "quality" or c.half != half or c.outcome[DEFAULT] >= 1.0 - 1e-9:
+            continue
+        best = min([p for p in c.found_at.values() if p] or [0])
+        top = "+".join(n for n, p in c.found_at.items() if 0 < p <= 3)
+        bucket = (f"in the top 3 of {top}" if top else "in no list" if not best
+                  else "best place 4-10" if best <= 10 else "best place 11-100")
+        count, lost = found.get(bucket, (0, 0.0))
+        found[bucket] = (count + 1, lost + 1.0 - c.outcome[DEFAULT])
+    return found
 
 
 def figure(cases: list[Case], choose: Callable[[dict[str, float]], str], kind: str, half: str) -> float:
@@ -232,11 +269,13 @@ def main() -> int:
         for q in json.loads((args.annotations / f"{name}.json").read_text()):
             def ndcg(results: list, q: dict = q) -> float:
                 return score_query([r.to_dict() for r in results], q["relevant"], q.get("secondary", []))["ndcg@10"]
-            cases.append(Case("quality", name, half_of(name), *replay(searcher, q["query"], QUALITY_LIMIT, ndcg)))
+            targets = [RelevantSpan.parse(t) for t in [*q["relevant"], *q.get("secondary", [])]]
+            cases.append(Case("quality", name, half_of(name), *replay(searcher, q["query"], QUALITY_LIMIT, ndcg,
+                                                                      targets)))
         for rc in raise_cases[name]:
             def place(results: list, rc: dict = rc) -> float:
                 return rank_of([(r.path, r.start_line, r.end_line) for r in results], rc)
-            cases.append(Case("raise", name, rc["half"], *replay(searcher, rc["query"], RAISE_LIMIT, place)))
+            cases.append(Case("raise", name, rc["half"], *replay(searcher, rc["query"], RAISE_LIMIT, place, [])))
         index.close()
         print(f"[{name}] {time.monotonic() - t:.0f}s", file=sys.stderr)
 
@@ -254,6 +293,12 @@ def main() -> int:
             variants[v] = {**changes, **{f"quality {h} interval": list(bounds[h]) for h in "AB"}}
             print(f"  {v:<26} " + " ".join(f"{changes[key]:>+8.3f}" for key in sorted(changes))
                   + "".join(f"   {bounds[h][0]:+.3f} to {bounds[h][1]:+.3f}   " for h in "AB"))
+    print("\nthe default's lost NDCG@10 (questions below 1), by where their answers lay in the lists:")
+    lost = {h: losses(cases, h) for h in "AB"}
+    for h in "AB":
+        total = sum(v for _, v in lost[h].values())
+        for bucket, (count, value) in sorted(lost[h].items(), key=lambda item: -item[1][1]):
+            print(f"  {h} {bucket:<36} {count:>3} questions, {value:5.2f} lost ({value / total:.0%})")
     candidates = rules([c for c in cases if c.kind == "quality"] + [c for c in cases if c.kind == "raise"])
     changes_of = {label: {(kind, h): figure(cases, choose, kind, h) - base[(kind, h)]
                           for kind in ("quality", "raise") for h in "AB"} for label, choose in candidates}
@@ -282,6 +327,8 @@ def main() -> int:
         counts = {kind: sum(1 for c in cases if c.kind == kind) for kind in ("quality", "raise")}
         write_results(args.json, {"default": {f"{kind} {h}": v for (kind, h), v in base.items()},
                                   "variants": variants, "chosen": chosen, "fitted_gates": gates,
+                                  "losses": {h: {b: {"questions": n, "lost": v} for b, (n, v) in lost[h].items()}
+                                             for h in "AB"},
                                   "rules_tried": len(candidates), "cases": counts})
     return 0
 

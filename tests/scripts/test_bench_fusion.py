@@ -56,9 +56,21 @@ def test_signals_read_each_lists_lead_and_their_agreement():
 
 def test_the_interval_holds_a_steady_gain_exactly_and_brackets_a_mixed_one():
     def case(repo: str, gain: float) -> object:
-        return bench_fusion.Case("quality", repo, "A", {}, {"default": 0.5, "lifted": 0.5 + gain})
+        return bench_fusion.Case("quality", repo, "A", {}, {"default": 0.5, "lifted": 0.5 + gain}, {})
     steady = [case(repo, 0.1) for repo in ("a", "b") for _ in range(5)]
     assert bench_fusion.interval(steady, "lifted", "A") == pytest.approx((0.1, 0.1))
     mixed = [case("a", gain) for gain in (0.4, -0.2, 0.0, 0.1, -0.3)]
     low, high = bench_fusion.interval(mixed, "lifted", "A")
     assert low < 0.0 < high
+
+
+def test_losses_sort_the_missed_questions_by_where_their_answers_lay():
+    def question(ndcg: float, found_at: dict[str, int], half: str = "A") -> object:
+        return bench_fusion.Case("quality", "r", half, {}, {"default": ndcg}, found_at)
+    cases = [question(1.0, {"keyword": 1, "vector": 1}),  # not missed
+             question(0.5, {"keyword": 2, "vector": 9, "graph": 0}), question(0.6, {"keyword": 3, "vector": 1}),
+             question(0.0, {"keyword": 0, "vector": 0}), question(0.7, {"keyword": 40, "vector": 7}),
+             question(0.0, {"keyword": 0, "vector": 0}, "B")]
+    assert bench_fusion.losses(cases, "A") == {
+        "in the top 3 of keyword": (1, pytest.approx(0.5)), "in the top 3 of keyword+vector": (1, pytest.approx(0.4)),
+        "in no list": (1, pytest.approx(1.0)), "best place 4-10": (1, pytest.approx(0.3))}
