@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from ..store.graph_export import GUESSED, UNRESOLVED
 from ..store.graph_reads import GUESS_WEIGHT, MAX_CANDIDATES
@@ -16,7 +17,41 @@ from ..vocabulary import NON_DEFINITION_KINDS
 from .milvus_store import LiveFile, MilvusStore, RepoState, literal, live_scope, row_uid
 
 MAX_CALL_SITES = 1000
-Related = tuple[dict, str, tuple[int, ...]]  # a chunk's row, how it is related, the call lines
+Related = tuple[dict, str, tuple[int, ...], float]  # a chunk's row, how it is related, the call lines, weight
+
+
+@dataclass(frozen=True)
+class Found:
+    """A chunk reached from the targets: its row, hops away, how the edge that reached it was
+    resolved, the call lines of a first hop, the edge's weight."""
+
+    row: dict
+    depth: int
+    how: str
+    lines: tuple[int, ...]
+    weight: float
+
+
+def walk(reader: RelationReader, targets: list[dict], direction: str, depth: int) -> list[Found]:
+    """Callers or callees of the targets, breadth first, as the local graph's `neighbours`: by
+    hops, then heaviest edge first; a target that calls itself is among its own callers."""
+    found: list[Found] = []
+    seen = {t["uid"] for t in targets}
+    frontier = targets
+    for level in range(1, depth + 1):
+        step = reader.callers(frontier) if direction == "callers" else reader.callees(frontier)
+        frontier = []
+        for row, how, lines, weight in step:
+            if row["uid"] in seen:
+                if level == 1 and any(t["uid"] == row["uid"] for t in targets):
+                    found.append(Found(row, level, how, lines, weight))
+                continue
+            seen.add(row["uid"])
+            frontier.append(row)
+            found.append(Found(row, level, how, lines, weight))
+        if not frontier:
+            break
+    return sorted(found, key=lambda f: (f.depth, -f.weight))
 
 
 class RelationReader:
@@ -104,7 +139,7 @@ class RelationReader:
         rows = self.store.chunks_by_uid(list(found))
         order = sorted((u for u in found if u in rows),
                        key=lambda u: (-found[u][1], rows[u]["repo"], rows[u]["path"], rows[u]["start_line"]))
-        return [(rows[u], found[u][0], tuple(sorted(set(found[u][2])))) for u in order]
+        return [(rows[u], found[u][0], tuple(sorted(set(found[u][2]))), found[u][1]) for u in order]
 
     def _definitions_of(self, names: Iterable[str]) -> dict[str, list[dict]]:
         """The live definitions of these names, by name, each name's in the local candidate order

@@ -26,7 +26,8 @@ from ..search.collapse import collapse_ranked, indexed_traits
 from ..search.fusion import weighted_rrf
 from ..search.present import related_result, search_result, term_pattern
 from ..search.query import Query
-from ..search.ranking import RankingOptions, rank, template_shares
+from ..search.ranking import Ranked, RankingOptions, rank, template_shares
+from ..search.relations import QUERY_DEPTH, parse_relation
 from ..search.requests import (
     RelatedResult,
     RelationsAnswer,
@@ -43,7 +44,7 @@ from .keyword_score import Collection, bm25, columns_of, phrases_held
 from .milvus_store import CHUNKS, LiveFile, MilvusStore, RepoState, literal, live_files, live_scope, row_uid
 from .stemming import porter
 from .team_graph import GraphCache, graph_list
-from .team_relations import MAX_CALL_SITES, RelationReader
+from .team_relations import MAX_CALL_SITES, Found, RelationReader, walk
 
 OVERFETCH = 2  # candidates asked of Milvus per candidate kept: some fail the liveness or glob check
 RESCORE_DEPTH = 5  # Milvus BM25 candidates scored by the local keyword score, per candidate kept
@@ -145,7 +146,8 @@ class TeamSearcher:
         if not states:
             notes.append("the team store holds no repository" + (f" named {scope.repo}" if scope.repo else "")
                          + (f" on branch {scope.branch}" if scope.branch else ""))
-        else:
+        relation = self._related(query, states, candidates) if "graph" in names and states else None
+        if states:
             where = self.expression(states, query.filters, scope)
             visible = self.visibility(states)
             if "vector" in names:
@@ -163,22 +165,25 @@ class TeamSearcher:
                 columns = {h["uid"]: columns_of(h["keywords"]) for h in hits}
                 lists["keyword"] = _keyword_order(stems, collection, columns)[:candidates]
                 timing["keyword"] = _ms(t)
-            if "graph" in names:
+            if "graph" in names and relation is None:
                 t = time.perf_counter()
                 lists["graph"] = self._graph(query, states, lists.get("keyword", []), candidates)
                 timing["graph"] = _ms(t)
         t = time.perf_counter()
-        weights = {n: float(getattr(self.settings, f"weight_{n}", 1.0)) for n in lists}
-        fused = weighted_rrf(lists, weights, k=self.settings.rrf_k)
-        exact = self._exact(query, columns, options) if "keyword" in names else {}
-        taken = {uid for uid, _ in fused}
-        fused += [(uid, 0.0) for uid in exact if uid not in taken]  # as the local search: they join
-        rows = self.store.chunks_by_uid([uid for uid, _ in fused])
-        templates = self._templates(query, lists, exact, rows, options) if "keyword" in names else {}
-        chunks = {uid: _chunk(row) for uid, row in rows.items()}
         vendored = frozenset(f for s in states for f in s.vendored)
-        ranked = rank(query, [(chunks[uid], score) for uid, score in fused if uid in chunks], options, vendored,
-                      exact, templates)
+        if relation is not None:
+            lists["graph"] = [f.row["uid"] for f in relation]
+            ranked, rows = self._rank_relation(query, relation, lists, options, vendored)
+        else:
+            fused = weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k)
+            exact = self._exact(query, columns, options) if "keyword" in names else {}
+            taken = {uid for uid, _ in fused}
+            fused += [(uid, 0.0) for uid in exact if uid not in taken]  # as the local search: they join
+            rows = self.store.chunks_by_uid([uid for uid, _ in fused])
+            templates = self._templates(query, lists, exact, rows, options) if "keyword" in names else {}
+            chunks = {uid: _chunk(row) for uid, row in rows.items()}
+            ranked = rank(query, [(chunks[uid], score) for uid, score in fused if uid in chunks], options,
+                          vendored, exact, templates)
         timing["rank"] = _ms(t)
         ranks = {name: {uid: i for i, uid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
@@ -195,6 +200,48 @@ class TeamSearcher:
                             timing_ms={k: round(v, 2) for k, v in timing.items()},
                             partial=True if writing else None, note="; ".join(notes) or None,
                             truncated=True if request.truncated else None)
+
+    def _weights(self, lists: dict[str, list[str]]) -> dict[str, float]:
+        return {n: float(getattr(self.settings, f"weight_{n}", 1.0)) for n in lists}
+
+    def _related(self, query: Query, states: list[RepoState], limit: int) -> list[Found] | None:
+        """The callers or callees of a known name, when the query asks for a relation (as the
+        local search answers it: two hops, nearest and heaviest first)."""
+        parsed = parse_relation(query.text)
+        if parsed is None:
+            return None
+        direction, name = parsed
+        targets = self.definitions_named(states, name)
+        if not targets:
+            return None
+        found = walk(RelationReader(self.store, states, self.live), targets, direction, QUERY_DEPTH)
+        if query.filters.active:
+            found = [f for f in found if _filters_ok(f.row, query.filters) and _glob_ok(f.row["path"], query.filters)]
+        return found[:limit]
+
+    def _rank_relation(self, query: Query, related: list[Found], lists: dict[str, list[str]],
+                       asked: RankingOptions, vendored: frozenset[str]) -> tuple[list[Ranked], dict[str, dict]]:
+        """The callers (or callees) first, nearest hops first, each hop ordered by the fused ranks
+        of all lists; then the other retrievers' results, ranked as usual, as context (the local
+        search's order); with the rows of all of them."""
+        context_lists = {name: ids for name, ids in lists.items() if name != "graph"}
+        context_fused = weighted_rrf(context_lists, self._weights(context_lists), k=self.settings.rrf_k)
+        fused = dict(weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k))
+        rows = self.store.chunks_by_uid(list(dict.fromkeys([uid for uid, _ in context_fused] + list(fused))))
+        chunks = {uid: _chunk(row) for uid, row in rows.items()}
+        context = rank(query, [(chunks[u], score) for u, score in context_fused if u in chunks], asked, vendored) \
+            if context_lists else []
+        options = RankingOptions.off()
+        options.test_penalty = asked.test_penalty
+        depth = {f.row["uid"]: f.depth for f in related}
+        answer = rank(query, [(chunks[u], fused[u]) for u in depth if u in chunks], options, vendored)
+        gap = 2 * max((r.score for r in context + answer), default=0.0)
+        for r in answer:  # tiers by hops, all above every context result
+            r.score += gap * (QUERY_DEPTH + 1 - depth[r.chunk.id])
+            r.notes.append(f"answers the relation ({depth[r.chunk.id]} hop)")
+        answer.sort(key=lambda r: -r.score)
+        taken = {r.chunk.id for r in answer}
+        return answer + [r for r in context if r.chunk.id not in taken], rows
 
     def _keyword_hits(self, stems: list[str], collection: Collection, where: str, limit: int) -> list[dict]:
         """Milvus BM25's candidates for the keyword list (the query's stemmed terms, `collection`:
@@ -295,25 +342,13 @@ class TeamSearcher:
         scope = scope or Scope()
         states = self.states(scope)
         targets = self.definitions_named(states, request.name)
-        found: list[tuple[dict, int, str, tuple[int, ...]]] = []  # row, depth, resolution, call lines
-        seen = {t["uid"] for t in targets}
-        frontier = targets
-        reader = RelationReader(self.store, states, self.live)
-        for depth in range(1, request.depth + 1):
-            step = reader.callers(frontier) if request.direction == "callers" else reader.callees(frontier)
-            frontier = []
-            for row, how, lines in step:
-                if row["uid"] not in seen:
-                    seen.add(row["uid"])
-                    frontier.append(row)
-                    found.append((row, depth, how, lines))
+        found = walk(RelationReader(self.store, states, self.live), targets, request.direction, request.depth)
         if request.filters.active:
-            found = [f for f in found if _filters_ok(f[0], request.filters)]
+            found = [f for f in found if _filters_ok(f.row, request.filters)]
         if request.limit is not None:
             found = found[:request.limit]
-        results = tuple(_placed_related(related_result(_chunk(row), 1.0 / depth, depth, request.name,
-                                                       lines or None, how), row)
-                        for row, depth, how, lines in found)
+        results = tuple(_placed_related(related_result(_chunk(f.row), f.weight / f.depth, f.depth, request.name,
+                                                       f.lines or None, f.how), f.row) for f in found)
         answer_targets = tuple(RelationTarget(t["path"], t["start_line"], t["qualified_name"], repo=t["repo"])
                                for t in targets)
         note = None if targets else f"no definition named {request.name!r} in the team store"

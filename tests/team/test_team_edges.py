@@ -82,3 +82,11 @@ def test_a_changed_callee_file_rewires_its_unchanged_callers(store, tmp_path):
     assert relations(store, "run", "callees") == [("helper", "pkg/other.py", "name-only", (5,))]
     again = index(store, root, "helpers")  # nothing changed: no generation, no edges written
     assert (again.modified, again.rewired, again.generation) == (0, 0, report.generation)
+
+
+def test_a_search_that_asks_for_callers_puts_them_first(store, tmp_path):
+    from codesearch.search.requests import SearchRequest
+    index(store, write(tmp_path / "shapes", SHAPES), "shapes")
+    searcher = TeamSearcher(store, Settings(), None)
+    answer = searcher.search(SearchRequest(query="who calls Circle.area", retrievers=("keyword", "graph")))
+    assert [(r.name, r.sources.get("graph")) for r in answer.results][:1] == [("circle_area", 1)]
