@@ -176,6 +176,7 @@ def _lsp_answer(root: Path, locations: list[dict], path_of_uri: Callable[[str], 
 # --- TypeScript and JavaScript: scip-typescript ------------------------------------------------
 SCIP_DEFAULT = Path("/tmp/scip/node_modules/.bin/scip-typescript")
 SCIP_TIMEOUT_S = 1800
+_PARAMETER = re.compile(r"\)\.?\([^()]+\)$")  # a SCIP parameter descriptor after its method's: `f().(x)`
 
 
 def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
@@ -218,7 +219,7 @@ def scip_answers(root: Path, sites: list[CallSite]) -> dict[CallSite, Answer]:
             if not places and all(s.startswith("local ") or _package(s) in own for s in hits):
                 continue  # a symbol the tool could not name, or one of a file it did not index
             targets = frozenset((p, line) for p, line in places if p is not None)
-            out[site] = Answer(targets, outside=not targets, local=any(s.startswith("local ") for s in hits))
+            out[site] = Answer(targets, outside=not targets, local=any(map(_value_symbol, hits)))
     return out
 
 
@@ -242,6 +243,12 @@ def run_scip_typescript(root: Path, output: Path) -> Path:
         if inferred is not None:  # the tool writes the configuration it inferred there: not left in the checkout
             inferred.unlink(missing_ok=True)
     return project
+
+
+def _value_symbol(symbol: str) -> bool:
+    """Whether a symbol names a value, no definition: a local one ("local 3"), or a function's
+    parameter (`sendfile().(callback)`), which the tool places on its function's line."""
+    return symbol.startswith("local ") or bool(_PARAMETER.search(symbol))
 
 
 def _package(symbol: str) -> str:
