@@ -18,6 +18,9 @@ RESULT = "()"  # after a function's name in a chain's base: the value it returns
 INDEX = "#"  # before the position of the result meant, where a call returns several
 RANGE = "range "  # before the value a `for k, v := range value` loop's names are bound over
 ONE_OF = "|"  # between the hints of the values a name is bound to again and again: theirs where they agree
+# the most methods a chain hint follows: a longer one is not known (each name bound to the one
+# before it, `v2 := v1.Next()`, would store and resolve the whole chain again at each call)
+MAX_STEPS = 16
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _POSITION = re.compile(INDEX + r"(\d+)$")
 _MADE = re.compile(r"^(?:new\((?P<new>[^()]+)\)|&?(?P<literal>[\w.]+)\{.*\})$", re.S)

@@ -399,7 +399,8 @@ class Scopes:
         steps = [call_chains.called(piece) for piece in rest]
         if any(step is None for step in steps):
             return ""  # a field of a call's result: its type is not known here
-        return base + "".join(call_chains.STEP + step for step in steps if step)
+        chain = base + "".join(call_chains.STEP + step for step in steps if step)
+        return chain if chain.count(call_chains.STEP) <= call_chains.MAX_STEPS else ""
 
 
 def _path_hint(dotted: str) -> str:

@@ -45,3 +45,17 @@ def test_a_walk_that_overflows_the_stack_skips_the_file(monkeypatch):
     with pytest.raises(SkipFile) as info:
         extract_text("chain.py", "x = 1\n")
     assert info.value.reason == "too_complex"
+
+
+def test_a_long_chain_of_values_made_from_each_other_keeps_short_hints():
+    """`v1 := v0.Next()`, `v2 := v1.Next()`, ...: each value's hint would hold every call before
+    it, stored and followed again at each call (hints growing with the square of the chain);
+    past MAX_STEPS methods the value is not known, and near its start it still is."""
+    from codesearch.ingest.call_chains import MAX_STEPS, STEP
+    length = 4 * MAX_STEPS
+    source = ("package main\n\nfunc run(b *Builder) {\n\tv0 := b.Start()\n"
+              + "".join(f"\tv{i} := v{i - 1}.Next()\n" for i in range(1, length)) + "}\n")
+    hints = [hint for _, _, name, _, hint, _ in extract_text("chain.go", source).calls if name == "Next"]
+    assert len(hints) == length - 1
+    assert max(hint.count(STEP) for hint in hints) <= MAX_STEPS
+    assert hints[0] != "" and STEP in hints[2]
