@@ -35,7 +35,7 @@ class Settings:
 
     # walking
     max_file_bytes: int = 1024 * 1024
-    max_line_chars: int = 2000  # a longer line marks a minified or generated file
+    max_line_chars: int = 2000  # a file mostly in longer lines is minified or generated
     max_mean_line_chars: int = 300
     # chunking (unit: non-whitespace characters, as cAST measures)
     max_chunk_chars: int = 1500

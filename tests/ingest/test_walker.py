@@ -298,6 +298,21 @@ def test_minified_long_line(tmp_path):
     assert info.value.reason == "minified"
 
 
+def test_minified_after_a_license_header(tmp_path):
+    header = "".join(f"// line {n} of the license\n" for n in range(20))
+    path = write(tmp_path, "lib.min.js", header + "var a=1;" * 300 + "\n")
+    with pytest.raises(SkipFile) as info:
+        read_source(path, Settings(max_line_chars=1000))
+    assert info.value.reason == "minified"
+
+
+def test_one_embedded_long_line_keeps_the_file(tmp_path):
+    code = "".join(f"def handler_{n}(request):\n    return render(request, {n})\n\n" for n in range(60))
+    image = 'LOGO = "data:image/png;base64,' + "iVBORw0KGgo" * 200 + '"\n'
+    path = write(tmp_path, "views.py", code + image + code.replace("handler_", "view_"))
+    assert read_source(path, Settings(max_line_chars=1000)).startswith(b"def handler_0")
+
+
 def test_minified_mean_line_length(tmp_path):
     line = "x" * 250
     path = write(tmp_path, "dense.js", "\n".join([line] * 10))
