@@ -18,6 +18,7 @@ RESULT = "()"  # after a function's name in a chain's base: the value it returns
 INDEX = "#"  # before the position of the result meant, where a call returns several
 RANGE = "range "  # before the value a `for k, v := range value` loop's names are bound over
 ONE_OF = "|"  # between the hints of the values a name is bound to again and again: theirs where they agree
+MAX_ONE_OF = 16  # the most hints ONE_OF joins: more values are not known (each call would store them all)
 # the most methods a chain hint follows: a longer one is not known (each name bound to the one
 # before it, `v2 := v1.Next()`, would store and resolve the whole chain again at each call)
 MAX_STEPS = 16

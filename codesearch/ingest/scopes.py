@@ -170,7 +170,7 @@ class Scopes:
         while (scope, name) not in self.bound and scope is not None:
             scope = self.definitions[scope].parent
         hints = sorted({self._type_hint(text, scope) for text in self.alternatives.get((scope, name), ())})
-        return "" if CONFLICT in hints else call_chains.ONE_OF.join(hints)
+        return "" if CONFLICT in hints or len(hints) > call_chains.MAX_ONE_OF else call_chains.ONE_OF.join(hints)
 
     def _own_field(self, cls: int | None, field: str) -> str | None:
         """The type of `self.field` in class `cls`: bound in it, or in its bases of this file."""

@@ -59,3 +59,18 @@ def test_a_long_chain_of_values_made_from_each_other_keeps_short_hints():
     assert len(hints) == length - 1
     assert max(hint.count(STEP) for hint in hints) <= MAX_STEPS
     assert hints[0] != "" and STEP in hints[2]
+
+
+def test_a_name_bound_to_many_values_keeps_short_hints():
+    """`x1, err := open1()`, `x2, err := open2()`, ...: err's hint lists the values it may hold
+    where resolution is to tell which agree; past MAX_ONE_OF of them it is not known, instead of
+    each call on err storing them all (hints growing with the square of the function's length)."""
+    from codesearch.ingest.call_chains import MAX_ONE_OF, ONE_OF
+    count = 4 * MAX_ONE_OF
+    source = ("package main\n\ntype E struct{}\n\nfunc (e *E) Error() string { return \"\" }\n\n"
+              + "".join(f"func open{i}() (int, *E) {{ return 0, nil }}\n\n" for i in range(count))
+              + "func run() {\n" + "".join(f"\tx{i}, err := open{i}()\n\t_ = err.Error()\n" for i in range(count))
+              + "}\n")
+    hints = [hint for _, _, name, _, hint, _ in extract_text("errs.go", source).calls if name == "Error"]
+    assert len(hints) == count
+    assert max(hint.count(ONE_OF) for hint in hints) < MAX_ONE_OF
