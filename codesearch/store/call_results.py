@@ -117,9 +117,11 @@ class CallResults:
     def _named(self, name: str) -> list[_Declared]:
         found = self._declared.get(name)
         if found is None:
-            rows = select_in(self.db, "SELECT COALESCE(c.qualified_name, c.name), c.kind, COALESCE(c.signature, ''), "
-                                      "f.path FROM chunks c JOIN files f ON f.fid = c.fid WHERE c.part = 1 AND "
-                                      f"c.kind NOT IN ({NOT_DEFINITIONS}) AND c.name IN ({{}})", [name])
+            # the name index is NOCASE: an exact name is looked up through it, not by reading every chunk
+            rows = self.db.execute("SELECT COALESCE(c.qualified_name, c.name), c.kind, COALESCE(c.signature, ''), "
+                                   "f.path FROM chunks c JOIN files f ON f.fid = c.fid WHERE c.part = 1 AND "
+                                   f"c.kind NOT IN ({NOT_DEFINITIONS}) AND c.name COLLATE NOCASE = ?1 "
+                                   "AND c.name = ?1", (name,)).fetchall()
             found = self._declared[name] = sorted(_Declared(*row) for row in rows)
         return found
 
