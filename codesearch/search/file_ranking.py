@@ -5,10 +5,11 @@ report names, the query's exact text).
 
 Fused first (the other strategy, `fuse_first`: ranking.aggregate_files over the ranked chunks),
 one file's chunks take several of a list's ranks and a retriever that finds many chunks of one
-file speaks for it many times. Per retriever, each list says once how good a file is, in the way
-that suits it: a keyword list by the file's best chunk (max-passage: BM25 scores of one file's
-chunks repeat the same words), a vector list by a decayed sum of its chunks' similarities (several
-chunks near the question say more than one), the graph list by the file's best chunk.
+file speaks for it many times. Per retriever, each list says once how good a file is: the keyword
+and vector lists by a decayed sum of the file's chunk scores (BM25, cosine similarity: several
+chunks that match say more than one, the best counting most), the graph list by the file's best
+chunk (max-passage). Which of the two strategies is the default, and these choices, are measured
+on the file-level benchmarks (docs/benchmarks/localization.md).
 """
 
 from __future__ import annotations
@@ -26,14 +27,14 @@ MAX_PASSAGE = "max_passage"
 DECAYED_SUM = "decayed_sum"
 # how each retriever's chunks make its file list: (aggregation, decay of each later chunk's score)
 AGGREGATION_OF: dict[str, tuple[str, float]] = {
-    "keyword": (MAX_PASSAGE, 0.0),
+    "keyword": (DECAYED_SUM, 0.5),
     "vector": (DECAYED_SUM, 0.5),
     "graph": (MAX_PASSAGE, 0.0),
 }
 DECAYED_CHUNKS = 5  # a decayed sum counts a file's best chunks up to this many
 # RRF's k for file lists: a file list is shorter than a chunk list, so its first ranks must
-# weigh more apart than k = 60 lets them
-FILE_RRF_K = 60
+# weigh further apart than k = 60 lets them (there, a small repository's files hardly differ)
+FILE_RRF_K = 5
 
 
 def file_list(ids: Sequence[str], scores: Sequence[float], path_of: Mapping[str, str],
