@@ -55,7 +55,10 @@ SYMBOL_SEARCH_CHARS = 3  # a symbol query this long also asks the hybrid search 
 SYMBOL_SEARCH_RESULTS = 20  # at most this many symbols come from it (more costs time on every keystroke)
 NEAR_NAMES = 5  # names suggested for a name that means nothing
 NEAR_CANDIDATES = 200  # names sharing its longest word, among which those are chosen
-REPORT_WEIGHTS: dict[str, float] = {}  # a report's fusion weights, as factors of the settings'
+# a report's fusion weights, as factors of the settings': a bug report or a commit message names
+# the code it is about, so its words find the file better than its meaning does
+# (docs/benchmarks/localization.md)
+REPORT_WEIGHTS: dict[str, float] = {"keyword": 3.0}
 EXACT_CANDIDATES = 20  # chunks read that hold the most of a query's exact phrases
 TEMPLATE_CANDIDATES = 100  # of each retriever's list, chunks whose message templates are matched
 MAX_CALL_SITES = 1000  # call sites read for the callers of a name defined in another repository
