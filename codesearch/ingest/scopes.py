@@ -109,13 +109,15 @@ class Scopes:
 
     def _local_value(self, scope: int | None, name: str) -> bool:
         """Whether a bare `name` in `scope` is a value the file declares in it or around it,
-        before a callable definition of that name does; a class's own names are its members,
+        before a callable definition of that name does (both in one scope: each in an anonymous
+        function of its own, `const f` in one test's callback and `const f = () => ...` in
+        another, and which one a site sees is not told); a class's own names are its members,
         never seen bare, and a file's name an import binds is that import."""
         while True:
             if scope is None or self.definitions[scope].kind not in _CLASS_KINDS:
                 found = self.named.get((scope, name))
                 if found is not None and self.definitions[found].kind not in self.spec.uncallable_kinds | {"method"}:
-                    return False  # a method (`app.path = function`) is its object's, never a bare name
+                    return (scope, name) in self.values  # a method (`app.path = function`) is its object's
                 if (scope, name) in self.values:
                     return scope is not None or name not in self.aliases
             if scope is None:

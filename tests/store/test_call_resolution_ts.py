@@ -238,7 +238,8 @@ def test_this_calls_no_method_of_a_file_it_does_not_import(tmp_path):
 
 def test_a_bare_name_a_parameter_or_a_variable_declares_is_that_value(tmp_path):
     """A parameter, a variable or a destructured name hides the file's functions of its name (a
-    type alias of the name is no value at all); a function no value hides is still linked."""
+    type alias of the name is no value at all), and one beside a function of its name in the same
+    scope leaves the name unlinked; a function no value hides is still linked."""
     index = _index(tmp_path, {
         "values.ts": ("export function callback() { return 1; }\nexport function handler() { return 2; }\n"
                       "export function run(callback: () => void, items: number[]) {\n  const handler = items[0];\n"
@@ -246,7 +247,9 @@ def test_a_bare_name_a_parameter_or_a_variable_declares_is_that_value(tmp_path):
                       "export function twice(f: unknown) {\n  return callback();\n}\n"),
         "suite.test.ts": ("export function suite() {\n  test('a', () => {\n    const a = make();\n    check(a);\n"
                           "    type a = ReturnType<typeof make>;\n  });\n}\n"
-                          "function make() { return 1; }\nfunction check(x: unknown) { return x; }\n"),
+                          "function make() { return 1; }\nfunction check(x: unknown) { return x; }\n"
+                          "export function suite2() {\n  test('b', () => {\n    const data = 1;\n    check(data);\n"
+                          "  });\n  test('c', () => {\n    const data = () => 1;\n    check(data);\n  });\n}\n"),
         "app.js": ("function callback() { return 1; }\n"
                    "function run(callback, { handler }) {\n  callback();\n  return go(handler);\n}\n"
                    "function go(f) { return f; }\nfunction handler() { return 2; }\n"),
@@ -258,6 +261,8 @@ def test_a_bare_name_a_parameter_or_a_variable_declares_is_that_value(tmp_path):
         assert _callees(index, "run") == {("values.ts", "twice"): "exact", ("app.js", "go"): "exact"}
         assert _callees(index, "twice") == {("values.ts", "callback"): "exact"}
         assert _callees(index, "suite") == {("suite.test.ts", "make"): "exact", ("suite.test.ts", "check"): "exact"}
+        # a value in one callback, a function of the name in another: which one a site sees is not told
+        assert _callees(index, "suite2") == {("suite.test.ts", "check"): "exact"}
     finally:
         index.close()
 
