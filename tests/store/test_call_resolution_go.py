@@ -124,7 +124,8 @@ def test_a_value_made_from_itself_is_unknown_not_an_endless_walk(tmp_path):
         "package ole\n\nimport \"unicode/utf16\"\n\n"
         "func Encode(v string) *uint16 {\n\tutf16 := utf16.Encode([]rune(v))\n\tptr := &utf16[0]\n"
         "\tptr.Grow(len(utf16))\n\treturn ptr\n}\n\n"
-        "func Read(data interface{}) {\n\tswitch data := data.(type) {\n\tcase []byte:\n\t\tEncode(string(data))\n\t}\n}\n")})
+        "func Read(data interface{}) {\n\tswitch data := data.(type) {\n\tcase []byte:\n"
+        "\t\tEncode(string(data))\n\t}\n}\n")})
     try:
         assert _callees(index, "Read") == {("com.go", "Encode", "exact")}
         assert _callees(index, "Encode") == set()  # the standard library's, not this Encode
