@@ -24,7 +24,7 @@ from ..faults import checkpoint
 from ..model import Chunk, ParsedFile
 from ..paths import NotRegularFile, OutsideRoot, open_checked
 from .chunking import chunk_code, chunk_text
-from .languages import spec_by_name, spec_for_path
+from .languages import language_for_name, spec_by_name, spec_for_path
 from .parsing import TooDeep, parse_source
 
 BINARY_SNIFF_BYTES = 8192
@@ -92,11 +92,14 @@ def read_source(path: Path, settings: Settings, walked: bool = False) -> bytes:
         raise SkipFile("outside_root", "moved behind a link while being indexed") from None
     except OSError as exc:
         raise SkipFile("unreadable", exc.strerror or str(exc)) from None
-    check_content(data, settings)
+    check_content(data, settings, prose=language_for_name(path.name) in _PROSE)
     return data
 
 
-def check_content(data: bytes, settings: Settings) -> None:
+_PROSE = frozenset({"markdown", "rst", "asciidoc"})  # a paragraph or a table row to a line is ordinary there
+
+
+def check_content(data: bytes, settings: Settings, prose: bool = False) -> None:
     if len(data) > settings.max_file_bytes:
         raise SkipFile("too_large", f"over {settings.max_file_bytes} bytes")
     if b"\0" in data[:BINARY_SNIFF_BYTES]:
@@ -110,7 +113,7 @@ def check_content(data: bytes, settings: Settings) -> None:
         long_lines = [n for n in map(len, data.split(b"\n")) if n > settings.max_line_chars]
         if sum(long_lines) * 2 > len(data):
             raise SkipFile("minified", f"a line of {max(long_lines)} characters")
-    if len(data) > 1024 and len(data) / lines > settings.max_mean_line_chars:
+    if not prose and len(data) > 1024 and len(data) / lines > settings.max_mean_line_chars:
         raise SkipFile("minified", f"mean line length {len(data) // lines}")
 
 
@@ -157,7 +160,7 @@ def extract_file(rel: str, path: Path, language: str, settings: Settings) -> Ext
 def extract_bytes(rel: str, data: bytes, language: str, settings: Settings) -> Extracted | SkipFile:
     """Extract content already read (with the same content checks as a file's)."""
     try:
-        check_content(data, settings)
+        check_content(data, settings, prose=language in _PROSE)
         return extract(rel, data, language, settings)
     except SkipFile as skip:
         return skip

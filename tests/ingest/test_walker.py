@@ -321,6 +321,16 @@ def test_minified_mean_line_length(tmp_path):
     assert info.value.reason == "minified"
 
 
+def test_prose_of_long_lines_is_read(tmp_path):
+    """A Markdown table's rows, or a paragraph to a line, are long on average and still prose."""
+    row = "| `Prefork` | bool | " + "Enables use of the SO_REUSEPORT socket option. " * 5 + "| false |\n"
+    path = write(tmp_path, "api.md", "# Config\n\n" + row * 40)
+    assert read_source(path, Settings(max_line_chars=2000, max_mean_line_chars=200)).startswith(b"# Config")
+    dense = write(tmp_path, "dense.js", row * 40)
+    with pytest.raises(SkipFile):
+        read_source(dense, Settings(max_line_chars=2000, max_mean_line_chars=200))
+
+
 def test_ordinary_file_is_read(tmp_path):
     content = b"def f():\n    return 1\n"
     path = write(tmp_path, "ok.py", content)
