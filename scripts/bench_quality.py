@@ -116,6 +116,7 @@ def main() -> int:
     per_category: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     per_half_category: dict[str, list[float]] = defaultdict(list)  # (half, category) of the headline
     latencies: list[float] = []
+    rank_ms: dict[str, list[float]] = defaultdict(list)  # the ranking step's time of each file configuration
     query_rows: list[dict] = []  # each question's NDCG@10 in the headline configuration, for --json
     query_counts: dict[str, int] = {}
     for name, root in roots:
@@ -137,6 +138,8 @@ def main() -> int:
                 answer = searcher.search(request)
                 if config_name == "default":
                     latencies.append(answer.timing_ms["total"])
+                if files is not None:
+                    rank_ms[config_name].append(answer.timing_ms["rank"])
                 results = [r.to_dict() for r in answer.results]
                 ndcg = score_query(results, q["relevant"], q.get("secondary", []))["ndcg@10"]
                 scores.append(ndcg)
@@ -175,7 +178,8 @@ def main() -> int:
     print("\nper half (mean over its repositories): " + "  ".join(f"{h} {overall('default', h):.3f}" for h in halves))
     print(f"overall (mean over repositories): {overall('default'):.3f}")
     for config in file_configs:
-        print(f"{config}: overall {overall(config):.3f}, " + "  ".join(f"{h} {overall(config, h):.3f}" for h in halves))
+        print(f"{config}: overall {overall(config):.3f}, " + "  ".join(f"{h} {overall(config, h):.3f}" for h in halves)
+              + f"; ranking step p50 {sorted(rank_ms[config])[len(rank_ms[config]) // 2]:.2f} ms")
     if latencies:
         latencies.sort()
         print(f"query latency in process: p50 {latencies[len(latencies) // 2]:.1f} ms, "
