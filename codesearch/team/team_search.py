@@ -38,7 +38,7 @@ from ..search.requests import (
     SearchResult,
 )
 from ..search.retrievers.keyword import COLUMN_WEIGHTS, searched_terms
-from ..search.searcher import EXACT_CANDIDATES, template_candidates
+from ..search.searcher import EXACT_CANDIDATES, REPORT_WEIGHTS, template_candidates
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .keyword_score import Collection, bm25, columns_of, phrases_held
 from .milvus_store import CHUNKS, LiveFile, MilvusStore, RepoState, literal, live_files, live_scope, row_uid
@@ -175,7 +175,7 @@ class TeamSearcher:
             lists["graph"] = [f.row["uid"] for f in relation]
             ranked, rows = self._rank_relation(query, relation, lists, options, vendored)
         else:
-            fused = weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k)
+            fused = weighted_rrf(lists, self._weights(lists, query.long), k=self.settings.rrf_k)
             exact = self._exact(query, columns, options) if "keyword" in names else {}
             taken = {uid for uid, _ in fused}
             fused += [(uid, 0.0) for uid in exact if uid not in taken]  # as the local search: they join
@@ -201,8 +201,11 @@ class TeamSearcher:
                             partial=True if writing else None, note="; ".join(notes) or None,
                             truncated=True if request.truncated else None)
 
-    def _weights(self, lists: dict[str, list[str]]) -> dict[str, float]:
-        return {n: float(getattr(self.settings, f"weight_{n}", 1.0)) for n in lists}
+    def _weights(self, lists: dict[str, list[str]], report: bool = False) -> dict[str, float]:
+        """Each list's fusion weight, as the local search's: the setting `weight_<retriever>`, for
+        a report times its factor in REPORT_WEIGHTS."""
+        factors = REPORT_WEIGHTS if report else {}
+        return {n: float(getattr(self.settings, f"weight_{n}", 1.0)) * factors.get(n, 1.0) for n in lists}
 
     def _related(self, query: Query, states: list[RepoState], limit: int) -> list[Found] | None:
         """The callers or callees of a known name, when the query asks for a relation (as the
@@ -225,7 +228,7 @@ class TeamSearcher:
         of all lists; then the other retrievers' results, ranked as usual, as context (the local
         search's order); with the rows of all of them."""
         context_lists = {name: ids for name, ids in lists.items() if name != "graph"}
-        context_fused = weighted_rrf(context_lists, self._weights(context_lists), k=self.settings.rrf_k)
+        context_fused = weighted_rrf(context_lists, self._weights(context_lists, query.long), k=self.settings.rrf_k)
         fused = dict(weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k))
         rows = self.store.chunks_by_uid(list(dict.fromkeys([uid for uid, _ in context_fused] + list(fused))))
         chunks = {uid: _chunk(row) for uid, row in rows.items()}
