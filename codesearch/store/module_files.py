@@ -4,12 +4,12 @@ and never to link one through a module from elsewhere to a definition of the sam
 
 from __future__ import annotations
 
-import json
 import posixpath
 import sys
 from collections import defaultdict
 from collections.abc import Iterable
-from pathlib import Path
+
+from .script_project import NO_PROJECT, ScriptProject
 
 _PYTHON = (".py", ".pyi", ".pyw")
 _SCRIPT = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -18,40 +18,20 @@ _KOTLIN = (".kt", ".kts")
 _STANDARD_KOTLIN = frozenset({"kotlin", "java", "javax", "jdk"})  # a Kotlin class need not live in a file of its name
 RUST_STANDARD_CRATES = frozenset({"std", "core", "alloc", "proc_macro", "test"})  # never a file here
 _RUST_ENTRY = ("lib", "main", "mod")  # the file that stands for a crate or a folder's module
-_PACKAGE_DEPTH = 3  # how many folders up from the indexed one its package.json is looked for
-
-
-def script_package_name(root: str) -> str:
-    """The name the package.json of the indexed folder, or of the nearest folder above it, gives
-    its package ("" where none says): an import of that name is the repository's own code (a
-    package's tests import it by name: `import * as z from "zod"`)."""
-    folder = Path(root)
-    for _ in range(_PACKAGE_DEPTH):
-        try:
-            found = json.loads((folder / "package.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            found = None
-        if isinstance(found, dict):
-            name = found.get("name")
-            return name if isinstance(name, str) else ""
-        if folder.parent == folder:
-            break
-        folder = folder.parent
-    return ""
 
 
 class ModuleFiles:
     """The files a module names, by language: `files(module, importer)` is a list of paths, []
     where it cannot tell (resolve by name), or None where the module is not the repository's."""
 
-    def __init__(self, paths: Iterable[str], root_name: str = "", package_name: str = ""):
+    def __init__(self, paths: Iterable[str], root_name: str = "", script: ScriptProject = NO_PROJECT):
         self.by_stem: dict[str, list[str]] = defaultdict(list)  # last stem component -> paths
         self.by_folder: dict[str, list[str]] = defaultdict(list)  # last folder component -> folders
         self.folders: dict[str, list[str]] = defaultdict(list)  # folder -> its files
         self.root_name = root_name  # the indexed folder's name
         self.root_package = ""  # the indexed folder's name where it is a Python package itself
         self.root_crate = root_name.replace("-", "_")  # the indexed folder's name as a Rust crate
-        self.package_name = package_name  # the indexed folder's JavaScript package (script_package_name)
+        self.script = script  # the indexed folder's JavaScript or TypeScript project: its name, its path aliases
         for path in paths:
             if path == "__init__.py":
                 self.root_package = root_name
@@ -66,7 +46,7 @@ class ModuleFiles:
     @classmethod
     def of_root(cls, paths: Iterable[str], root: str) -> ModuleFiles:
         """The files of an index of the folder `root`, with its name and its package's."""
-        return cls(paths, posixpath.basename(root), script_package_name(root) if root else "")
+        return cls(paths, posixpath.basename(root), ScriptProject.of_root(root) if root else NO_PROJECT)
 
     def package_files(self, path: str) -> set[str]:
         """The files of a file's package: its folder's files of its own language, found once a
@@ -162,8 +142,13 @@ class ModuleFiles:
             return self._package(posixpath.splitext(key)[0] if key.endswith(_SCRIPT) else key, exact=True)
         if module.startswith("node:"):
             return None
-        if self.package_name and (module == self.package_name or module.startswith(self.package_name + "/")):
-            inside = module[len(self.package_name) + 1:]  # the package's own name: its files from the top
+        for target in self.script.aliased(module):  # the project's path aliases, as the compiler reads them
+            found = self._package(posixpath.splitext(target)[0] if target.endswith(_SCRIPT) else target, exact=True)
+            if found:
+                return found
+        name = self.script.package_name
+        if name and (module == name or module.startswith(name + "/")):
+            inside = module[len(name) + 1:]  # the package's own name: its files from the top
             found = self._package(inside, exact=True) if inside else self._stems("index", exact=True)
             if found:
                 return found

@@ -384,3 +384,24 @@ def test_a_built_in_global_s_static_member_is_no_method_here(tmp_path):
         assert _callees(index, "setup") == {("util.ts", "Props"): "import"}
     finally:
         index.close()
+
+
+def test_the_project_s_path_aliases_name_its_files(tmp_path):
+    """tsconfig.json's `compilerOptions.paths` (JSON with comments and trailing commas) maps an
+    import to the project's files as the compiler does: `"shop/*": ["./src/*.ts"]` makes
+    "shop/cart" src/cart.ts, not another file's function of the same name."""
+    index = _index(tmp_path, {
+        "package.json": '{"name": "shop"}\n',
+        "tsconfig.json": ('{\n  // where the package\'s modules live\n  "compilerOptions": {\n'
+                          '    "paths": {"shop/*": ["./src/*.ts"], "@util": ["./src/util/index.ts"],},\n  },\n}\n'),
+        "src/cart.ts": "export function total() { return 1; }\n",
+        "src/util/index.ts": "export function helper() { return 2; }\n",
+        "cart.ts": "export function total() { return 3; }\n",
+        "tests/cart.test.ts": ('import { total } from "shop/cart";\nimport { helper } from "@util";\n\n'
+                               "export function check() {\n  total();\n  return helper();\n}\n"),
+    })
+    try:
+        assert _callees(index, "check") == {("src/cart.ts", "total"): "import",
+                                            ("src/util/index.ts", "helper"): "import"}
+    finally:
+        index.close()
