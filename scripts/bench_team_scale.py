@@ -23,6 +23,7 @@ import shutil
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,8 +95,11 @@ def main() -> int:
                 break
             copy += 1
             t = time.perf_counter()
-            write_copy(store, base, states, copy)
+            whole = write_copy(store, base, states, copy, lambda: time.monotonic() > deadline)
             inserting += time.perf_counter() - t
+            if not whole:  # its rows without a state record: never searched
+                why = f"stopped after {args.minutes} minutes, within a copy"
+                break
             total += len(base[CHUNKS])
         else:
             t = time.perf_counter()
@@ -113,12 +117,15 @@ def main() -> int:
     return 0
 
 
-def write_copy(store: MilvusStore, base: dict[str, list[dict]], states, copy: int) -> None:
+def write_copy(store: MilvusStore, base: dict[str, list[dict]], states, copy: int,
+               stop: Callable[[], bool]) -> bool:
     """Every repository once more, under the name `REPO~copy`: its chunks, files and edges rows
-    and its state record."""
+    and, last, its state record; False where `stop` said so between two batches of chunks."""
     def renamed(row: dict, *key: object) -> dict:
         return dict(row, repo=f"{row['repo']}~{copy}", uid=row_uid(f"{row['repo']}~{copy}", *key))
     for start in range(0, len(base[CHUNKS]), BATCH):
+        if stop():
+            return False
         rows = []
         for row in base[CHUNKS][start:start + BATCH]:
             new = renamed(row, row["branch"], row["gen"], row["chunk_id"])
@@ -130,6 +137,7 @@ def write_copy(store: MilvusStore, base: dict[str, list[dict]], states, copy: in
     store.insert(EDGES, [renamed(e, e["uid"]) for e in base[EDGES]])
     for state in states:
         store.put_state(type(state)(**{**state.__dict__, "repo": f"{state.repo}~{copy}"}))
+    return True
 
 
 def question_texts(annotations: Path, repos: list[str]) -> list[tuple[str, str]]:
