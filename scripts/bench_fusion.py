@@ -231,19 +231,32 @@ def fitted_gate(cases: list[Case], variant: str, half: str) -> Callable[[dict[st
     return choose
 
 
+Chooser = Callable[[dict[str, float]], str]  # a query's signals -> the fusion variant it gets
+
+
+def always(variant: str) -> Chooser:
+    return lambda signals: variant
+
+
+def above(signal: str, threshold: float, variant: str) -> Chooser:
+    return lambda signals: variant if signals[signal] > threshold else DEFAULT
+
+
+def at_most(signal: str, threshold: float, variant: str) -> Chooser:
+    return lambda signals: variant if signals[signal] <= threshold else DEFAULT
+
+
 def rules(cases: list[Case]) -> list[tuple[str, Callable[[dict[str, float]], str]]]:
     """Every variant always, and for each signal and threshold, each variant above it or at most it."""
     found: list[tuple[str, Callable[[dict[str, float]], str]]] = [
-        (f"always {v}", lambda s, v=v: v) for v in VARIANTS if v != DEFAULT]
+        (f"always {v}", always(v)) for v in VARIANTS if v != DEFAULT]
     for signal in cases[0].signals:
         values = sorted(c.signals[signal] for c in cases)
         for threshold in sorted({values[int(q * len(values))] for q in QUANTILES}):
             for v in VARIANTS:
                 if v != DEFAULT:
-                    found.append((f"{signal} > {threshold:.3g}: {v}",
-                                  lambda s, n=signal, t=threshold, v=v: v if s[n] > t else DEFAULT))
-                    found.append((f"{signal} <= {threshold:.3g}: {v}",
-                                  lambda s, n=signal, t=threshold, v=v: v if s[n] <= t else DEFAULT))
+                    found.append((f"{signal} > {threshold:.3g}: {v}", above(signal, threshold, v)))
+                    found.append((f"{signal} <= {threshold:.3g}: {v}", at_most(signal, threshold, v)))
     return found
 
 
@@ -287,7 +300,7 @@ def main() -> int:
     variants: dict[str, dict] = {}
     for v in VARIANTS:
         if v != DEFAULT:
-            changes = {f"{kind} {h}": figure(cases, lambda s, v=v: v, kind, h) - base[(kind, h)]
+            changes = {f"{kind} {h}": figure(cases, always(v), kind, h) - base[(kind, h)]
                        for kind in ("quality", "raise") for h in "AB"}
             bounds = {h: interval(cases, v, h) for h in "AB"}
             variants[v] = {**changes, **{f"quality {h} interval": list(bounds[h]) for h in "AB"}}
@@ -317,12 +330,12 @@ def main() -> int:
         for v in VARIANTS:
             if v != DEFAULT:
                 choose = fitted_gate(cases, v, tuned)
-                c = {f"{kind} {h}": figure(cases, choose, kind, h) - base[(kind, h)]
-                     for kind in ("quality", "raise") for h in "AB"}
-                gates[f"{v}, learned on {tuned}"] = c
-                print(f"  {v:<26} learned on {tuned}: on {tuned} NDCG {c[f'quality {tuned}']:+.4f}, raise Acc@1 "
-                      f"{c[f'raise {tuned}']:+.3f}; on {other} NDCG {c[f'quality {other}']:+.4f}, raise Acc@1 "
-                      f"{c[f'raise {other}']:+.3f}")
+                gate = {f"{kind} {h}": figure(cases, choose, kind, h) - base[(kind, h)]
+                        for kind in ("quality", "raise") for h in "AB"}
+                gates[f"{v}, learned on {tuned}"] = gate
+                print(f"  {v:<26} learned on {tuned}: on {tuned} NDCG {gate[f'quality {tuned}']:+.4f}, raise Acc@1 "
+                      f"{gate[f'raise {tuned}']:+.3f}; on {other} NDCG {gate[f'quality {other}']:+.4f}, raise Acc@1 "
+                      f"{gate[f'raise {other}']:+.3f}")
     if args.json:
         counts = {kind: sum(1 for c in cases if c.kind == kind) for kind in ("quality", "raise")}
         write_results(args.json, {"default": {f"{kind} {h}": v for (kind, h), v in base.items()},

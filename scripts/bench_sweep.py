@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -148,7 +149,7 @@ def main() -> None:
     print("|---|---:|---|---:|---:|---:|---:|---:|---:|---|")
     for root in args.repos:
         index_dir = args.index_root / root.name
-        run = {"index": index_with_cli(root, index_dir)}
+        run: dict[str, Any] = {"index": index_with_cli(root, index_dir)}
         run["extract"] = extraction_times(root, index_dir, args.slowest)
         run["resolve"] = resolution_time(index_dir)
         run["problems"] = problems(run)
