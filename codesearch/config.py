@@ -13,6 +13,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from .vocabulary import FILE_RANKINGS
+
 CONFIG_FILE_NAME = ".codesearch.toml"
 IGNORE_FILE_NAME = ".codesearchignore"
 
@@ -26,7 +28,6 @@ class ConfigError(ValueError):
 EMBEDDERS = ("onnx", "sentence-transformers", "static")
 EMBED_RUNTIMES = ("auto", "openvino", "onnxruntime", "torch")
 FILE_AGGREGATIONS = ("max_p", "top_m_sum", "top_m_avg", "rrf_per_doc", "weighted_top")
-FILE_RANKINGS = ("fuse_first", "per_retriever")  # search/file_ranking.py
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ RETRIEVERS_OF_MODE: dict[str, tuple[str, ...]] = {
     "graph": ("graph",)}
 MODES = tuple(RETRIEVERS_OF_MODE)
 RETRIEVER_NAMES = RETRIEVERS_OF_MODE["hybrid"]
+FILE_RANKINGS = ("fuse_first", "per_retriever")  # how `--files` ranks files: search/file_ranking.py
 
 # --- language names ---------------------------------------------------------------------------
 # what people call a language (its usual names and file extensions) -> the name the index gives it;

@@ -43,13 +43,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codesearch.config import FILE_RANKINGS, load_settings
+from codesearch.config import load_settings
 from codesearch.eval.bench import half_of
 from codesearch.indexing.index import CATALOG_NAME, Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.search.requests import SearchRequest
 from codesearch.search.searcher import Searcher
 from codesearch.store.catalog import Catalog
+from codesearch.vocabulary import FILE_RANKINGS
 
 DEFAULT_COMMITS = Path.home() / ".cache" / "codesearch-loc" / "commits.json"
 DEFAULT_WORK = Path.home() / ".cache" / "csidx-loc"

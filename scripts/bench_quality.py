@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchlib import write_results
 
-from codesearch.config import FILE_RANKINGS, load_settings
+from codesearch.config import load_settings
 from codesearch.eval.bench import DEFAULT_CHECKOUTS, SHARED_BENCH, MissingCheckout, benchmark_roots, half_of
 from codesearch.eval.metrics import mean, score_query
 from codesearch.indexing.index import Index
@@ -41,6 +41,7 @@ from codesearch.search.ranking import RankingOptions
 from codesearch.search.requests import SearchRequest
 from codesearch.search.retrievers import keyword as keyword_module
 from codesearch.search.searcher import Searcher
+from codesearch.vocabulary import FILE_RANKINGS
 
 RETRIEVER_SETS = [("keyword",), ("vector",), ("graph",), ("keyword", "vector"), ("keyword", "graph"),
                   ("vector", "graph"), ("keyword", "vector", "graph")]

@@ -10,8 +10,7 @@ import argparse
 import os
 
 from .. import __version__
-from ..config import FILE_RANKINGS
-from ..vocabulary import MODES
+from ..vocabulary import FILE_RANKINGS, MODES
 from .color import COLOR_CHOICES
 
 TYPE_CHECKING = False  # typing is not imported at run time: it is a visible share of a CLI process's CPU

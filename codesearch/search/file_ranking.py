@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from ..config import FILE_RANKINGS
+from ..vocabulary import FILE_RANKINGS
 from .fusion import weighted_rrf
 from .query import Query
 from .ranking import Ranked, RankingOptions, rank

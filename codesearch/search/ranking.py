@@ -440,3 +440,16 @@ def aggregate_files(items: list[Ranked], method: str = "weighted_top", m: int = 
         out.append((best, agg))
     out.sort(key=lambda pair: -pair[1])
     return out
+
+
+def relation_answers_first(answer: list[Ranked], context: list[Ranked], depth: dict[str, int],
+                           max_depth: int) -> list[Ranked]:
+    """A relation question's answers (`depth`: hops from what it names) above every other result,
+    nearer hops first and each tier in its ranked order, then the rest of the search as context."""
+    gap = 2 * max((r.score for r in context + answer), default=0.0)
+    for r in answer:
+        r.score += gap * (max_depth + 1 - depth[r.chunk.id])
+        r.notes.append(f"answers the relation ({depth[r.chunk.id]} hop)")
+    answer.sort(key=lambda r: -r.score)
+    taken = {r.chunk.id for r in answer}
+    return answer + [r for r in context if r.chunk.id not in taken]

@@ -7,9 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..config import FILE_RANKINGS
 from ..filters import Filters
-from ..vocabulary import MODES, RETRIEVER_NAMES
+from ..vocabulary import FILE_RANKINGS, MODES, RETRIEVER_NAMES
 from ..wire import BLANKS, NOT_BLANK_PATTERN, Record, RequestError, is_blank
 
 MAX_LIMIT = 1000

@@ -26,7 +26,7 @@ from .fusion import weighted_rrf
 from .grep import GrepFacts, grep
 from .present import definition_of, impact_of, related_result, search_result, term_pattern
 from .query import Query
-from .ranking import Ranked, RankingOptions, rank, template_shares
+from .ranking import Ranked, RankingOptions, rank, relation_answers_first, template_shares
 from .reindex_cache import ReindexCache
 from .relations import QUERY_DEPTH, Related, definitions_named, neighbours, parse_relation
 from .requests import (
@@ -267,14 +267,7 @@ class Searcher:
         options.test_penalty = asked.test_penalty
         answer = rank(query, [(chunks[r.id], fused[r.id]) for r in related if r.id in chunks], options,
                       self.vendored_folders())
-        depth = {r.id: r.depth for r in related}
-        gap = 2 * max((r.score for r in context + answer), default=0.0)
-        for r in answer:  # tiers by hops, all above every context result
-            r.score += gap * (QUERY_DEPTH + 1 - depth[r.chunk.id])
-            r.notes.append(f"answers the relation ({depth[r.chunk.id]} hop)")
-        answer.sort(key=lambda r: -r.score)
-        taken = {r.chunk.id for r in answer}
-        return answer + [r for r in context if r.chunk.id not in taken]
+        return relation_answers_first(answer, context, {r.id: r.depth for r in related}, QUERY_DEPTH)
 
     def relations(self, request: RelationsRequest) -> RelationsAnswer:
         started = time.perf_counter()

@@ -26,7 +26,7 @@ from ..search.collapse import collapse_ranked, indexed_traits
 from ..search.fusion import weighted_rrf
 from ..search.present import related_result, search_result, term_pattern
 from ..search.query import Query
-from ..search.ranking import Ranked, RankingOptions, rank, template_shares
+from ..search.ranking import Ranked, RankingOptions, rank, relation_answers_first, template_shares
 from ..search.relations import QUERY_DEPTH, parse_relation
 from ..search.requests import (
     RelatedResult,
@@ -238,13 +238,7 @@ class TeamSearcher:
         options.test_penalty = asked.test_penalty
         depth = {f.row["uid"]: f.depth for f in related}
         answer = rank(query, [(chunks[u], fused[u]) for u in depth if u in chunks], options, vendored)
-        gap = 2 * max((r.score for r in context + answer), default=0.0)
-        for r in answer:  # tiers by hops, all above every context result
-            r.score += gap * (QUERY_DEPTH + 1 - depth[r.chunk.id])
-            r.notes.append(f"answers the relation ({depth[r.chunk.id]} hop)")
-        answer.sort(key=lambda r: -r.score)
-        taken = {r.chunk.id for r in answer}
-        return answer + [r for r in context if r.chunk.id not in taken], rows
+        return relation_answers_first(answer, context, depth, QUERY_DEPTH), rows
 
     def _keyword_hits(self, stems: list[str], collection: Collection, where: str, limit: int) -> list[dict]:
         """Milvus BM25's candidates for the keyword list (the query's stemmed terms, `collection`:

@@ -10,12 +10,13 @@ from conftest import keyword_indexed_sample
 from codesearch.api.types import SearchRequest
 from codesearch.cli.parser import build_parser
 from codesearch.cli.quick import search_params
-from codesearch.config import FILE_RANKINGS, ConfigError, Settings
+from codesearch.config import ConfigError, Settings
 from codesearch.model import Chunk
 from codesearch.search.file_ranking import DECAYED_SUM, FILE_RRF_K, MAX_PASSAGE, file_list, rank_files
 from codesearch.search.query import Query
 from codesearch.search.ranking import Ranked, RankingOptions
 from codesearch.search.searcher import Searcher
+from codesearch.vocabulary import FILE_RANKINGS
 from codesearch.wire import RequestError
 
 CONTRACT = {"path", "start_line", "end_line", "kind", "name", "language", "score", "sources", "snippet"}
