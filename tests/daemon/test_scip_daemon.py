@@ -26,7 +26,7 @@ def test_the_daemon_reads_a_scip_index_when_it_appears_and_changes(request, tmp_
     (root / "index.scip").unlink()
     (root / ".gitignore").write_text("index.scip\n")
     daemon = start_daemon(request, root)
-    assert "Stack.max" in _resolutions(daemon, "total")  # by name: Math.max taken for Stack.max
+    assert "Shape.area" in _resolutions(daemon, "total")  # by name: `square.area()` taken for every `area`
 
     newest = max(p.stat().st_mtime_ns for p in root.rglob("*") if p.is_file())
     (root / "index.scip").write_bytes(made)
@@ -38,7 +38,7 @@ def test_the_daemon_reads_a_scip_index_when_it_appears_and_changes(request, tmp_
     main = root / "src" / "main.ts"
     main.write_text(main.read_text() + "\nexport const extra = Math.max(1, 2);\n")
     os.utime(main, ns=(newest + 2 * HOUR_NS, newest + 2 * HOUR_NS))
-    wait_for(lambda: "Stack.max" in _resolutions(daemon, "total"), timeout=30, what="main.ts resolved by name")
+    wait_for(lambda: "Shape.area" in _resolutions(daemon, "total"), timeout=30, what="main.ts resolved by name")
     assert daemon.call("stats")["scip_stale_files"] == 1
     assert _resolutions(daemon, "describe") == {"Circle.area": "scip"}  # shapes.ts: still the SCIP index's
 
