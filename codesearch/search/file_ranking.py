@@ -20,18 +20,17 @@ from dataclasses import replace
 from ..vocabulary import FILE_RANKINGS
 from .fusion import weighted_rrf
 from .query import Query
-from .ranking import Ranked, RankingOptions, rank
+from .ranking import Ranked, RankingOptions, file_score, rank
 
 FUSE_FIRST, PER_RETRIEVER = FILE_RANKINGS
-MAX_PASSAGE = "max_passage"
-DECAYED_SUM = "decayed_sum"
+MAX_PASSAGE = "max_p"  # ranking.file_score's aggregations: a file's best chunk
+DECAYED_SUM = "weighted_top"  # its best chunks, each later one weighing `decay` times the one before
 # how each retriever's chunks make its file list: (aggregation, decay of each later chunk's score)
 AGGREGATION_OF: dict[str, tuple[str, float]] = {
     "keyword": (DECAYED_SUM, 0.5),
     "vector": (DECAYED_SUM, 0.5),
     "graph": (MAX_PASSAGE, 0.0),
 }
-DECAYED_CHUNKS = 5  # a decayed sum counts a file's best chunks up to this many
 # RRF's k for file lists: a file list is shorter than a chunk list, so its first ranks must
 # weigh further apart than k = 60 lets them (there, a small repository's files hardly differ)
 FILE_RRF_K = 5
@@ -39,9 +38,9 @@ FILE_RRF_K = 5
 
 def file_list(ids: Sequence[str], scores: Sequence[float], path_of: Mapping[str, str],
               aggregation: str, decay: float) -> list[str]:
-    """One retriever's files, best first. `max_passage`: in the order of their best chunk;
-    `decayed_sum`: by the sum of their best chunks' scores, each later one `decay` times the
-    weight of the one before. A list without scores (or fewer than ids) counts 1 / rank for each."""
+    """One retriever's files, best first. MAX_PASSAGE: in the order of their best chunk;
+    DECAYED_SUM: by ranking.file_score of their chunks' scores. A list without scores (or fewer
+    than ids) counts 1 / rank for each."""
     by_file: dict[str, list[float]] = {}
     for position, cid in enumerate(ids):
         path = path_of.get(cid)
@@ -49,8 +48,7 @@ def file_list(ids: Sequence[str], scores: Sequence[float], path_of: Mapping[str,
             by_file.setdefault(path, []).append(scores[position] if len(scores) == len(ids) else 1 / (position + 1))
     if aggregation == MAX_PASSAGE:
         return list(by_file)
-    total = {path: sum(s * decay ** i for i, s in enumerate(sorted(found, reverse=True)[:DECAYED_CHUNKS]))
-             for path, found in by_file.items()}
+    total = {path: file_score(sorted(found, reverse=True), aggregation, decay=decay) for path, found in by_file.items()}
     return sorted(by_file, key=lambda path: -total[path])  # stable: ties keep the order of their best chunk
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
@@ -415,6 +415,19 @@ def _diminish_per_file(items: list[Ranked], decay: float) -> None:
 AGGREGATIONS = FILE_AGGREGATIONS  # the setting `file_aggregation` takes one of these
 
 
+def file_score(scores: Sequence[float], method: str, m: int = 3, decay: float = 0.5, top_l: int = 5) -> float:
+    """A file's score from its chunks' scores, best first, by an aggregation other than
+    `rrf_per_doc` (which reads ranks): `max_p` the best, `top_m_sum`/`top_m_avg` the best m,
+    `weighted_top` the best top_l, each `decay` times the weight of the one before."""
+    if method == "max_p":
+        return scores[0]
+    if method == "top_m_sum":
+        return sum(scores[:m])
+    if method == "top_m_avg":
+        return sum(scores[:m]) / min(m, len(scores))
+    return sum(s * decay ** i for i, s in enumerate(scores[:top_l]))
+
+
 def aggregate_files(items: list[Ranked], method: str = "weighted_top", m: int = 3, k: int = 60,
                     decay: float = 0.5, top_l: int = 5) -> list[tuple[Ranked, float]]:
     """One entry per file: (its best chunk, the file's aggregate score), best first."""
@@ -425,17 +438,10 @@ def aggregate_files(items: list[Ranked], method: str = "weighted_top", m: int = 
         by_file[r.chunk.path].append((position, r))
     out = []
     for entries in by_file.values():
-        scores = sorted((r.score for _, r in entries), reverse=True)
-        if method == "max_p":
-            agg = scores[0]
-        elif method == "top_m_sum":
-            agg = sum(scores[:m])
-        elif method == "top_m_avg":
-            agg = sum(scores[:m]) / min(m, len(scores))
-        elif method == "rrf_per_doc":
+        if method == "rrf_per_doc":
             agg = sum(1.0 / (k + pos) for pos, _ in entries)
         else:
-            agg = sum(s * decay ** i for i, s in enumerate(scores[:top_l]))
+            agg = file_score(sorted((r.score for _, r in entries), reverse=True), method, m, decay, top_l)
         best = max(entries, key=lambda e: e[1].score)[1]
         out.append((best, agg))
     out.sort(key=lambda pair: -pair[1])
