@@ -82,6 +82,20 @@ def _edges(index: Index) -> tuple[list, list]:
     return edges, guesses
 
 
+def _read_with_and_without_crowding(root, index_root, monkeypatch, read):
+    """`read(index)` of the repository indexed with edges.CROWDED as it is and at 0 (every name
+    crowded): what a crowded name's shortcuts must not change."""
+    from codesearch.store import edges
+    found = {}
+    for crowded in (edges.CROWDED, 0):
+        monkeypatch.setattr(edges, "CROWDED", crowded)
+        index = Index(root, load_settings(root), index_root / f"index{crowded}", create=True)
+        Indexer(index).run(embed=False)
+        found[crowded] = read(index)
+        index.close()
+    return found[edges.CROWDED], found[0]
+
+
 @pytest.mark.parametrize("language", ["python", "kotlin", "typescript", "rust"])
 def test_crowded_names_resolve_as_if_every_definition_were_read(tmp_path, monkeypatch, language):
     """A name defined more than CROWDED times is read only in the files a slice's calls reach:
@@ -90,20 +104,13 @@ def test_crowded_names_resolve_as_if_every_definition_were_read(tmp_path, monkey
     import shutil
     from pathlib import Path
 
-    from codesearch.store import edges
     sample = Path(__file__).resolve().parents[2] / "sample_repos" / language
     root = tmp_path / "tree"
     for copy in range(3):
         shutil.copytree(sample, root / f"copy{copy}")
     (root / "main.py").write_text("from copy0 import x\n\n\ndef main():\n    return helper() + run()\n")
-    found = {}
-    for crowded in (edges.CROWDED, 0):
-        monkeypatch.setattr(edges, "CROWDED", crowded)
-        index = Index(root, load_settings(root), tmp_path / f"index{crowded}", create=True)
-        Indexer(index).run(embed=False)
-        found[crowded] = _edges(index)
-        index.close()
-    assert found[0] == found[edges.CROWDED] and found[0][0]
+    usual, all_crowded = _read_with_and_without_crowding(root, tmp_path, monkeypatch, _edges)
+    assert all_crowded == usual and all_crowded[0]
 
 
 def test_a_definition_is_read_once_whatever_case_variants_are_asked_with_it(tmp_path):
@@ -186,7 +193,6 @@ def test_a_crowded_name_drops_the_definitions_a_later_one_replaces_in_files_its_
     """`@overload` stubs, then the method a call reaches: read for a crowded name two imports
     away from the caller (past the files its slice holds), the stubs are dropped as they are
     where every definition is read."""
-    from codesearch.store import edges
     root = tmp_path / "repo"
     root.mkdir()
     (root / "shapes.py").write_text("from typing import overload\n\n\nclass Shape:\n    @overload\n"
@@ -195,12 +201,8 @@ def test_a_crowded_name_drops_the_definitions_a_later_one_replaces_in_files_its_
                                     "        return x\n")
     (root / "middle.py").write_text("import shapes\n")
     (root / "app.py").write_text("import middle\n\n\ndef main(shape):\n    return shape.area(1)\n")
-    found = {}
-    for crowded in (edges.CROWDED, 0):
-        monkeypatch.setattr(edges, "CROWDED", crowded)
-        index = Index(root, load_settings(root), tmp_path / f"index{crowded}", create=True)
-        Indexer(index).run(embed=False)
-        found[crowded] = [(r.id, r.weight) for r in neighbours(CallGraph(index.catalog), ids_named(index, "main"),
-                                                               "callees")]
-        index.close()
-    assert found[0] == found[edges.CROWDED] and len(found[0]) == 1
+    usual, all_crowded = _read_with_and_without_crowding(
+        root, tmp_path, monkeypatch,
+        lambda index: [(r.id, r.weight)
+                       for r in neighbours(CallGraph(index.catalog), ids_named(index, "main"), "callees")])
+    assert all_crowded == usual and len(all_crowded) == 1
