@@ -59,6 +59,7 @@ class Scopes:
         self.chains: dict[tuple[int | None, str], str] = {}  # (scope, a value's text) -> its hint
         self.alternatives: dict[tuple[int | None, str], set[str]] = {}  # the values of a CONFLICT
         self.values: set[tuple[int | None, str]] = set()  # names declared as values (parameters, variables)
+        self.not_values = spec.uncallable_kinds | {"method"}  # definitions a bare name never calls
         # a class's name -> the first definition of it in the file; a struct before its `impl`
         # blocks, since its fields are bound there
         self.classes: dict[str, int] = {}
@@ -116,7 +117,7 @@ class Scopes:
         while True:
             if scope is None or self.definitions[scope].kind not in _CLASS_KINDS:
                 found = self.named.get((scope, name))
-                if found is not None and self.definitions[found].kind not in self.spec.uncallable_kinds | {"method"}:
+                if found is not None and self.definitions[found].kind not in self.not_values:
                     return (scope, name) in self.values  # a method (`app.path = function`) is its object's
                 if (scope, name) in self.values:
                     return scope is not None or name not in self.aliases

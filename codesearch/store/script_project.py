@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-SEARCH_DEPTH = 3  # how many folders up from the indexed one the project's files are looked for
+SEARCH_DEPTH = 3  # folders the project's files are looked for in: the indexed one and those above it
 CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
 # a string, or a comment: tsconfig.json is JSON with comments and trailing commas
 _STRING_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)

@@ -8,9 +8,7 @@ from __future__ import annotations
 import pytest
 from conftest import direct_relations, keyword_indexed_files
 
-from codesearch.config import load_settings
 from codesearch.indexing.index import Index
-from codesearch.indexing.indexer import Indexer
 
 FILES = {
     "pkg/__init__.py": "",
@@ -155,17 +153,12 @@ def test_the_package_the_indexed_folder_is_names_its_own_init(tmp_path):
     """`from pkg import Model` where the indexed folder is `pkg` itself: `__init__.py` at the top,
     which re-exports the class; its method is the one called. `from . import model` beside it is
     the module model.py."""
-    root = tmp_path / "pkg"
-    files = {"__init__.py": "from pkg.model import Model\n",
-             "model.py": "class Model:\n    def load(self):\n        return 1\n",
-             "train.py": "from pkg import Model\n\n\ndef fit():\n    return Model.load()\n",
-             "check.py": "from . import model\n\n\ndef check(x):\n    return isinstance(x, model.Model)\n"}
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    index = Index(root, load_settings(root), create=True)
+    index = keyword_indexed_files(tmp_path / "pkg", {
+        "__init__.py": "from pkg.model import Model\n",
+        "model.py": "class Model:\n    def load(self):\n        return 1\n",
+        "train.py": "from pkg import Model\n\n\ndef fit():\n    return Model.load()\n",
+        "check.py": "from . import model\n\n\ndef check(x):\n    return isinstance(x, model.Model)\n"})
     try:
-        Indexer(index).run(embed=False)
         assert _callees(index, "fit") == {("model.py", "Model.load"): "type"}
         assert _callees(index, "check") == {("model.py", "Model"): "import"}
     finally:

@@ -175,10 +175,14 @@ def _spec_for_name(name: str, suffix: str) -> LanguageSpec | None:
     return table.get(name) or table.get(suffix)
 
 
-@lru_cache(maxsize=8192)
 def spec_for_path(path: str) -> LanguageSpec | None:
-    """The grammar-backed language of a file, or None (asked again and again by call resolution)."""
-    name = PurePosixPath(path).name
+    """The grammar-backed language of a file, or None (asked again and again by call resolution:
+    cached by file name, not by path)."""
+    return _spec_for_file_name(path.rpartition("/")[2])
+
+
+@lru_cache(maxsize=1024)
+def _spec_for_file_name(name: str) -> LanguageSpec | None:
     return _spec_for_name(name, _suffix(name))
 
 
