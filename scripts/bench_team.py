@@ -46,8 +46,6 @@ from codesearch.team.team_search import Scope, TeamSearcher
 from codesearch.team.team_service import TeamService
 from codesearch.transports.http import HttpServer
 
-SCALE_BATCH = 2000
-
 
 class CachedVectors:
     """Vectors from a local index's embedding cache by text hash, the model for the rest."""

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from codesearch.eval.bench import SHARED_BENCH
+
 HERE = Path(__file__).resolve().parent
 SOURCES = (".py", ".js", ".ts", ".go", ".rs", ".java", ".c", ".php", ".kt", ".scala", ".swift", ".cs", ".rb",
            ".ex", ".lua", ".hs", ".zig", ".sh")
@@ -31,7 +33,7 @@ SOURCES = (".py", ".js", ".ts", ".go", ".rs", ".java", ".c", ".php", ".kt", ".sc
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", type=Path, required=True, help="a Milvus Lite file to make afresh")
-    parser.add_argument("--repos-json", type=Path, default=Path("/work/shared/bench/repos.json"))
+    parser.add_argument("--repos-json", type=Path, default=SHARED_BENCH / "repos.json")
     parser.add_argument("--index-root", type=Path, default=Path.home() / ".cache/codesearch-bench-index")
     parser.add_argument("names", nargs="+")
     args = parser.parse_args()

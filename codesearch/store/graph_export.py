@@ -9,11 +9,11 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from .graph_reads import GUESS_WEIGHT
-from .schema import EDGE_KINDS, RESOLUTIONS
+from .schema import BY_NAME, EDGE_KINDS, RESOLUTIONS
 from .sqlite import sqlite3
 
 KIND_NAMES = {number: name for name, number in EDGE_KINDS.items()}
-GUESSED = "name-only"  # a guessed call: answered by name, as the local graph answers it
+GUESSED = RESOLUTIONS[BY_NAME]  # a guessed call: answered by name, as the local graph answers it
 UNRESOLVED = ""  # no definition of the name in the repository
 
 

@@ -86,11 +86,11 @@ class RelationReader:
             return []
         ids = sorted({t["chunk_id"] for t in targets})
         by_branch = {(t["repo"], t["branch"]) for t in targets}
+        wanted = {(t["repo"], t["branch"], t["chunk_id"], t["path"]) for t in targets}
         found: dict[str, tuple[str, float, list[int]]] = {}
         for e in self._edges(f"target_id in [{', '.join(map(literal, ids))}]"):
-            target = next((t for t in targets if (t["repo"], t["branch"]) == (e["repo"], e["branch"])
-                           and t["chunk_id"] == e["target_id"] and t["path"] == e["target_path"]), None)
-            uid = self._chunk_uid(e, e["path"], e["caller_id"]) if target is not None else None
+            hit = (e["repo"], e["branch"], e["target_id"], e["target_path"]) in wanted
+            uid = self._chunk_uid(e, e["path"], e["caller_id"]) if hit else None
             if uid is not None:
                 found.setdefault(uid, (e["how"], e["weight"], []))[2].extend(_lines(e))
         names = sorted({t["name"] for t in targets if t["name"]})

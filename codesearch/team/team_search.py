@@ -219,7 +219,7 @@ class TeamSearcher:
             return None
         found = walk(RelationReader(self.store, states, self.live), targets, direction, QUERY_DEPTH)
         if query.filters.active:
-            found = [f for f in found if _filters_ok(f.row, query.filters) and _glob_ok(f.row["path"], query.filters)]
+            found = [f for f in found if _filters_ok(f.row, query.filters)]
         return found[:limit]
 
     def _rank_relation(self, query: Query, related: list[Found], lists: dict[str, list[str]],
