@@ -31,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
+from codesearch.api.local import open_local
+from codesearch.api.workspace_service import WorkspaceService, open_members
 from codesearch.config import load_settings
 from codesearch.daemon.http_address import HttpAddress
 from codesearch.embedding.backends import process_embedder
@@ -45,6 +47,7 @@ from codesearch.team.milvus_store import MilvusStore
 from codesearch.team.team_search import Scope, TeamSearcher
 from codesearch.team.team_service import TeamService
 from codesearch.transports.http import HttpServer
+from codesearch.workspace import RepoSpec, Workspace
 
 
 class CachedVectors:
@@ -105,7 +108,9 @@ def main() -> int:
     store = open_store(f"milvus://{args.store}")
     if args.latency_only:
         every = {name: json.loads((args.annotations / f"{name}.json").read_text()) for name, _ in roots}
-        print(json.dumps(http_latency(store, settings, embedder, every, args.http_queries)))
+        print(json.dumps({"team": http_latency(TeamService(store, settings, embedder), every, args.http_queries),
+                          "local_workspace": http_latency(local_workspace(roots, args.index_root, settings), every,
+                                                          args.http_queries)}))
         store.close()
         return 0
     figures: dict = {"per_repo": {}, "index": {}}
@@ -159,8 +164,10 @@ def main() -> int:
             args.json.write_text(json.dumps(figures, indent=1))
         store.close()
         return 0
-    figures["http_latency_ms"] = http_latency(store, settings, embedder, queries_of, args.http_queries)
+    figures["http_latency_ms"] = http_latency(TeamService(store, settings, embedder), queries_of, args.http_queries)
     print(f"http: {figures['http_latency_ms']}", file=sys.stderr, flush=True)
+    figures["local_workspace_http_latency_ms"] = http_latency(local_workspace(roots, args.index_root, settings),
+                                                              queries_of, args.http_queries)
     figures["incremental"] = incremental(store, settings, embedder, roots)
     print(f"incremental: {figures['incremental']}", file=sys.stderr, flush=True)
     figures["store_bytes"] = folder_bytes(args.store)
@@ -184,10 +191,19 @@ def fresh_local_index(name: str, root: Path, settings, embedder, bench_index: Pa
     return index
 
 
-def http_latency(store: MilvusStore, settings, embedder, queries_of: dict[str, list[dict]], most: int = 0) -> dict:
-    """Queries across all repositories at once, through the HTTP team service (one client), after
-    one query that warms it (each branch's live file map and graph read)."""
-    server = HttpServer(HttpAddress("127.0.0.1", 0), TeamService(store, settings, embedder))
+def local_workspace(roots: list[tuple[str, Path]], index_root: Path, settings) -> WorkspaceService:
+    """The repositories' local indexes (INDEX_ROOT/NAME) served as one workspace, in process: the
+    local way to search them all at once."""
+    workspace = Workspace(tuple(RepoSpec(name, root.resolve()) for name, root in roots))
+    return WorkspaceService(workspace, open_members(
+        workspace, lambda spec: open_local(spec.root, settings, str(index_root / spec.name))))
+
+
+def http_latency(service, queries_of: dict[str, list[dict]], most: int = 0) -> dict:
+    """Queries across all repositories at once, through an HTTP service (one client: the team
+    service, or a local workspace), after one query that warms it (the team's: each branch's live
+    file map and graph read)."""
+    server = HttpServer(HttpAddress("127.0.0.1", 0), service)
     server.serve_in_thread()
     conn = http.client.HTTPConnection(server.address.host, server.address.port, timeout=600)
     took = []
@@ -257,6 +273,9 @@ def report_figures(figures: dict) -> None:
     h = figures["http_latency_ms"]
     print(f"team HTTP query latency over all repositories: p50 {h['p50']:.1f} ms, p95 {h['p95']:.1f} ms "
           f"({h['queries']} queries)")
+    w = figures["local_workspace_http_latency_ms"]
+    print(f"local workspace HTTP query latency over the same repositories: p50 {w['p50']:.1f} ms, "
+          f"p95 {w['p95']:.1f} ms")
     print(f"incremental: {figures['incremental']}")
     print(f"store bytes: {figures['store_bytes']}")
 
