@@ -32,7 +32,7 @@ from codesearch.search.relations import Related, neighbours
 from codesearch.search.requests import ImpactRequest, SearchRequest
 from codesearch.search.retrievers import graph as graph_retriever
 from codesearch.search.searcher import Searcher
-from codesearch.store.edges import CallGraph
+from codesearch.store.call_graph import CallGraph
 
 QUERIES = ["error handling", "parse configuration file", "retry with backoff", "read from a socket",
            "how are tests run", "logging setup", "convert to json", "cache invalidation", "main entry point",

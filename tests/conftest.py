@@ -90,7 +90,7 @@ def direct_relations(index, name: str, direction: str) -> list[tuple[Any, str]]:
     """(chunk, resolution) of each direct caller or callee (`direction`) of the definitions named
     `name`: what the call-resolution tests compare with what a type-aware tool would say."""
     from codesearch.search.relations import definitions_named, neighbours
-    from codesearch.store.edges import CallGraph
+    from codesearch.store.call_graph import CallGraph
     found = [r for r in neighbours(CallGraph(index.catalog), definitions_named(index.catalog, name), direction)
              if r.depth == 1]
     chunks = index.catalog.files.chunks_by_ids([r.id for r in found])

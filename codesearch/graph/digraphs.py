@@ -19,8 +19,9 @@ from collections.abc import Iterable
 import networkx as nx
 
 from ..indexing.index import Index
+from ..store.call_graph import CallGraph
 from ..store.catalog import Catalog
-from ..store.edges import CALLS, CONTAINS, IMPORTS, CallGraph
+from ..store.edges import CALLS, CONTAINS, IMPORTS
 from ..store.graph_rows import EdgeRow, GraphRows, NodeRow
 from ..store.schema import RESOLUTIONS
 

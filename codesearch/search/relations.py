@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 
 from ..analysis.tokens import STOPWORDS
+from ..store.call_graph import CallGraph
 from ..store.catalog import Catalog
-from ..store.edges import CallGraph
 from ..store.schema import RESOLUTIONS
 from .requests import Direction
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 from ..analysis.messages import message_words
 from ..indexing.index import Index
 from ..model import Chunk
-from ..store.edges import CallGraph
+from ..store.call_graph import CallGraph
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .budget import fit_budget
 from .collapse import collapse_files, collapse_ranked, indexed_traits

@@ -1,19 +1,19 @@
-"""The call and import graph: resolved into catalog rows, and read back from them by search.
+"""The call graph resolved into catalog rows (store/call_graph.py reads them back for search).
 
 Call resolution, for a call of NAME from a chunk in file F: definitions named NAME in F first
 (those in the caller's own class before others); else in files F imports, or whose import
 statements in F mention NAME; else the unique definition of that name in the repository; else
 every candidate (at most MAX_CANDIDATES) with a weight shared among them.
 
-Nothing here holds the whole graph in memory. Resolution walks the callers in slices of rows,
-and search reads the edges of the few nodes it needs through the catalog's indexes
-(`CallGraph`): a 100,000-file repository costs no load time and no memory for its graph, and
-a reindex is visible to the next query without reloading anything.
+Nothing here holds the whole graph in memory. Resolution walks the callers in slices of rows
+(on the extraction workers where there are several), and search reads the edges of the few
+nodes it needs through the catalog's indexes: a 100,000-file repository costs no load time and
+no memory for its graph, and a reindex is visible to the next query without reloading anything.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import posixpath
 import uuid
 from collections import defaultdict
@@ -22,18 +22,13 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
 
-import numpy as np
-
 from ..ingest.languages import spec_for_path
 from ..paths import sqlite_uri
 from .call_names import IMPORT_WORD, mentions, scope_of, seen_from
 from .call_results import CallResults
 from .call_targets import CallTargets, import_layers, names_from_imports, top_level
-from .catalog import Catalog
 from .extension_methods import ExtendedTypes, extension_receiver
 from .graph_reads import (
-    GUESS_WEIGHT,
-    MAX_CANDIDATES,
     DefinitionRow,
     count_chunks_named,
     count_definitions_named,
@@ -49,6 +44,7 @@ from .sqlite import sqlite3
 
 GUESS = -1.0  # the weight _ByName gives a call it can only guess at
 RESOLVE_SLICE = 20_000  # callers whose calls are resolved together (memory is bounded by this)
+FANNED_SLICE = 2_000  # the fewest callers a slice sent to another process holds
 # a name that more chunks than this carry is read only in the files a slice's calls can reach (their
 # own and those they import): reading all of its definitions for every slice made resolution
 # quadratic in a tree of many copies of the same code
@@ -71,7 +67,7 @@ class Symbol:
         return Symbol(row.rid, row.path, row.qualified_name)
 
 
-def _symbols(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Symbol]]:
+def symbols_named(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Symbol]]:
     """Definitions of these names, each name's in candidate order (graph.definitions_in_order)."""
     table: dict[str, list[Symbol]] = defaultdict(list)
     for row in definitions_in_order(db, names):
@@ -141,7 +137,7 @@ class _Definitions:
 
     def _complete(self) -> None:
         if not self.complete:
-            self._index(_symbols(self.facts.db, [self.name]).get(self.name, []))
+            self._index(symbols_named(self.facts.db, [self.name]).get(self.name, []))
             self.complete = True
 
     def _at(self, positions: Iterable[int]) -> list[Symbol]:
@@ -209,7 +205,7 @@ def resolve_call_edges(db: sqlite3.Connection, changed_paths: set[str], dirty_na
     if everything:
         db.execute(f"DELETE FROM edges WHERE kind = {CALLS}")
         db.execute("UPDATE calls SET guess = 0 WHERE guess = 1")  # once, not a slice at a time
-        slices = _caller_slices(db)
+        slices = _caller_slices(db, _fanned_slice(db) if fan_out else RESOLVE_SLICE)
         first = list(islice(slices, 2))
         slices = chain(first, slices)
         if fan_out is None or len(first) < 2:  # one slice is not worth another process
@@ -268,12 +264,19 @@ def _forget_run(run: tuple[str, str]) -> None:
         _resolver = None
 
 
-def _caller_slices(db: sqlite3.Connection) -> Iterator[list[int]]:
-    """Every chunk that calls something, RESOLVE_SLICE at a time, in rid order."""
+def _fanned_slice(db: sqlite3.Connection) -> int:
+    """Callers per slice where slices go to other processes: a slice for every core (one slice
+    of 20,000 callers left a repository of 12,000 chunks on one core), none below FANNED_SLICE."""
+    callers = db.execute("SELECT COUNT(DISTINCT caller) FROM calls").fetchone()[0]
+    return min(RESOLVE_SLICE, max(FANNED_SLICE, -(-callers // (os.cpu_count() or 1))))
+
+
+def _caller_slices(db: sqlite3.Connection, size: int) -> Iterator[list[int]]:
+    """Every chunk that calls something, `size` at a time, in rid order."""
     after = 0
     while True:
         rows = db.execute("SELECT DISTINCT caller FROM calls WHERE caller > ? "
-                          "ORDER BY caller LIMIT ?", (after, RESOLVE_SLICE)).fetchall()
+                          "ORDER BY caller LIMIT ?", (after, size)).fetchall()
         if not rows:
             return
         yield [r[0] for r in rows]
@@ -298,7 +301,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
         import_texts[path].append(text)
     imports_of = imported_files(db, paths)
     many = {n for n in names if facts.crowded(n)}
-    definitions = {name: _Definitions(facts, name, found) for name, found in _symbols(db, names - many).items()}
+    definitions = {name: _Definitions(facts, name, found) for name, found in symbols_named(db, names - many).items()}
     if many:
         reachable = set(paths).union(*imports_of.values())
         near: dict[str, list[Symbol]] = defaultdict(list)
@@ -484,7 +487,7 @@ class _Hinted:
         if dynamic or owner == by_name.name:
             # an interface's method that is no definition of its own, or a constructor the type
             # does not declare (`new Foo()`): the type's declaration
-            declared = _symbols(self.facts.db, [owner]).get(owner, [])
+            declared = symbols_named(self.facts.db, [owner]).get(owner, [])
             found = [s for s in declared if not files or s.path in files]
             return (found, 1.0 / len(found), DYNAMIC if dynamic else BY_TYPE) if found else by_name.choose()
         if files and not kinds:  # a module inside a module of this repository (`from pkg import sub`)
@@ -500,100 +503,3 @@ class _Hinted:
             if found:
                 return found, 1.0 / len(found), BY_IMPORT
         return ([], 0.0, BY_NAME) if chosen[1] == GUESS and names_from_imports(by_name.path) else chosen
-
-
-# --- reading the graph ------------------------------------------------------------------------
-def _candidate_order(db: sqlite3.Connection, names: list[str]) -> dict[str, dict[int, float]]:
-    """Name -> {rid: weight} of the definitions a guessed call of that name goes to: the first
-    MAX_CANDIDATES in candidate order, sharing GUESS_WEIGHT."""
-    table = _symbols(db, names)
-    return {name: {s.rid: GUESS_WEIGHT / min(len(symbols), MAX_CANDIDATES) for s in symbols[:MAX_CANDIDATES]}
-            for name, symbols in table.items()}
-
-@dataclass(frozen=True)
-class Adjacency:
-    """The undirected, weighted neighbours of some nodes, as flat arrays: entry i says that
-    `owner[i]` has neighbour `neighbour[i]` by an edge of `kind[i]` and weight `weight[i]`
-    (rids; kind CALLS, IMPORTS or CONTAINS)."""
-
-    owner: np.ndarray
-    neighbour: np.ndarray
-    kind: np.ndarray
-    weight: np.ndarray
-
-
-class CallGraph:
-    """The graph as the catalog holds it, read node by node through its indexes: callers and
-    callees for relations, neighbourhoods for personalized PageRank. Safe on any thread (each
-    reads through its own connection)."""
-
-    def __init__(self, catalog: Catalog):
-        self.catalog = catalog
-
-    def rids_of(self, ids: list[str]) -> dict[str, int]:
-        return dict(select_in(self.catalog.db, "SELECT id, rid FROM chunks WHERE id IN ({})", ids))
-
-    def ids_of(self, rids: list[int]) -> dict[int, str]:
-        return dict(select_in(self.catalog.db, "SELECT rid, id FROM chunks WHERE rid IN ({})", rids))
-
-    def calls(self, rids: list[int], direction: str) -> list[tuple[int, int, float, int]]:
-        """(node, other end, weight, how it was resolved) of the calls into `rids` ("callers") or
-        out of them ("callees"), heaviest first for each node: the resolved edges (a recursive
-        call is its own caller), and the calls resolution could only guess at, by name, shared
-        among the name's first MAX_CANDIDATES definitions."""
-        db = self.catalog.db
-        if direction == "callers":
-            sql = f"SELECT dst, src, weight, how FROM edges WHERE dst IN ({{}}) AND kind = {CALLS}"
-        else:
-            sql = f"SELECT src, dst, weight, how FROM edges WHERE src IN ({{}}) AND kind = {CALLS}"
-        found = {(r[0], r[1]): (r[2], r[3]) for r in select_in(db, sql, rids)}
-        for node, other, weight in self._guessed(rids, direction):
-            if node != other and (node, other) not in found:
-                found[(node, other)] = (weight, BY_NAME)
-        rows = sorted(found.items(), key=lambda kv: (kv[0][0], -kv[1][0], kv[0][1]))
-        return [(node, other, weight, how) for (node, other), (weight, how) in rows]
-
-    def _guessed(self, rids: list[int], direction: str) -> list[tuple[int, int, float]]:
-        db = self.catalog.db
-        if direction == "callers":  # calls of the targets' names that resolution left to guesses
-            targets = select_in(db, "SELECT rid, name FROM chunks WHERE rid IN ({})", rids)
-            names = sorted({name for _, name in targets})
-            callers = select_in(db, "SELECT DISTINCT n.name, k.caller FROM names n JOIN calls k ON k.nid = n.nid "
-                                    "WHERE n.name IN ({}) AND k.guess = 1", names)
-            if not callers:
-                return []
-            order = _candidate_order(db, names)
-            by_name: dict[str, list[int]] = defaultdict(list)
-            for name, caller in callers:
-                by_name[name].append(caller)
-            return [(rid, caller, share) for rid, name in targets
-                    for share in [order.get(name, {}).get(rid)] if share
-                    for caller in by_name.get(name, ())]
-        guessed = select_in(db, "SELECT DISTINCT k.caller, n.name FROM calls k JOIN names n ON n.nid = k.nid "
-                                "WHERE k.caller IN ({}) AND k.guess = 1", rids)
-        order = _candidate_order(db, [name for _, name in guessed])
-        return [(caller, rid, share) for caller, name in guessed for rid, share in order.get(name, {}).items()]
-
-    def adjacency(self, rids: np.ndarray) -> Adjacency:
-        """Every edge touching `rids`, either way, with containment (parent and children). Each
-        row comes as two numbers, (owner << 33 | neighbour << 2 | kind, weight), straight into a
-        structured array: row objects, and four numbers a row, were most of a search's graph time.
-        Rids stay below 2**30 (a billion chunks)."""
-        if not len(rids):
-            empty = np.zeros(0, dtype=np.int64)
-            return Adjacency(empty, empty, empty, np.zeros(0))
-        cursor = self.catalog.db.cursor()
-        cursor.row_factory = None  # plain tuples
-        rows = cursor.execute(
-            "WITH n(rid) AS (SELECT value FROM json_each(?)) "
-            "SELECT (n.rid << 33) | (e.dst << 2) | e.kind, e.weight FROM n JOIN edges e ON e.src = n.rid "
-            "UNION ALL SELECT (n.rid << 33) | (e.src << 2) | e.kind, e.weight FROM n "
-            "JOIN edges e INDEXED BY edges_into ON e.dst = n.rid "
-            f"UNION ALL SELECT (n.rid << 33) | (c.parent << 2) | {CONTAINS}, 1.0 FROM n "
-            "JOIN chunks c ON c.rid = n.rid WHERE c.parent IS NOT NULL "
-            f"UNION ALL SELECT (n.rid << 33) | (c.rid << 2) | {CONTAINS}, 1.0 FROM n "
-            "JOIN chunks c INDEXED BY chunks_parent ON c.parent = n.rid", (json.dumps([int(r) for r in rids]),))
-        table = np.fromiter(rows, dtype=[("key", np.int64), ("weight", np.float64)])
-        owner, neighbour, kind = table["key"] >> 33, (table["key"] >> 2) & (2**31 - 1), table["key"] & 3
-        keep = owner != neighbour  # a recursive call is no neighbour
-        return Adjacency(owner[keep], neighbour[keep], kind[keep], table["weight"][keep])

@@ -14,8 +14,8 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer, IndexInterrupted
 from codesearch.ingest import chunking
+from codesearch.store.call_graph import CallGraph
 from codesearch.store.catalog import BULK_CACHE_KIB, BULK_WAL_PAGES, Catalog
-from codesearch.store.edges import CallGraph
 from codesearch.store.files import COLLIDING_ID
 from codesearch.store.schema import DEFERRED_INDEXES
 from codesearch.store.sqlite import sqlite3

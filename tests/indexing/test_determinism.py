@@ -11,7 +11,7 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.store.catalog import Catalog
-from codesearch.store.edges import MAX_CANDIDATES
+from codesearch.store.graph_reads import MAX_CANDIDATES
 
 
 def index(root: Path) -> None:

@@ -20,7 +20,7 @@ from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.indexing.scip_source import read_state
 from codesearch.ingest.scip import read_index
-from codesearch.store.edges import CallGraph
+from codesearch.store.call_graph import CallGraph
 from codesearch.store.scip_edges import apply_scip_edges
 
 FIXTURE = SAMPLES / "scip"

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codesearch.search.pagerank import EDGE_KIND_WEIGHTS, MAX_NEIGHBOURS, MAX_PPR_NODES, personalized_pagerank
-from codesearch.store.edges import CALLS, CONTAINS, IMPORTS, Adjacency
+from codesearch.store.call_graph import Adjacency
+from codesearch.store.edges import CALLS, CONTAINS, IMPORTS
 
 KINDS = {"calls": CALLS, "imports": IMPORTS, "contains": CONTAINS}
 

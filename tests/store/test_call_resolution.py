@@ -9,7 +9,7 @@ from conftest import keyword_indexed_files, related_by_name
 
 from codesearch.indexing.index import Index
 from codesearch.search.relations import definitions_named, neighbours
-from codesearch.store.edges import CallGraph
+from codesearch.store.call_graph import CallGraph
 
 PYTHON = {
     "pkg/__init__.py": "",

@@ -10,7 +10,8 @@ from codesearch.config import load_settings
 from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.search.relations import definitions_named, neighbours
-from codesearch.store.edges import CALLS, CONTAINS, CallGraph
+from codesearch.store.call_graph import CallGraph
+from codesearch.store.edges import CALLS, CONTAINS
 from codesearch.store.graph_reads import GUESS_WEIGHT, MAX_CANDIDATES
 
 
@@ -171,6 +172,7 @@ def test_a_full_resolution_on_the_workers_gives_what_one_process_gives(tmp_path,
     index = Index(root, load_settings(root), create=True)
     Indexer(index).run(embed=False)
     monkeypatch.setattr(edges, "RESOLVE_SLICE", 7)  # many slices
+    monkeypatch.setattr(edges, "FANNED_SLICE", 1)
     found = {}
     try:
         for fan_out in (None, extract.map_on_workers):
@@ -186,6 +188,25 @@ def test_a_full_resolution_on_the_workers_gives_what_one_process_gives(tmp_path,
         extract.shutdown_pool()
     edges, guesses = found[True]
     assert found[False] == found[True] and edges and guesses
+
+
+def test_a_full_resolution_on_the_workers_is_cut_into_a_slice_for_each_core(tmp_path, monkeypatch):
+    """A repository whose callers fit in one slice is still resolved a slice a core where the
+    slices go to the workers (one slice left every core but one idle), and in one slice where not."""
+    from pathlib import Path
+
+    from codesearch.store import edges
+    sample = Path(__file__).resolve().parents[2] / "sample_repos" / "python"
+    index = Index(sample, load_settings(sample), tmp_path / "index", create=True)
+    Indexer(index).run(embed=False)
+    monkeypatch.setattr(edges, "FANNED_SLICE", 1)
+    monkeypatch.setattr(edges.os, "cpu_count", lambda: 2)
+    db = index.catalog.db
+    callers = db.execute("SELECT COUNT(DISTINCT caller) FROM calls").fetchone()[0]
+    fanned = list(edges._caller_slices(db, edges._fanned_slice(db)))
+    assert callers > 2 and len(fanned) == 2 and sum(map(len, fanned)) == callers
+    assert len(list(edges._caller_slices(db, edges.RESOLVE_SLICE))) == 1
+    index.close()
 
 
 def test_a_crowded_name_drops_the_definitions_a_later_one_replaces_in_files_its_slice_does_not_reach(

@@ -9,8 +9,8 @@ from typing import ClassVar
 
 from ...analysis.query_shape import symbol_names
 from ...analysis.tokens import identifier_terms
+from ...store.call_graph import CallGraph
 from ...store.catalog import Catalog
-from ...store.edges import CallGraph
 from ..pagerank import personalized_pagerank
 from ..query import Query
 from .retriever import Hits

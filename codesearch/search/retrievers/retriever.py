@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from ...indexing.index import Index
-    from ...store.edges import CallGraph
+    from ...store.call_graph import CallGraph
     from ..query import Query
 
 
