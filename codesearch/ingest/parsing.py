@@ -13,6 +13,8 @@ import tree_sitter as ts
 import tree_sitter_language_pack as tslp
 
 from ..model import CallSite, ImportRef, ParsedDefinition, ParsedFile
+from .block_names import KINDS as BLOCK_KINDS
+from .block_names import BlockNames
 from .languages import LanguageSpec
 from .scopes import EXTERNAL, METHOD, Scopes
 
@@ -394,6 +396,7 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
     raw_defs.sort(key=lambda d: (d[0].start_byte, -d[0].end_byte))
     stack: list[int] = []
     bodies: list[ts.Node | None] = []
+    blocks = BlockNames(spec.lexical_blocks, spec.block_types, len(source)) if spec.lexical_blocks else None
     for node, kind, name_node, receiver in raw_defs:
         outer = builder.outer_node(node)
         end_node = _content_end(outer, spec.comment_types)  # a comment after its last line is no part of it
@@ -430,6 +433,8 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
             start_byte=outer.start_byte, end_byte=end_node.end_byte,
             body_start_byte=body.start_byte if body is not None else node.end_byte,
             parent=parent))
+        if blocks is not None and kind in BLOCK_KINDS:
+            blocks.add(node, bodies[parent] if parent is not None else None, name, name_line)
         bodies.append(body)
         stack.append(len(parsed.definitions) - 1)
 
@@ -463,14 +468,19 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
         if not name or name in ignored:
             continue
         caller = scope_at(start)
-        hint = ""
+        hint: str | None = ""
         if scopes is not None:
             hint = scopes.hint(caller, _text(source, receiver) if receiver is not None else None, name)
             if is_ref and (hint == EXTERNAL or (not hint and (receiver is not None or name not in scopes.defined))):
-                continue  # a value of unknown origin: most are variables, not definitions
-            if not hint and receiver is not None and spec.unknown_receivers_call_methods:
+                hint = None  # a value of unknown origin: most are variables, not definitions
+            elif not hint and receiver is not None and spec.unknown_receivers_call_methods:
                 hint = EXTERNAL if name in spec.builtin_methods else METHOD
-        parsed.calls.append(CallSite(name, node.start_point[0] + 1, caller, hint, is_ref))
+        if blocks is not None and receiver is None:
+            hint = blocks.site(len(parsed.calls), caller, name, start, hint)
+        if hint is not None:
+            parsed.calls.append(CallSite(name, node.start_point[0] + 1, caller, hint, is_ref))
+    if blocks is not None:
+        parsed.calls = blocks.settled(parsed.calls)
     parsed.calls.sort(key=itemgetter(1))  # by line
     top_level = root.named_children
     parsed.top_level_boundaries = tuple((c.start_point[0] + 1, 1) for c in top_level)

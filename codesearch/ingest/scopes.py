@@ -112,8 +112,8 @@ class Scopes:
         """Whether a bare `name` in `scope` is a value the file declares in it or around it,
         before a callable definition of that name does (both in one scope: each in an anonymous
         function of its own, `const f` in one test's callback and `const f = () => ...` in
-        another, and which one a site sees is not told); a class's own names are its members,
-        never seen bare, and a file's name an import binds is that import."""
+        another, where ingest/block_names.py tells the function's uses apart); a class's own
+        names are its members, never seen bare, and a file's name an import binds is that import."""
         while True:
             if scope is None or self.definitions[scope].kind not in _CLASS_KINDS:
                 found = self.named.get((scope, name))

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
+from ..ingest.block_names import AT
 from ..ingest.call_chains import ONE_OF, RESULT, STEP, is_chain, positioned
 from ..ingest.languages import spec_for_path
 from ..ingest.scopes import EXTERNAL, LOCAL, METHOD, PACKAGE, type_name
@@ -88,9 +89,15 @@ class CallResults:
         return found
 
     def in_package(self, candidates: Candidates[S], hint: str, path: str) -> list[S] | None:
-        """The definitions a bare call with a PACKAGE or LOCAL hint reaches: the function literal
-        its caller's body declares, or a top-level definition of its package (never a method);
-        none for EXTERNAL; None for any other hint."""
+        """The definitions a bare call with an AT, LOCAL or PACKAGE hint reaches: the function a
+        block around it declares, the function literal its caller's body declares, or a
+        top-level definition of its package (never a method); none for EXTERNAL; None for any
+        other hint."""
+        if hint.startswith(AT):  # the function a block around the call declares, by its name line
+            mine = candidates.anywhere_in({path})
+            on_line = {r[0] for r in select_in(self.db, "SELECT rid FROM chunks WHERE name_line = ? AND rid IN ({})",
+                                               [s.rid for s in mine], before=(int(hint[len(AT):]),))}
+            return [s for s in mine if s.rid in on_line]
         if hint.startswith(LOCAL):
             own = f"{hint[len(LOCAL):]}.{candidates.name}"
             return [s for s in candidates.anywhere_in({path}) if s.qualified_name == own]

@@ -8,7 +8,7 @@ from conftest import direct_relations, keyword_indexed_files
 
 from codesearch.indexing.index import Index
 from codesearch.search.relations import definitions_named, neighbours
-from codesearch.store.edges import CallGraph
+from codesearch.store.call_graph import CallGraph
 
 
 def _index(tmp_path, files: dict[str, str]) -> Index:
@@ -238,8 +238,9 @@ def test_this_calls_no_method_of_a_file_it_does_not_import(tmp_path):
 
 def test_a_bare_name_a_parameter_or_a_variable_declares_is_that_value(tmp_path):
     """A parameter, a variable or a destructured name hides the file's functions of its name (a
-    type alias of the name is no value at all), and one beside a function of its name in the same
-    scope leaves the name unlinked; a function no value hides is still linked."""
+    type alias of the name is no value at all); where a value and a function of one name are each
+    declared in a callback of their own, each use reaches its own (the function's is linked); a
+    function no value hides is still linked."""
     index = _index(tmp_path, {
         "values.ts": ("export function callback() { return 1; }\nexport function handler() { return 2; }\n"
                       "export function run(callback: () => void, items: number[]) {\n  const handler = items[0];\n"
@@ -261,8 +262,9 @@ def test_a_bare_name_a_parameter_or_a_variable_declares_is_that_value(tmp_path):
         assert _callees(index, "run") == {("values.ts", "twice"): "exact", ("app.js", "go"): "exact"}
         assert _callees(index, "twice") == {("values.ts", "callback"): "exact"}
         assert _callees(index, "suite") == {("suite.test.ts", "make"): "exact", ("suite.test.ts", "check"): "exact"}
-        # a value in one callback, a function of the name in another: which one a site sees is not told
-        assert _callees(index, "suite2") == {("suite.test.ts", "check"): "exact"}
+        # a value in one callback, a function of the name in another: each use sees its own
+        assert _callees(index, "suite2") == {("suite.test.ts", "check"): "exact",
+                                             ("suite.test.ts", "suite2.data"): "exact"}
     finally:
         index.close()
 
@@ -403,5 +405,28 @@ def test_the_project_s_path_aliases_name_its_files(tmp_path):
     try:
         assert _callees(index, "check") == {("src/cart.ts", "total"): "import",
                                             ("src/util/index.ts", "helper"): "import"}
+    finally:
+        index.close()
+
+
+def test_a_function_a_callback_declares_is_what_its_bare_calls_reach_not_the_import_it_hides(tmp_path):
+    """`const build = () => ...` in a callback hides the imported `build` there, and only there;
+    a member `build: () => ...` of an object literal hides nothing; and a caller whose callbacks
+    each declare and call their own `make` calls both."""
+    index = _index(tmp_path, {
+        "lib.ts": "export function build() { return 1; }\n",
+        "app.ts": ('import { build } from "./lib";\n\n'
+                   "export function inner() {\n"
+                   "  return [1].map(() => {\n    const build = () => 2;\n    return build();\n  });\n}\n\n"
+                   "export function outer() {\n  const api = { build: () => 3 };\n  return build() + api.x;\n}\n\n"
+                   "export function both() {\n"
+                   "  [1].map(() => { function make() { return 4; } return make(); });\n"
+                   "  [2].map(() => { function make() { return 5; } return make(); });\n}\n"),
+    })
+    try:
+        assert _callees(index, "inner") == {("app.ts", "inner.build"): "exact"}
+        assert _callees(index, "outer") == {("lib.ts", "build"): "import"}
+        made = [(chunk.start_line, how) for chunk, how in direct_relations(index, "both", "callees")]
+        assert sorted(made) == [(16, "exact"), (17, "exact")]
     finally:
         index.close()

@@ -56,6 +56,9 @@ class LanguageSpec:
     body_types: frozenset[str] = frozenset()  # body as a child of this type, where no field names it
     # node types whose children are statements worth splitting an oversized chunk at
     block_types: frozenset[str] = frozenset()
+    # nodes that open a scope of their own (`{...}`): a function or class declared in one that is
+    # no definition's body (a callback's) is seen only there (ingest/block_names.py)
+    lexical_blocks: frozenset[str] = frozenset()
     # a function defined inside one of these container kinds is a method
     method_parent_kinds: frozenset[str] = CONTAINER_KINDS - {"module", "namespace"}
     qualifier_separators: tuple[str, ...] = ("::", ".")

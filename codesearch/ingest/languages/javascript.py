@@ -113,6 +113,7 @@ SPEC = LanguageSpec(
     builtin_methods=BUILTIN_METHODS,
     constructor_name="constructor",
     names_from_imports=True,
+    lexical_blocks=frozenset({"statement_block"}),
     literal_types=LITERAL_TYPES,
     import_aliases=import_aliases,
     query=FUNCTIONS + CALLS + VALUES + r"""

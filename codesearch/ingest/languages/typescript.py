@@ -44,6 +44,7 @@ SPEC = LanguageSpec(
     builtin_methods=BUILTIN_METHODS,
     constructor_name="constructor",
     names_from_imports=True,
+    lexical_blocks=frozenset({"statement_block"}),
     uncallable_kinds=frozenset({"interface", "type"}),
     literal_types=LITERAL_TYPES,
     import_aliases=import_aliases,
