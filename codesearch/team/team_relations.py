@@ -17,7 +17,8 @@ from ..vocabulary import NON_DEFINITION_KINDS
 from .milvus_store import LiveFile, MilvusStore, RepoState, literal, live_scope, row_uid
 
 MAX_CALL_SITES = 1000
-Related = tuple[dict, str, tuple[int, ...], float]  # a chunk's row, how it is related, the call lines, weight
+# a chunk's row, how it is related, the call lines, weight, whether it calls itself (a target's own call)
+Related = tuple[dict, str, tuple[int, ...], float, bool]
 
 
 @dataclass(frozen=True)
@@ -34,16 +35,17 @@ class Found:
 
 def walk(reader: RelationReader, targets: list[dict], direction: str, depth: int) -> list[Found]:
     """Callers or callees of the targets, breadth first, as the local graph's `neighbours`: by
-    hops, then heaviest edge first; a target that calls itself is among its own callers."""
+    hops, then heaviest edge first; a target that calls itself is among its own callers (and
+    callees), a target that only calls another target is not."""
     found: list[Found] = []
     seen = {t["uid"] for t in targets}
     frontier = targets
     for level in range(1, depth + 1):
         step = reader.callers(frontier) if direction == "callers" else reader.callees(frontier)
         frontier = []
-        for row, how, lines, weight in step:
+        for row, how, lines, weight, calls_itself in step:
             if row["uid"] in seen:
-                if level == 1 and any(t["uid"] == row["uid"] for t in targets):
+                if level == 1 and calls_itself:
                     found.append(Found(row, level, how, lines, weight))
                 continue
             seen.add(row["uid"])
@@ -86,13 +88,16 @@ class RelationReader:
             return []
         ids = sorted({t["chunk_id"] for t in targets})
         by_branch = {(t["repo"], t["branch"]) for t in targets}
-        wanted = {(t["repo"], t["branch"], t["chunk_id"], t["path"]) for t in targets}
+        wanted = {(t["repo"], t["branch"], t["chunk_id"], t["path"]): t["name"] for t in targets}
         found: dict[str, tuple[str, float, list[int]]] = {}
+        loops: set[str] = set()  # the targets among them that call themselves
         for e in self._edges(f"target_id in [{', '.join(map(literal, ids))}]"):
             hit = (e["repo"], e["branch"], e["target_id"], e["target_path"]) in wanted
             uid = self._chunk_uid(e, e["path"], e["caller_id"]) if hit else None
             if uid is not None:
                 found.setdefault(uid, (e["how"], e["weight"], []))[2].extend(_lines(e))
+                if (e["path"], e["caller_id"]) == (e["target_path"], e["target_id"]):
+                    loops.add(uid)
         names = sorted({t["name"] for t in targets if t["name"]})
         if names:
             for e in self._edges(f"target_id == \"\" and callee in [{', '.join(map(literal, names))}]"):
@@ -102,7 +107,9 @@ class RelationReader:
                 uid = self._chunk_uid(e, e["path"], e["caller_id"]) if guessed_here or elsewhere else None
                 if uid is not None and (uid not in found or found[uid][0] == GUESSED):
                     found.setdefault(uid, (GUESSED, GUESS_WEIGHT, []))[2].extend(_lines(e))
-        return self._ordered(found)
+                    if guessed_here and wanted.get((e["repo"], e["branch"], e["caller_id"], e["path"])) == e["callee"]:
+                        loops.add(uid)  # a target's guess at its own name
+        return self._ordered(found, loops)
 
     def callees(self, targets: list[dict]) -> list[Related]:
         """What the targets call: the chunks their resolved edges name, then, by name, the
@@ -115,11 +122,14 @@ class RelationReader:
         edges = [e for e in self._edges(f"caller_id in [{', '.join(map(literal, ids))}]")
                  if (e["repo"], e["branch"], e["path"], e["caller_id"]) in wanted]
         found: dict[str, tuple[str, float, list[int]]] = {}
+        loops: set[str] = set()  # the targets among them that call themselves
         for e in edges:
             if e["target_id"]:
                 uid = self._chunk_uid(e, e["target_path"], e["target_id"])
                 if uid is not None:
                     found.setdefault(uid, (e["how"], e["weight"], []))[2].extend(_lines(e))
+                    if (e["path"], e["caller_id"]) == (e["target_path"], e["target_id"]):
+                        loops.add(uid)
         by_name = [e for e in edges if not e["target_id"]]
         defined = self._definitions_of({e["callee"] for e in by_name})
         for e in by_name:
@@ -131,15 +141,18 @@ class RelationReader:
             for d in candidates:
                 if d["uid"] not in found:
                     found[d["uid"]] = (GUESSED, GUESS_WEIGHT / max(1, len(candidates)), _lines(e))
-        return self._ordered(found)
+                if (d["repo"], d["branch"], d["path"], d["chunk_id"]) == (e["repo"], e["branch"], e["path"],
+                                                                          e["caller_id"]):
+                    loops.add(d["uid"])  # a guess at its own name
+        return self._ordered(found, loops)
 
-    def _ordered(self, found: dict[str, tuple[str, float, list[int]]]) -> list[Related]:
+    def _ordered(self, found: dict[str, tuple[str, float, list[int]]], loops: set[str]) -> list[Related]:
         """The chunks found, heaviest first, then in file and line order (as the local graph
         orders a node's neighbours: by weight, then by their place in the catalog)."""
         rows = self.store.chunks_by_uid(list(found))
         order = sorted((u for u in found if u in rows),
                        key=lambda u: (-found[u][1], rows[u]["repo"], rows[u]["path"], rows[u]["start_line"]))
-        return [(rows[u], found[u][0], tuple(sorted(set(found[u][2]))), found[u][1]) for u in order]
+        return [(rows[u], found[u][0], tuple(sorted(set(found[u][2]))), found[u][1], u in loops) for u in order]
 
     def _definitions_of(self, names: Iterable[str]) -> dict[str, list[dict]]:
         """The live definitions of these names, by name, each name's in the local candidate order
