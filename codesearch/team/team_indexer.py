@@ -102,12 +102,13 @@ class TeamIndexer:
                                  f"{self.vector_key}: index it with the same embedder settings")
         live_gen = state.live_gen
         self.store.discard_generations_after(self.repo, self.branch, live_gen)
+        if state.writing_gen:  # a killed run's, whose rows are gone now
+            state.writing_gen = 0
+            self.store.put_state(state)
         live = live_files(self.store.file_rows(self.repo, self.branch, live_gen))
         if not state.cleaned:
             self._sweep(live)
         gen = live_gen + 1
-        state.writing_gen = gen
-        self.store.put_state(state)
         written: dict[str, str] = {}  # path -> hash of the files whose chunks this run wrote
         batch: list[Extracted] = []
 
@@ -116,11 +117,12 @@ class TeamIndexer:
             if have is None or have.hash != extracted.digest:
                 batch.append(extracted)
                 if len(batch) >= WRITE_BATCH_FILES:
-                    self._write_batch(batch, gen, report, written)
+                    self._write_batch(state, batch, gen, report, written)
                     batch.clear()
 
         with resolved_repository(self.root, self.settings, self.vector_key, self.dimension, on_written) as graph:
-            self._write_batch(batch, gen, report, written)
+            checkpoint("team-parsed")
+            self._write_batch(state, batch, gen, report, written)
             report.skipped = graph.skipped
             gone = sorted(set(live) - set(graph.hashes))
             rewired = sorted(p for p, f in live.items()
@@ -130,12 +132,12 @@ class TeamIndexer:
             report.rewired = len(rewired)
             report.unchanged = len(graph.hashes) - len(written)
             if not written and not gone and not rewired:
-                state.writing_gen = 0
-                self.store.put_state(state)
+                self.store.put_state(state)  # when the branch was last found up to date
                 report.generation = live_gen
                 report.seconds = time.perf_counter() - started
                 return report
             report.generation = gen
+            self._writing(state, gen)
             self._write_edges(graph, [*written, *rewired], gen)
             files = [self._file_row(p, written[p], gen, gen, graph.edges_hash(p)) for p in written]
             files += [self._file_row(p, live[p].hash, gen, live[p].gen, graph.edges_hash(p)) for p in rewired]
@@ -166,6 +168,13 @@ class TeamIndexer:
         self.store.flush()
         report.seconds = time.perf_counter() - started
         return report
+
+    def _writing(self, state: RepoState, gen: int) -> None:
+        """Mark the branch as being written (its answers say partial) from this run's first write
+        on: a run that finds nothing to write never marks it."""
+        if state.writing_gen != gen:
+            state.writing_gen = gen
+            self.store.put_state(state)
 
     def _file_row(self, path: str, digest: str, gen: int, content_gen: int, edges_hash: str) -> dict:
         return {"uid": row_uid(self.repo, self.branch, path, gen), "repo": self.repo, "branch": self.branch,
@@ -209,11 +218,12 @@ class TeamIndexer:
             for gen, paths in stale.items():
                 self.store.delete_paths(self.repo, self.branch, sorted(paths), f"== {gen}", (name,))
 
-    def _write_batch(self, batch: list[Extracted], gen: int, report: TeamIndexReport,
+    def _write_batch(self, state: RepoState, batch: list[Extracted], gen: int, report: TeamIndexReport,
                      written: dict[str, str]) -> None:
         """The chunk rows of these files under generation `gen` (their file rows come with their edges)."""
         if not batch:
             return
+        self._writing(state, gen)
         chunks = [(x, j) for x in batch for j in range(len(x.chunks))]
         hashes = [x.embed_hashes[x.chunks[j].id] if x.embed_hashes else None for x, j in chunks]
         s = self.settings

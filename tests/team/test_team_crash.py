@@ -37,6 +37,11 @@ def names(store, text: str) -> tuple[list[str], bool]:
     return [r.name for r in answer.results], bool(answer.partial)
 
 
+def first(store, text: str) -> tuple[str | None, bool]:
+    found, partial = names(store, text)
+    return (found[0] if found else None), partial
+
+
 @pytest.mark.parametrize("point", ["team-rows-written", "team-switched"])
 def test_a_killed_indexer_leaves_a_searchable_store_that_the_next_run_completes(tmp_path, point):
     from codesearch.team.front import open_store
@@ -59,4 +64,30 @@ def test_a_killed_indexer_leaves_a_searchable_store_that_the_next_run_completes(
     assert {r["gen"] for r in rows} == {2} and "retry_with_backoff" not in {r["name"] for r in rows}
     found, partial = names(store, "retry backoff forever")
     assert found[0] == "retry_forever" and "retry_with_backoff" not in found and not partial
+    store.close()
+
+
+def test_a_run_marks_its_branch_partial_only_from_its_first_write(tmp_path):
+    """Answered while a run parses, a branch is not partial: with nothing changed it never is,
+    with changes not before the run writes (its killed run's mark goes with its rows)."""
+    from codesearch.team.front import open_store
+    uri = f"milvus://{tmp_path}/team.db"
+    root = write(tmp_path / "billing", BILLING)
+    store = open_store(uri)
+    index(store, root, "billing")
+    store.close()
+    assert index_killed_at("team-parsed", uri, root) == -9  # nothing changed
+    store = open_store(uri)
+    assert first(store, "retry backoff") == ("retry_with_backoff", False)
+    store.close()
+    (root / "billing/retry.py").write_text("def retry_forever(call):\n    return call()\n")
+    assert index_killed_at("team-parsed", uri, root) == -9  # a change found, not yet written
+    store = open_store(uri)
+    assert first(store, "retry backoff") == ("retry_with_backoff", False)
+    store.close()
+    assert index_killed_at("team-rows-written", uri, root) == -9
+    store = open_store(uri)
+    assert first(store, "retry backoff") == ("retry_with_backoff", True)
+    assert index(store, root, "billing").generation == 2
+    assert first(store, "retry forever") == ("retry_forever", False)
     store.close()
