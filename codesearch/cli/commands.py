@@ -32,6 +32,8 @@ from .parser import (
     usage_error_line,
 )
 from .quick import grep_exit_code, grep_json_head, grep_params, search_params, stdout_fd
+from .relations import cmd_impact, cmd_relations
+from .scoping import note_unmatched_path, scope_filters
 from .services import (
     answer_with,
     check_settings,
@@ -47,9 +49,8 @@ from .team_commands import run_team, store_of
 
 if TYPE_CHECKING:
     from ..api.protocol import Service
-    from ..api.types import Direction, GrepRequest, IndexAnswer, SearchAnswer, SearchRequest
+    from ..api.types import GrepRequest, IndexAnswer, SearchAnswer, SearchRequest
     from ..daemon.client import DaemonClient
-    from ..filters import Filters
     from ..wire import Record
 
 
@@ -224,18 +225,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _filters(args: argparse.Namespace) -> Filters:
-    from ..filters import Filters
-    from ..ingest.languages import known_languages
-    from ..vocabulary import ALL_KINDS
-    filters = Filters(language=args.lang, kind=args.kind, path_glob=args.path)
-    if filters.language and filters.language not in known_languages():
-        raise UsageError(f"unknown language {args.lang!r}; known: {', '.join(sorted(known_languages()))}")
-    if args.kind and args.kind not in ALL_KINDS:
-        raise UsageError(f"unknown kind {args.kind!r}; known: {', '.join(sorted(ALL_KINDS))}")
-    return filters
-
-
 def cmd_query(args: argparse.Namespace) -> int:
     from ..search.requests import SearchRequest
     from ..wire import RequestError
@@ -249,7 +238,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         if not args.text or not " ".join(args.text).strip():
             raise UsageError("the query is empty: codesearch query TEXT")
         queries = [" ".join(args.text)]
-    _filters(args)  # validated before anything is opened
+    scope_filters(args)  # validated before anything is opened
     for text in queries:
         problem = _bad_batch_line(text) if args.batch else None
         if problem:
@@ -271,7 +260,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         if answer.note:
             print(f"codesearch: {answer.note}", file=sys.stderr)
         elif not answer.results and workspace_of(args) is not None:  # one repository's service says it itself
-            _note_unmatched_path(args)
+            note_unmatched_path(args)
     return EXIT_OK
 
 
@@ -285,49 +274,6 @@ def _bad_batch_line(text: str) -> str | None:
 
 def _search(service: Service, request: SearchRequest) -> SearchAnswer:
     return service.search(request)
-
-
-def cmd_relations(args: argparse.Namespace) -> int:
-    from ..search.requests import RelationsRequest
-    from ..wire import RequestError
-    from .render import format_relations
-    direction: Direction = "callers" if args.command == "callers" else "callees"
-    filters = _filters(args)
-    try:
-        request = RelationsRequest(name=args.name, depth=args.depth, direction=direction, limit=args.limit,
-                                   filters=filters)
-    except RequestError as exc:
-        raise UsageError(str(exc)) from None
-    answer = answer_with(args, lambda service: service.relations(request))
-    if args.json:
-        print(json.dumps(answer.to_dict(), ensure_ascii=False))
-        return EXIT_OK
-    if not answer.targets:
-        print(f"no definition named {args.name!r} in the index", file=sys.stderr)
-        return EXIT_OK
-    if answer.results:
-        print(format_relations(answer, _roots(args), color=use_color(args.color, sys.stdout)))
-    if answer.note and workspace_of(args) is not None:
-        print(f"codesearch: {answer.note}", file=sys.stderr)
-    if not answer.results:
-        print(f"no {direction} of {args.name!r} found", file=sys.stderr)
-        _note_unmatched_path(args)
-    return EXIT_OK
-
-
-def _note_unmatched_path(args: argparse.Namespace) -> None:
-    """After an empty answer in text: say so when --path matched no file at all."""
-    from .path_note import note_unmatched_path
-    if args.path:
-        note_unmatched_path([str(root) for root in _roots(args).values()], args.path)
-
-
-def _roots(args: argparse.Namespace) -> dict[str | None, Path]:
-    """Each repository's root by the name answers give it (None: the one repository)."""
-    workspace = workspace_of(args)
-    if workspace is None:
-        return {None: root_of(args)}
-    return {r.name: r.root for r in workspace.repos}
 
 
 def cmd_grep(args: argparse.Namespace) -> int:
@@ -352,7 +298,7 @@ def cmd_grep(args: argparse.Namespace) -> int:
     write_grep_answer(answer, args)
     if answer["total"]:
         return EXIT_OK
-    _note_unmatched_path(args)
+    note_unmatched_path(args)
     return EXIT_NO_MATCH
 
 
@@ -594,6 +540,6 @@ def _one_line(exc: Exception) -> str:
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "chunks": cmd_chunks, "index": cmd_index, "query": cmd_query, "search": cmd_query, "callers": cmd_relations,
-    "callees": cmd_relations, "grep": cmd_grep, "eval": cmd_eval, "daemon": cmd_daemon, "merge": cmd_merge,
-    "mcp": cmd_mcp, "lsp": cmd_lsp, "stats": cmd_stats, "doctor": cmd_doctor, "completion": cmd_completion,
-    "graph": cmd_graph}
+    "callees": cmd_relations, "impact": cmd_impact, "grep": cmd_grep, "eval": cmd_eval, "daemon": cmd_daemon,
+    "merge": cmd_merge, "mcp": cmd_mcp, "lsp": cmd_lsp, "stats": cmd_stats, "doctor": cmd_doctor,
+    "completion": cmd_completion, "graph": cmd_graph}

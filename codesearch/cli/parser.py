@@ -73,6 +73,10 @@ EXAMPLES = {
   codesearch callers parse_config
   codesearch callers Client.send --depth 2
   codesearch callers compute_backoff --path src/ --json""",
+    "impact": """examples:
+  codesearch impact parse_config
+  codesearch impact Client.send --depth 2 --path src/
+  codesearch impact compute_backoff --json""",
     "callees": """examples:
   codesearch callees main
   codesearch callees Server.handle --depth 2
@@ -261,14 +265,15 @@ def build_parser(only: str | None = None) -> Parser:
         _add_no_daemon_option(p)
         _add_store_options(p)
 
-    for name, what in (("callers", "who calls NAME"), ("callees", "what NAME calls")):
+    for name, what, depth in (("callers", "who calls NAME", 1), ("callees", "what NAME calls", 1),
+                              ("impact", "what may break if NAME changes: its callers, theirs, ... by file", 3)):
         if not wanted(name):
             continue
         p = command(name, what)
         p.add_argument("name", metavar="NAME", help="a definition's name, or qualified name (Class.method)")
         _add_repo_options(p)
         _add_index_options(p)
-        p.add_argument("--depth", type=int, default=1, help="hops along the call graph (default 1)")
+        p.add_argument("--depth", type=int, default=depth, help=f"hops along the call graph (default {depth})")
         p.add_argument("--limit", "-n", type=int, default=None, help="at most N results, nearest first")
         p.add_argument("--json", action="store_true", help="one JSON object")
         p.add_argument("--lang", help=LANG_HELP)

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..api.types import RelatedResult, RelationsAnswer, SearchAnswer, Stats, Status
+from ..api.types import ImpactAnswer, RelatedResult, RelationsAnswer, SearchAnswer, Stats, Status
 from ..text import for_terminal
 from .color import LINE, MATCH, PATH, RESET, paint
 
@@ -101,6 +101,22 @@ def format_relations(answer: RelationsAnswer, roots: dict[str | None, Path], col
                 shown = for_terminal(text.strip())
                 where += ": " + (word.sub(lambda m: paint(m.group(0), MATCH), shown) if color else shown)
             out.append(f"{indent}  {where}")
+    return "\n".join(out)
+
+
+def format_impact(answer: ImpactAnswer, color: bool = False) -> str:
+    """A line saying how many callers in how many files, then each file (nearest callers first)
+    and under it each caller's place, its definition and how many hops away it is."""
+    hops = "hop" if answer.depth == 1 else "hops"
+    out = [f"{answer.callers} callers of {for_terminal(answer.name)} in {len(answer.files)} files, "
+           f"up to {answer.depth} {hops} away"]
+    for group in answer.files:
+        where = f"{f'[{group.repo}] ' if group.repo else ''}{group.path}"
+        out.append(paint(for_terminal(where), PATH) if color else for_terminal(where))
+        for r in group.callers:
+            away = f"{r.depth} hop{'' if r.depth == 1 else 's'}"
+            out.append(f"  {_place(where, r.start_line, color)}  {for_terminal(f'{r.kind} {r.qualified_name}')}  "
+                       f"({away})")
     return "\n".join(out)
 
 

@@ -18,7 +18,7 @@ from .services import settings_for
 if TYPE_CHECKING:
     from ..daemon.session import DaemonSession
 
-TEAM_COMMANDS = frozenset({"index", "query", "callers", "callees", "daemon", "mcp"})
+TEAM_COMMANDS = frozenset({"index", "query", "callers", "callees", "impact", "daemon", "mcp"})
 
 
 def store_of(args: argparse.Namespace) -> str | None:
@@ -56,6 +56,8 @@ def run_team(args: argparse.Namespace, uri: str) -> int:
             return _serve(args, store)
         if args.command == "mcp":
             return _mcp(args, store)
+        if args.command == "impact":
+            return _impact(args, store)
         return _relations(args, store)
     except TeamStoreError as exc:
         raise _failed(str(exc)) from None
@@ -137,6 +139,24 @@ def _relations(args: argparse.Namespace, store) -> int:
         print(f"codesearch: {answer.note}", file=sys.stderr)
     for r in answer.results:
         print(f"{r.repo}@{r.branch}:{r.path}:{r.start_line}: {r.qualified_name} ({r.resolution}, {r.depth} hop)")
+    return EXIT_OK
+
+
+def _impact(args: argparse.Namespace, store) -> int:
+    from ..search.requests import ImpactRequest
+    from ..wire import RequestError
+    from .render import format_impact
+    try:
+        request = ImpactRequest(name=args.name, depth=args.depth, limit=args.limit, filters=_scope_filters(args))
+    except RequestError as exc:
+        raise UsageError(str(exc)) from None
+    answer = _service(args, store, keyword_only=True).impact(request)
+    if args.json:
+        print(json.dumps(answer.to_dict(), ensure_ascii=False))
+    elif answer.files:
+        print(format_impact(answer, color=use_color(args.color, sys.stdout)))
+    if answer.note:
+        print(f"codesearch: {answer.note}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -112,7 +112,8 @@ def test_every_json_success_parses(repo, capsys, monkeypatch):
     monkeypatch.chdir(repo)
     commands = [["query", "backoff", "--json", "--mode", "keyword"],
                 ["search", "backoff", "--json", "--mode", "keyword"], ["callers", "clamp", "--json"],
-                ["callees", "compute_backoff", "--json"], ["grep", "clamp", "--json"], ["stats", "--json", "--fast"],
+                ["callees", "compute_backoff", "--json"], ["impact", "clamp", "--json"], ["grep", "clamp", "--json"],
+                ["stats", "--json", "--fast"],
                 ["chunks", "config.py", "--json"], ["daemon", "status", ".", "--json"], ["daemon", "list", "--json"],
                 ["doctor", ".", "--json", "--fast"], ["index", ".", "--json", "--no-vectors"]]
     for argv in commands:

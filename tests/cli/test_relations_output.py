@@ -54,3 +54,15 @@ def test_json_keeps_its_shape(repo, capsys):
     answer = json.loads(_out(capsys, "callers", "clamp", "--repo", str(repo), "--no-daemon", "--json"))
     direct = [r for r in answer["results"] if r["depth"] == 1]
     assert direct and all(isinstance(r["sites"], list) and r["resolution"] for r in direct)
+
+
+def test_impact_lists_the_callers_of_callers_by_file_nearest_first(repo, capsys):
+    """`impact`: who may break if a function changes, its callers and theirs, grouped by file."""
+    out = _out(capsys, "impact", "clamp", "--repo", str(repo), "--no-daemon")
+    lines = out.splitlines()
+    assert lines[0] == "5 callers of clamp in 2 files, up to 3 hops away", out
+    at = lines.index("inventory.py")
+    assert lines[at + 1:at + 3] == ["  inventory.py:64  function compute_backoff  (1 hop)",
+                                    "  inventory.py:70  function main  (2 hops)"]
+    answer = json.loads(_out(capsys, "impact", "clamp", "--repo", str(repo), "--no-daemon", "--json", "--depth", "1"))
+    assert answer["depth"] == 1 and {r["depth"] for f in answer["files"] for r in f["callers"]} == {1}
