@@ -19,7 +19,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -363,6 +363,14 @@ def live_files(rows: Iterable[dict]) -> dict[str, LiveFile]:
             newest[row["path"]] = row
     return {p: LiveFile(r["hash"], r["content_gen"], r["gen"], r["edges_hash"])
             for p, r in newest.items() if not r["deleted"]}
+
+
+def is_live(row: Mapping[str, Any], live: Mapping[str, LiveFile] | None, collection: str = CHUNKS) -> bool:
+    """Whether a row of `collection` (a chunk, an edge or a file row: path and gen) is live in
+    the branch whose live file map is `live` (None: a branch not covered): the map names its path
+    with the row's generation, for a chunk its file's content's, else its file's newest row's."""
+    found = live.get(row["path"]) if live is not None else None
+    return found is not None and (found.gen if collection == CHUNKS else found.edges_gen) == row["gen"]
 
 
 def live_scope(states: Sequence[RepoState]) -> str:

@@ -22,7 +22,7 @@ from ..store.call_graph import Adjacency
 from ..store.edges import CALLS, CONTAINS, IMPORTS
 from ..store.sql import ascii_lower
 from ..vocabulary import NON_DEFINITION_KINDS
-from .milvus_store import CHUNKS, EDGES, LiveFile, MilvusStore, RepoState
+from .milvus_store import CHUNKS, EDGES, LiveFile, MilvusStore, RepoState, is_live
 
 
 class BranchGraph:
@@ -94,10 +94,10 @@ class GraphCache:
             scope = MilvusStore.scope(state.repo, state.branch)
             chunks = (r for r in self.store.rows(CHUNKS, scope, ("uid", "chunk_id", "parent_id", "kind", "part",
                                                                  "name", "path", "gen", "ordinal"))
-                      if r["path"] in live and live[r["path"]].gen == r["gen"])
+                      if is_live(r, live))
             edges = (e for e in self.store.rows(EDGES, f"{scope} and target_id != \"\"",
                                                 ("caller_id", "target_id", "kind", "weight", "path", "gen"))
-                     if e["path"] in live and live[e["path"]].edges_gen == e["gen"])
+                     if is_live(e, live, EDGES))
             have = (state.live_gen, BranchGraph(chunks, edges))
             with self._lock:
                 self._graphs[key] = have

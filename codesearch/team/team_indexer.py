@@ -39,6 +39,7 @@ from .milvus_store import (
     RepoState,
     TeamStoreError,
     cut,
+    is_live,
     literal,
     live_files,
     row_uid,
@@ -200,7 +201,7 @@ class TeamIndexer:
             some = ", ".join(map(literal, paths[start:start + DELETE_PATHS]))
             where = f"{self.store.scope(self.repo, self.branch)} and path in [{some}]"
             for row in self.store.rows(CHUNKS, where, ("gen", "path", "has_vector")):
-                if live[row["path"]].gen == row["gen"]:
+                if is_live(row, live):
                     chunks += 1
                     vectors += bool(row["has_vector"])
         return chunks, vectors
@@ -211,9 +212,7 @@ class TeamIndexer:
         for name in (CHUNKS, EDGES, FILES):
             stale: dict[int, set[str]] = {}
             for row in self.store.rows(name, self.store.scope(self.repo, self.branch), ("path", "gen")):
-                here = live.get(row["path"])
-                keep = here is not None and row["gen"] == (here.gen if name == CHUNKS else here.edges_gen)
-                if not keep:
+                if not is_live(row, live, name):
                     stale.setdefault(row["gen"], set()).add(row["path"])
             for gen, paths in stale.items():
                 self.store.delete_paths(self.repo, self.branch, sorted(paths), f"== {gen}", (name,))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..store.graph_export import GUESSED, UNRESOLVED
 from ..store.graph_reads import GUESS_WEIGHT, MAX_CANDIDATES
 from ..vocabulary import NON_DEFINITION_KINDS
-from .milvus_store import LiveFile, MilvusStore, RepoState, literal, live_scope, row_uid
+from .milvus_store import EDGES, LiveFile, MilvusStore, RepoState, is_live, literal, live_scope, row_uid
 
 MAX_CALL_SITES = 1000
 # a chunk's row, how it is related, the call lines, weight, whether it calls itself (a target's own call)
@@ -64,22 +64,19 @@ class RelationReader:
         self.states = states
         self.maps = {(s.repo, s.branch): live(s) for s in states}
 
-    def _file(self, row: dict, path: str | None = None) -> LiveFile | None:
-        live = self.maps.get((row["repo"], row["branch"]))
-        return live.get(path if path is not None else row["path"]) if live is not None else None
-
-    def _edges_live(self, row: dict) -> bool:
-        found = self._file(row)
-        return found is not None and found.edges_gen == row["gen"]
+    def _branch(self, row: dict) -> dict[str, LiveFile] | None:
+        """The live file map of the row's branch (None: a branch not covered)."""
+        return self.maps.get((row["repo"], row["branch"]))
 
     def _chunk_uid(self, row: dict, path: str, chunk_id: str) -> str | None:
         """The row key of the live chunk `chunk_id` of file `path` in the row's branch."""
-        found = self._file(row, path)
+        found = (self._branch(row) or {}).get(path)
         return None if found is None else row_uid(row["repo"], row["branch"], found.gen, chunk_id)
 
     def _edges(self, expression: str) -> list[dict]:
         where = f"{live_scope(self.states)} and kind == \"calls\" and ({expression})"
-        return [e for e in self.store.edges_where(where, MAX_CALL_SITES) if self._edges_live(e)]
+        return [e for e in self.store.edges_where(where, MAX_CALL_SITES)
+                if is_live(e, self._branch(e), EDGES)]
 
     def callers(self, targets: list[dict]) -> list[Related]:
         """The live chunks that call a target: by a resolved edge into it, then those whose call of
@@ -165,8 +162,7 @@ class RelationReader:
                  f"name in [{', '.join(map(literal, names))}]")
         out: dict[str, list[dict]] = defaultdict(list)
         for row in self.store.chunks_where(where, MAX_CALL_SITES * len(names)):
-            found = self._file(row)
-            if found is not None and found.gen == row["gen"]:
+            if is_live(row, self._branch(row)):
                 out[row["name"]].append(row)
         for rows in out.values():
             rows.sort(key=lambda r: (r["repo"], r["branch"], r["path"], r["qualified_name"] or r["name"],

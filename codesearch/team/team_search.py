@@ -41,7 +41,17 @@ from ..search.retrievers.keyword import COLUMN_WEIGHTS, searched_terms
 from ..search.searcher import EXACT_CANDIDATES, REPORT_WEIGHTS, template_candidates
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .keyword_score import Collection, bm25, columns_of, phrases_held
-from .milvus_store import CHUNKS, LiveFile, MilvusStore, RepoState, literal, live_files, live_scope, row_uid
+from .milvus_store import (
+    CHUNKS,
+    LiveFile,
+    MilvusStore,
+    RepoState,
+    is_live,
+    literal,
+    live_files,
+    live_scope,
+    row_uid,
+)
 from .stemming import porter
 from .team_graph import GraphCache, graph_list
 from .team_relations import MAX_CALL_SITES, Found, RelationReader, walk
@@ -93,17 +103,11 @@ class TeamSearcher:
                 self._live[key] = have
         return have[1]
 
-    def visibility(self, states: list[RepoState], edges: bool = False) -> Callable[[dict], bool]:
-        """Whether a row (repo, branch, path, gen) is live in one of these branches: its path's
-        live generation is its own (of its chunks, or with `edges` of its edges; the branches'
-        live file maps read once, here)."""
+    def visibility(self, states: list[RepoState]) -> Callable[[dict], bool]:
+        """Whether a chunk's row (repo, branch, path, gen) is live in one of these branches (the
+        branches' live file maps read once, here)."""
         maps = {(s.repo, s.branch): self.live(s) for s in states}
-
-        def visible(row: dict) -> bool:
-            live = maps.get((row["repo"], row["branch"]))
-            found = live.get(row["path"]) if live is not None else None
-            return found is not None and (found.edges_gen if edges else found.gen) == row["gen"]
-        return visible
+        return lambda row: is_live(row, maps.get((row["repo"], row["branch"])))
 
     @staticmethod
     def expression(states: list[RepoState], filters: Filters, scope: Scope | None = None) -> str:
@@ -273,8 +277,7 @@ class TeamSearcher:
             live = self.live(state)
             rows = self.store.rows(CHUNKS, f"{MilvusStore.scope(state.repo, state.branch)} and "
                                    f"gen <= {state.live_gen}", ("path", "gen", "keywords"))
-            have = (state.live_gen, Collection.of(r["keywords"] for r in rows
-                                                  if (f := live.get(r["path"])) is not None and f.gen == r["gen"]))
+            have = (state.live_gen, Collection.of(r["keywords"] for r in rows if is_live(r, live)))
             with self._lock:
                 self._terms[key] = have
         return have[1]

@@ -81,6 +81,17 @@ func cheapestCarrier(parcel string) string {
 ''',
 }
 
+HELPERS = {  # `helper` is not in the module main.py imports it from: a guess at the one definition elsewhere
+    "pkg/helpers.py": "def assist():\n    return 1\n",
+    "pkg/other.py": "def helper():\n    return 2\n",
+    "pkg/main.py": '''from pkg.helpers import helper
+
+
+def run():
+    return helper()
+''',
+}
+
 
 @pytest.fixture(name="store")
 def store_fixture(tmp_path):

@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from team_helpers import BILLING, index, write
+from team_helpers import BILLING, HELPERS, index, write
 
 from codesearch.config import Settings
 from codesearch.search.requests import SearchRequest
+from codesearch.team.milvus_store import CHUNKS, EDGES, FILES, is_live, live_files
 from codesearch.team.team_search import TeamSearcher
 
 HERE = Path(__file__).resolve().parent
@@ -21,14 +22,14 @@ from pathlib import Path
 sys.path.insert(0, {here!r})
 from team_helpers import index
 from codesearch.team.front import open_store
-index(open_store({uri!r}), Path({root!r}), "billing")
+index(open_store({uri!r}), Path({root!r}), {repo!r})
 """
 
 
-def index_killed_at(point: str, uri: str, root: Path) -> int:
+def index_killed_at(point: str, uri: str, root: Path, repo: str = "billing") -> int:
     env = {**os.environ, "CODESEARCH_FAULT": point}
-    done = subprocess.run([sys.executable, "-c", RUN.format(here=str(HERE), uri=uri, root=str(root))], env=env,
-                          capture_output=True, timeout=120)
+    code = RUN.format(here=str(HERE), uri=uri, root=str(root), repo=repo)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=120)
     return done.returncode
 
 
@@ -90,4 +91,26 @@ def test_a_run_marks_its_branch_partial_only_from_its_first_write(tmp_path):
     assert first(store, "retry backoff") == ("retry_with_backoff", True)
     assert index(store, root, "billing").generation == 2
     assert first(store, "retry forever") == ("retry_forever", False)
+    store.close()
+
+
+def test_a_row_is_live_where_its_files_live_generation_is_its_own(tmp_path):
+    """A chunk is live at its file's content generation, an edge and a file row at the file's
+    newest row's: an unchanged caller rewired by a change elsewhere keeps its chunks and has new
+    edges; the rows the switch replaced (left by a run killed after it) are live in no map."""
+    from codesearch.team.front import open_store
+    uri = f"milvus://{tmp_path}/team.db"
+    root = write(tmp_path / "helpers", HELPERS)
+    store = open_store(uri)
+    index(store, root, "helpers")
+    store.close()
+    write(root, {"pkg/helpers.py": "def assist():\n    return 1\n\n\ndef helper():\n    return 3\n"})
+    assert index_killed_at("team-switched", uri, root, "helpers") == -9
+    store = open_store(uri)
+    state = store.state("helpers", "main")
+    live = live_files(store.file_rows("helpers", "main", state.live_gen))
+    for name, stored, alive in ((CHUNKS, {1}, {1}), (EDGES, {1, 2}, {2}), (FILES, {1, 2}, {2})):
+        rows = list(store.rows(name, 'repo == "helpers" and path == "pkg/main.py"', ("path", "gen")))
+        assert ({r["gen"] for r in rows}, {r["gen"] for r in rows if is_live(r, live, name)}) == (stored, alive)
+    assert not is_live({"path": "pkg/main.py", "gen": 1}, None)  # a branch not covered
     store.close()

@@ -4,7 +4,7 @@ when a change elsewhere resolves its calls otherwise."""
 
 from __future__ import annotations
 
-from team_helpers import SHIPPING, index, store_fixture, write  # noqa: F401 - the store fixture
+from team_helpers import HELPERS, SHIPPING, index, store_fixture, write  # noqa: F401 - the store fixture
 
 from codesearch.config import Settings
 from codesearch.search.requests import RelationsRequest
@@ -27,17 +27,6 @@ class Square:
 def circle_area():
     shape = Circle()
     return shape.area()
-''',
-}
-
-HELPERS = {
-    "pkg/helpers.py": "def assist():\n    return 1\n",
-    "pkg/other.py": "def helper():\n    return 2\n",
-    "pkg/main.py": '''from pkg.helpers import helper
-
-
-def run():
-    return helper()
 ''',
 }
 
