@@ -97,13 +97,17 @@ class _NameFacts:
                                                 root[0] if root else "")
         return self._modules
 
-    def imported_by(self, paths: set[str]) -> set[str]:
-        """The files these files import, asked of the catalog once a file."""
-        missing = sorted(p for p in paths if p not in self._imports)
+    def imports_of(self, paths: Iterable[str]) -> dict[str, set[str]]:
+        """Each of these files -> the files it imports, asked of the catalog once a file."""
+        missing = sorted({p for p in paths if p not in self._imports})
         if missing:
             found = imported_files(self.db, missing)
             self._imports.update((p, found.get(p, set())) for p in missing)
-        return set().union(*(self._imports[p] for p in paths))
+        return {p: self._imports[p] for p in paths}
+
+    def imported_by(self, paths: set[str]) -> set[str]:
+        """The files these files import."""
+        return set().union(*self.imports_of(paths).values())
 
     def crowded(self, name: str) -> bool:
         found = self._crowded.get(name)
@@ -299,7 +303,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
     for path, text in select_in(db, "SELECT f.path, i.text FROM imports i JOIN files f ON f.fid = i.fid "
                                     "WHERE f.path IN ({})", paths):
         import_texts[path].append(text)
-    imports_of = imported_files(db, paths)
+    imports_of = facts.imports_of(paths)
     many = {n for n in names if facts.crowded(n)}
     definitions = {name: _Definitions(facts, name, found) for name, found in symbols_named(db, names - many).items()}
     if many:
@@ -327,7 +331,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
                 import_words[path] = frozenset(IMPORT_WORD.findall("\n".join(import_texts.get(path, ()))))
             by_name = _ByName(candidates, scope, path, imports_of.get(path, set()),
                               import_texts.get(path, []), import_words[path], name, bool(ref))
-            choice = hinted.choose(by_name, hint) if hint else by_name.choose(guess=not names_from_imports(path))
+            choice = hinted.choose(by_name, hint) if hint else by_name.choose()
             made = targets.settle(choice[0], name, path, choice[2] == EXACT, not ref, Symbol.of)
             choices[key] = choice = (made, 1.0 / len(made) if made else 0.0, choice[2]) if choice[0] else choice
         chosen, weight, how = choice
@@ -381,9 +385,10 @@ class _ByName:
     name: str
     ref: bool
 
-    def choose(self, leave_out: str = "", guess: bool = True) -> _Choice:
+    def choose(self, leave_out: str = "", guess: bool | None = None) -> _Choice:
         """`leave_out`: a scope whose definitions are not candidates (a `super()` call's own class);
-        `guess`: a name neither the file nor its imports define may be one defined elsewhere."""
+        `guess`: a name neither the file nor its imports define may be one defined elsewhere (by
+        default, where the language's names do not all come from imports: ES modules' do)."""
         candidates = self.candidates
         same_file = [s for s in candidates.in_files({self.path})
                      if not leave_out or not s.qualified_name.startswith(leave_out + ".")]
@@ -398,7 +403,7 @@ class _ByName:
             from_imports = candidates.in_files_named_in(self.import_texts)
         if from_imports:
             return from_imports, 1.0 / len(from_imports), BY_IMPORT
-        if self.ref or not guess:
+        if self.ref or not (guess if guess is not None else not names_from_imports(self.path)):
             return [], 0.0, BY_NAME
         only = candidates.the_only_one()
         if only:
@@ -420,7 +425,7 @@ class _Hinted:
             mine = [s for s in own if s.path == by_name.path] or own
             if mine:
                 return mine, 1.0 / len(mine), EXACT
-            return by_name.choose(guess=not names_from_imports(by_name.path))  # a base's, through an import
+            return by_name.choose()  # a base's, through an import
         if hint == "super":
             return by_name.choose(leave_out=by_name.scope)
         hint, chosen = self.results.plain(hint, by_name.candidates, by_name.path)  # (call_results.py)
@@ -440,7 +445,7 @@ class _Hinted:
         if found:
             return found, 1.0 / len(found), BY_IMPORT
         # a module of the repository without the name (`export { mapType as map }`): nothing elsewhere
-        return by_name.choose(guess=not (files and names_from_imports(by_name.path)))
+        return by_name.choose(guess=None if files else True)
 
     def _method(self, by_name: _ByName) -> _Choice:
         """A call on a receiver nothing is known of: the methods of its name (definitions inside a
@@ -496,10 +501,10 @@ class _Hinted:
             if found:
                 return found, 1.0 / len(found), BY_IMPORT
         chosen = by_name.choose()  # inherited, or from a base this file cannot see
-        if chosen[1] == GUESS and files and not kinds:
+        if not chosen[0] and files and not kinds:
             # a value the module exports, no type (`import { z }` of `export * as z`): the name
             # is what the module or the files it re-exports define, not a guess
             found = by_name.candidates.in_files(files) or self._exported_from(by_name.candidates, files)
             if found:
                 return found, 1.0 / len(found), BY_IMPORT
-        return ([], 0.0, BY_NAME) if chosen[1] == GUESS and names_from_imports(by_name.path) else chosen
+        return chosen
