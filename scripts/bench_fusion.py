@@ -48,7 +48,7 @@ from codesearch.indexing.index import Index
 from codesearch.search.query import Query
 from codesearch.search.ranking import IDENTIFIER, QUALIFIER, Ranked, RankingOptions, rank
 from codesearch.search.requests import SearchRequest
-from codesearch.search.searcher import Searcher
+from codesearch.search.searcher import Searcher, fusion_weights
 
 QUALITY_LIMIT = 30  # results asked per question, as scripts/bench_quality.py asks
 RAISE_LIMIT = 10  # and per raise case, as scripts/bench_raise.py asks
@@ -99,7 +99,7 @@ class ReplaySearcher(Searcher):
 
     def _rank(self, query: Query, lists: dict[str, list[str]], options: RankingOptions,
               exact: dict[str, float] | None = None, templates: dict[str, float] | None = None) -> list[Ranked]:
-        fused = fuse(lists, self._weights(lists, query.long), self.settings.rrf_k, self.variant)
+        fused = fuse(lists, fusion_weights(self.settings, lists, query.long), self.settings.rrf_k, self.variant)
         taken = {i for i, _ in fused}
         fused += [(i, 0.0) for i in exact or {} if i not in taken]
         chunks = self.catalog.files.chunks_by_ids([i for i, _ in fused])

@@ -47,7 +47,7 @@ from codesearch.search.query import Query
 from codesearch.search.ranking import Ranked, RankingOptions
 from codesearch.search.requests import SearchRequest
 from codesearch.search.retrievers.retriever import Hits, Retriever
-from codesearch.search.searcher import Searcher
+from codesearch.search.searcher import Searcher, fusion_weights
 from codesearch.vocabulary import DEFINITION_KINDS, RETRIEVER_NAMES, TYPE_KINDS
 
 LIMIT = 30  # results asked per query, as scripts/bench_quality.py asks
@@ -157,7 +157,7 @@ class CapturingSearcher(Searcher):
 
     def _rank(self, query, lists, options, exact=None, templates=None):
         ranked = super()._rank(query, lists, options, exact, templates)
-        fused = dict(weighted_rrf(lists, self._weights(lists, query.long), k=self.settings.rrf_k))
+        fused = dict(weighted_rrf(lists, fusion_weights(self.settings, lists, query.long), k=self.settings.rrf_k))
         scores = {name: dict(self.scores.get(name, {})) for name in lists}
         self.captured = (query, copy.deepcopy(ranked), {k: list(v) for k, v in lists.items()}, scores, fused)
         return ranked

@@ -10,11 +10,12 @@ import difflib
 import json
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 
 from ..analysis.messages import message_words
+from ..config import Settings
 from ..indexing.index import Index
 from ..model import Chunk
 from ..store.call_graph import CallGraph
@@ -108,7 +109,8 @@ class Searcher:
             direction, related = relation
             lists["graph"] = [r.id for r in related]
             notes["graph"] = f"{direction} of the named definitions"
-            ranked = self._rank_relation(query, related, lists, request)
+            ranked = rank_relation(query, {r.id: r.depth for r in related}, lists, self.catalog.files.chunks_by_ids,
+                                   self._options(request), self.vendored_folders(), self.settings)
         else:
             exact = (exact_future.result() if exact_future else
                      self._exact_matches(query, at_least) if exact_text else {})
@@ -116,8 +118,9 @@ class Searcher:
                          and options.message_templates else {})
             ranked = self._rank(query, lists, options, exact, templates)
             if request.files and (request.file_ranking or self.settings.file_ranking) == PER_RETRIEVER:
-                files = rank_files(query, lists, scores, ranked, self._weights(lists, query.long), options,
-                                   self.vendored_folders(), exact, templates)
+                weights = fusion_weights(self.settings, lists, query.long)
+                files = rank_files(query, lists, scores, ranked, weights, options, self.vendored_folders(), exact,
+                                   templates)
         timing["rank"] = _ms(t)
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
@@ -184,20 +187,13 @@ class Searcher:
     def _options(self, request: SearchRequest) -> RankingOptions:
         return RankingOptions.asked(request.ranking, self.settings.ranking)
 
-    def _weights(self, lists: dict[str, list[str]], report: bool = False) -> dict[str, float]:
-        """Each list's fusion weight: the setting `weight_<retriever>`, else 1; for a report,
-        times its factor in REPORT_WEIGHTS."""
-        factors = REPORT_WEIGHTS if report else {}
-        return {name: float(getattr(self.settings, f"weight_{name}", 1.0)) * factors.get(name, 1.0)
-                for name in lists}
-
     def _rank(self, query: Query, lists: dict[str, list[str]], options: RankingOptions,
               exact: dict[str, float] | None = None, templates: dict[str, float] | None = None) -> list[Ranked]:
         """`exact`: chunk id -> the share of the query's exact phrases it holds, for chunks that
         hold enough of them to go up (RankingOptions.exact_least); those no list found join the
         candidates. `templates`: chunk id -> the share of the pasted message its best template
         covers."""
-        fused = weighted_rrf(lists, self._weights(lists, query.long), k=self.settings.rrf_k)
+        fused = weighted_rrf(lists, fusion_weights(self.settings, lists, query.long), k=self.settings.rrf_k)
         if exact:
             taken = {i for i, _ in fused}
             fused += [(i, 0.0) for i in exact if i not in taken]
@@ -253,21 +249,6 @@ class Searcher:
             allowed = self.catalog.files.ids_matching([r.id for r in related], query.filters)
             related = [r for r in related if r.id in allowed]
         return direction, related[:limit]
-
-    def _rank_relation(self, query: Query, related: list[Related], lists: dict[str, list[str]],
-                       request: SearchRequest) -> list[Ranked]:
-        """The callers (or callees) first, nearest hops first, each hop ordered by the fused ranks
-        of all lists; then the other retrievers' results, ranked as usual, as context."""
-        context_lists = {name: ids for name, ids in lists.items() if name != "graph"}
-        asked = self._options(request)
-        context = self._rank(query, context_lists, asked) if context_lists else []
-        fused = dict(weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k))
-        chunks = self.catalog.files.chunks_by_ids([r.id for r in related])
-        options = RankingOptions.off()
-        options.test_penalty = asked.test_penalty
-        answer = rank(query, [(chunks[r.id], fused[r.id]) for r in related if r.id in chunks], options,
-                      self.vendored_folders())
-        return relation_answers_first(answer, context, {r.id: r.depth for r in related}, QUERY_DEPTH)
 
     def relations(self, request: RelationsRequest) -> RelationsAnswer:
         started = time.perf_counter()
@@ -418,6 +399,32 @@ class Searcher:
             return (f"{name!r} names {len(targets)} definitions; the results cover them all "
                     "(ask with a qualified name to narrow)")
         return None
+
+
+def fusion_weights(settings: Settings, lists: Iterable[str], report: bool = False) -> dict[str, float]:
+    """Each list's fusion weight, the local and the team search's: the setting
+    `weight_<retriever>`, else 1; for a report, times its factor in REPORT_WEIGHTS."""
+    factors = REPORT_WEIGHTS if report else {}
+    return {name: float(getattr(settings, f"weight_{name}", 1.0)) * factors.get(name, 1.0) for name in lists}
+
+
+def rank_relation(query: Query, depth: dict[str, int], lists: dict[str, list[str]],
+                  chunks_of: Callable[[list[str]], Mapping[str, Chunk]], asked: RankingOptions,
+                  vendored: frozenset[str], settings: Settings) -> list[Ranked]:
+    """A relation question's ranking, the local and the team search's: the callers (or callees;
+    `depth`: each one's hops, in the walk's order) first, nearest hops first, each hop ordered by
+    the fused ranks of all lists; then the other retrievers' results, ranked as usual, as
+    context. `chunks_of`: the chunks of these ids, from the catalog or the store."""
+    context_lists = {name: ids for name, ids in lists.items() if name != "graph"}
+    context_fused = weighted_rrf(context_lists, fusion_weights(settings, context_lists, query.long),
+                                 k=settings.rrf_k)
+    fused = dict(weighted_rrf(lists, fusion_weights(settings, lists), k=settings.rrf_k))
+    chunks = chunks_of(list(dict.fromkeys([i for i, _ in context_fused] + list(depth))))
+    context = rank(query, [(chunks[i], score) for i, score in context_fused if i in chunks], asked, vendored)
+    options = RankingOptions.off()
+    options.test_penalty = asked.test_penalty
+    answer = rank(query, [(chunks[i], fused[i]) for i in depth if i in chunks], options, vendored)
+    return relation_answers_first(answer, context, depth, QUERY_DEPTH)
 
 
 def template_candidates(lists: dict[str, list[str]], exact: Mapping[str, float]) -> list[str]:

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from ..analysis.query_shape import embedding_text
 from ..config import Settings
@@ -26,7 +26,7 @@ from ..search.collapse import collapse_ranked, indexed_traits
 from ..search.fusion import weighted_rrf
 from ..search.present import related_result, search_result, term_pattern
 from ..search.query import Query
-from ..search.ranking import Ranked, RankingOptions, rank, relation_answers_first, template_shares
+from ..search.ranking import RankingOptions, rank, template_shares
 from ..search.relations import QUERY_DEPTH, parse_relation
 from ..search.requests import (
     RelatedResult,
@@ -38,7 +38,7 @@ from ..search.requests import (
     SearchResult,
 )
 from ..search.retrievers.keyword import COLUMN_WEIGHTS, searched_terms
-from ..search.searcher import EXACT_CANDIDATES, REPORT_WEIGHTS, template_candidates
+from ..search.searcher import EXACT_CANDIDATES, fusion_weights, rank_relation, template_candidates
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .keyword_score import Collection, bm25, columns_of, phrases_held
 from .milvus_store import (
@@ -177,9 +177,11 @@ class TeamSearcher:
         vendored = frozenset(f for s in states for f in s.vendored)
         if relation is not None:
             lists["graph"] = [f.row["uid"] for f in relation]
-            ranked, rows = self._rank_relation(query, relation, lists, options, vendored)
+            rows: dict[str, dict] = {}
+            ranked = rank_relation(query, {f.row["uid"]: f.depth for f in relation}, lists,
+                                   partial(self._read_chunks, rows), options, vendored, self.settings)
         else:
-            fused = weighted_rrf(lists, self._weights(lists, query.long), k=self.settings.rrf_k)
+            fused = weighted_rrf(lists, fusion_weights(self.settings, lists, query.long), k=self.settings.rrf_k)
             exact = self._exact(query, columns, options) if "keyword" in names else {}
             taken = {uid for uid, _ in fused}
             fused += [(uid, 0.0) for uid in exact if uid not in taken]  # as the local search: they join
@@ -205,12 +207,6 @@ class TeamSearcher:
                             partial=True if writing else None, note="; ".join(notes) or None,
                             truncated=True if request.truncated else None)
 
-    def _weights(self, lists: dict[str, list[str]], report: bool = False) -> dict[str, float]:
-        """Each list's fusion weight, as the local search's: the setting `weight_<retriever>`, for
-        a report times its factor in REPORT_WEIGHTS."""
-        factors = REPORT_WEIGHTS if report else {}
-        return {n: float(getattr(self.settings, f"weight_{n}", 1.0)) * factors.get(n, 1.0) for n in lists}
-
     def _related(self, query: Query, states: list[RepoState], limit: int) -> list[Found] | None:
         """The callers or callees of a known name, when the query asks for a relation (as the
         local search answers it: two hops, nearest and heaviest first)."""
@@ -226,23 +222,10 @@ class TeamSearcher:
             found = [f for f in found if _filters_ok(f.row, query.filters)]
         return found[:limit]
 
-    def _rank_relation(self, query: Query, related: list[Found], lists: dict[str, list[str]],
-                       asked: RankingOptions, vendored: frozenset[str]) -> tuple[list[Ranked], dict[str, dict]]:
-        """The callers (or callees) first, nearest hops first, each hop ordered by the fused ranks
-        of all lists; then the other retrievers' results, ranked as usual, as context (the local
-        search's order); with the rows of all of them."""
-        context_lists = {name: ids for name, ids in lists.items() if name != "graph"}
-        context_fused = weighted_rrf(context_lists, self._weights(context_lists, query.long), k=self.settings.rrf_k)
-        fused = dict(weighted_rrf(lists, self._weights(lists), k=self.settings.rrf_k))
-        rows = self.store.chunks_by_uid(list(dict.fromkeys([uid for uid, _ in context_fused] + list(fused))))
-        chunks = {uid: _chunk(row) for uid, row in rows.items()}
-        context = rank(query, [(chunks[u], score) for u, score in context_fused if u in chunks], asked, vendored) \
-            if context_lists else []
-        options = RankingOptions.off()
-        options.test_penalty = asked.test_penalty
-        depth = {f.row["uid"]: f.depth for f in related}
-        answer = rank(query, [(chunks[u], fused[u]) for u in depth if u in chunks], options, vendored)
-        return relation_answers_first(answer, context, depth, QUERY_DEPTH), rows
+    def _read_chunks(self, rows: dict[str, dict], uids: list[str]) -> dict[str, Chunk]:
+        """The chunks of these row keys, their rows kept in `rows` (the results are placed by them)."""
+        rows.update(self.store.chunks_by_uid(uids))
+        return {uid: _chunk(rows[uid]) for uid in uids if uid in rows}
 
     def _keyword_hits(self, stems: list[str], collection: Collection, where: str, limit: int) -> list[dict]:
         """Milvus BM25's candidates for the keyword list (the query's stemmed terms, `collection`:

@@ -81,3 +81,16 @@ def test_a_recursive_function_is_its_own_caller_and_a_cycle_is_walked_once(store
     ids = {name: definitions_named(local.catalog, name)[0] for name in ("factorial", "pong", "run")}
     assert (ids["factorial"], 1) in team_relations(store, "factorial", "callers", 1)
     assert team_relations(store, "ping", "callers", 3) == sorted([(ids["pong"], 1), (ids["run"], 1)])
+
+
+@pytest.mark.parametrize("query", ["who calls factorial", "what does drive call", "callers of ping"])
+def test_a_relation_search_ranks_as_the_local_one(store, local, tmp_path, query):
+    """The answers first, by hops, then the keyword list's other results as context, in the local order."""
+    from codesearch.search.requests import SearchRequest
+    from codesearch.search.searcher import Searcher
+    index(store, write(tmp_path / "loops", LOOPS), "loops")
+    request = SearchRequest(query=query, mode="keyword", retrievers=("keyword", "graph"), limit=20)
+    team = TeamSearcher(store, Settings(), None).search(request)
+    mine = Searcher(local).search(request)
+    assert [(r.id, r.sources.get("graph")) for r in team.results] == \
+        [(r.id, r.sources.get("graph")) for r in mine.results]
