@@ -16,6 +16,7 @@ from typing import NamedTuple
 import tree_sitter as ts
 
 from ..model import CallSite
+from .scopes import Scopes
 
 AT = "at:"  # before the name line of the definition a bare call reaches in its own file
 KINDS = frozenset({"function", "class"})  # what a bare name calls (methods are reached through a receiver)
@@ -54,16 +55,23 @@ class BlockNames:
         if in_block:
             self.in_blocks.add(name)
 
-    def site(self, index: int, caller: int | None, name: str, offset: int, hint: str | None) -> str | None:
-        """The hint of the bare call of `name` at byte `offset` that will be the file's call
-        `index` (where not None): AT and the name line of the definition a block declares that
-        it reaches (the innermost seen there), else `hint` (None: no call is recorded)."""
+    def site(self, index: int, caller: int | None, name: str, offset: int, hint: str | None,
+             scopes: Scopes | None) -> str | None:
+        """The hint of the bare call of `name` at byte `offset` in definition `caller` that will
+        be the file's call `index` (where not None): AT and the name line of the definition a
+        block declares that it reaches (the innermost seen there, unless a value of the name that
+        a definition inside that block declares is nearer: a parameter), else `hint` (None: no
+        call is recorded)."""
         if name not in self.in_blocks:
             return hint
         seen = [d for d in self.declared[name] if d.start <= offset < d.end]
         inner = max((d.start for d in seen), default=-1)
         chosen = [d for d in seen if d.start == inner][-1:]  # of two in one block, the later replaces
         reached = f"{AT}{chosen[0].name_line}" if chosen and chosen[0].in_block else hint
+        if reached != hint and scopes is not None:
+            is_value, where = scopes.local_value(caller, name)
+            if is_value and where is not None and scopes.definitions[where].start_byte >= inner:
+                reached = hint
         if reached is not None:
             self.sites[(caller, name)].append((index, hint))
         return reached

@@ -476,7 +476,7 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
             elif not hint and receiver is not None and spec.unknown_receivers_call_methods:
                 hint = EXTERNAL if name in spec.builtin_methods else METHOD
         if blocks is not None and receiver is None:
-            hint = blocks.site(len(parsed.calls), caller, name, start, hint)
+            hint = blocks.site(len(parsed.calls), caller, name, start, hint, scopes)
         if hint is not None:
             parsed.calls.append(CallSite(name, node.start_point[0] + 1, caller, hint, is_ref))
     if blocks is not None:

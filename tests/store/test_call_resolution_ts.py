@@ -410,23 +410,27 @@ def test_the_project_s_path_aliases_name_its_files(tmp_path):
 
 
 def test_a_function_a_callback_declares_is_what_its_bare_calls_reach_not_the_import_it_hides(tmp_path):
-    """`const build = () => ...` in a callback hides the imported `build` there, and only there;
+    """`const build = () => ...` in a callback hides the imported `build` there, and only there
+    (a parameter of a function inside the callback hides it in turn);
     a member `build: () => ...` of an object literal hides nothing; and a caller whose callbacks
     each declare and call their own `make` calls both."""
     index = _index(tmp_path, {
         "lib.ts": "export function build() { return 1; }\n",
         "app.ts": ('import { build } from "./lib";\n\n'
                    "export function inner() {\n"
-                   "  return [1].map(() => {\n    const build = () => 2;\n    return build();\n  });\n}\n\n"
+                   "  return [1].map(() => {\n    const build = () => 2;\n"
+                   "    function given(build: () => number) { return build(); }\n"
+                   "    return build() + given(build);\n  });\n}\n\n"
                    "export function outer() {\n  const api = { build: () => 3 };\n  return build() + api.x;\n}\n\n"
                    "export function both() {\n"
                    "  [1].map(() => { function make() { return 4; } return make(); });\n"
                    "  [2].map(() => { function make() { return 5; } return make(); });\n}\n"),
     })
     try:
-        assert _callees(index, "inner") == {("app.ts", "inner.build"): "exact"}
+        assert _callees(index, "inner") == {("app.ts", "inner.build"): "exact", ("app.ts", "inner.given"): "exact"}
+        assert _callees(index, "given") == {}  # its parameter, nearer than the block's function
         assert _callees(index, "outer") == {("lib.ts", "build"): "import"}
         made = [(chunk.start_line, how) for chunk, how in direct_relations(index, "both", "callees")]
-        assert sorted(made) == [(16, "exact"), (17, "exact")]
+        assert sorted(made) == [(17, "exact"), (18, "exact")]
     finally:
         index.close()
