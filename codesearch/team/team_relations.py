@@ -102,10 +102,12 @@ class RelationReader:
                 guessed_here = own and e["how"] == GUESSED
                 elsewhere = e["how"] == UNRESOLVED and not any(e["repo"] == repo for repo, _ in by_branch)
                 uid = self._chunk_uid(e, e["path"], e["caller_id"]) if guessed_here or elsewhere else None
-                if uid is not None and (uid not in found or found[uid][0] == GUESSED):
+                if uid is None:
+                    continue
+                if uid not in found or found[uid][0] == GUESSED:
                     found.setdefault(uid, (GUESSED, GUESS_WEIGHT, []))[2].extend(_lines(e))
-                    if guessed_here and wanted.get((e["repo"], e["branch"], e["caller_id"], e["path"])) == e["callee"]:
-                        loops.add(uid)  # a target's guess at its own name
+                if guessed_here and wanted.get((e["repo"], e["branch"], e["caller_id"], e["path"])) == e["callee"]:
+                    loops.add(uid)  # a target's guess at its own name
         return self._ordered(found, loops)
 
     def callees(self, targets: list[dict]) -> list[Related]:
