@@ -15,6 +15,7 @@ from .services import answer_with, workspace_of
 
 if TYPE_CHECKING:
     from ..api.types import Direction
+    from ..filters import Filters
     from ..search.requests import ImpactAnswer, RelationsAnswer, RelationsRequest
 
 R = TypeVar("R", bound="RelationsRequest")
@@ -24,7 +25,7 @@ def cmd_relations(args: argparse.Namespace) -> int:
     from ..search.requests import RelationsRequest
     from .render import format_relations
     direction: Direction = "callers" if args.command == "callers" else "callees"
-    request = _request(RelationsRequest, args, direction=direction)
+    request = relation_request(RelationsRequest, args, scope_filters(args), direction=direction)
     answer = answer_with(args, lambda service: service.relations(request))
     if _printed_as_json_or_unknown(args, answer):
         return EXIT_OK
@@ -38,7 +39,7 @@ def cmd_impact(args: argparse.Namespace) -> int:
     """What may break if NAME changes: its callers, theirs, ... `--depth` hops out, by file."""
     from ..search.requests import ImpactRequest
     from .render import format_impact
-    request = _request(ImpactRequest, args, direction="callers")
+    request = relation_request(ImpactRequest, args, scope_filters(args))
     answer = answer_with(args, lambda service: service.impact(request))
     if _printed_as_json_or_unknown(args, answer):
         return EXIT_OK
@@ -48,10 +49,9 @@ def cmd_impact(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _request(kind: type[R], args: argparse.Namespace, **fields: Any) -> R:
+def relation_request(kind: type[R], args: argparse.Namespace, filters: Filters, **fields: Any) -> R:
     """The request of this kind the arguments make; a usage error where they break its rules."""
     from ..wire import RequestError
-    filters = scope_filters(args)
     try:
         return kind(name=args.name, depth=args.depth, limit=args.limit, filters=filters, **fields)
     except RequestError as exc:

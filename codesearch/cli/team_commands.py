@@ -125,12 +125,9 @@ def _query(args: argparse.Namespace, store) -> int:
 
 def _relations(args: argparse.Namespace, store) -> int:
     from ..search.requests import RelationsRequest
-    from ..wire import RequestError
-    try:
-        request = RelationsRequest(name=args.name, depth=args.depth, limit=args.limit, filters=_scope_filters(args),
-                                   direction="callers" if args.command == "callers" else "callees")
-    except RequestError as exc:
-        raise UsageError(str(exc)) from None
+    from .relations import relation_request
+    request = relation_request(RelationsRequest, args, _scope_filters(args),
+                               direction="callers" if args.command == "callers" else "callees")
     answer = _service(args, store, keyword_only=True).relations(request)
     if args.json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False))
@@ -144,12 +141,9 @@ def _relations(args: argparse.Namespace, store) -> int:
 
 def _impact(args: argparse.Namespace, store) -> int:
     from ..search.requests import ImpactRequest
-    from ..wire import RequestError
+    from .relations import relation_request
     from .render import format_impact
-    try:
-        request = ImpactRequest(name=args.name, depth=args.depth, limit=args.limit, filters=_scope_filters(args))
-    except RequestError as exc:
-        raise UsageError(str(exc)) from None
+    request = relation_request(ImpactRequest, args, _scope_filters(args))
     answer = _service(args, store, keyword_only=True).impact(request)
     if args.json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False))

@@ -434,9 +434,14 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
             body_start_byte=body.start_byte if body is not None else node.end_byte,
             parent=parent))
         if blocks is not None and kind in BLOCK_KINDS:
-            blocks.add(node, bodies[parent] if parent is not None else None, name, name_line)
+            blocks.add(node, name_node, name, name_line)
         bodies.append(body)
         stack.append(len(parsed.definitions) - 1)
+
+    if blocks is not None and blocks.in_blocks:  # the values that may hide a block's function
+        for name_node, how, _ in bindings:
+            if how == "value":
+                blocks.add_value(name_node, _text(source, name_node))
 
     # attribute each call and binding to the innermost definition that contains it
     definitions = parsed.definitions
@@ -476,7 +481,7 @@ def parse_source(path: str, source: bytes, spec: LanguageSpec) -> ParsedFile:
             elif not hint and receiver is not None and spec.unknown_receivers_call_methods:
                 hint = EXTERNAL if name in spec.builtin_methods else METHOD
         if blocks is not None and receiver is None:
-            hint = blocks.site(len(parsed.calls), caller, name, start, hint, scopes)
+            hint = blocks.site(len(parsed.calls), caller, name, start, hint)
         if hint is not None:
             parsed.calls.append(CallSite(name, node.start_point[0] + 1, caller, hint, is_ref))
     if blocks is not None:

@@ -108,22 +108,21 @@ class Scopes:
         if definition is None or definition.name != name or line != definition.name_line:
             self.values.add((scope, name))
 
-    def local_value(self, scope: int | None, name: str) -> tuple[bool, int | None]:
+    def _local_value(self, scope: int | None, name: str) -> bool:
         """Whether a bare `name` in `scope` is a value the file declares in it or around it,
-        before a callable definition of that name does, and the scope that decides it (both in
-        one scope: each in an anonymous function of its own, `const f` in one test's callback and
-        `const f = () => ...` in another, where ingest/block_names.py tells the function's uses
-        apart); a class's own names are its members, never seen bare, and a file's name an import
-        binds is that import."""
+        before a callable definition of that name does (both in one scope: each in an anonymous
+        function of its own, `const f` in one test's callback and `const f = () => ...` in
+        another, where ingest/block_names.py tells the function's uses apart); a class's own
+        names are its members, never seen bare, and a file's name an import binds is that import."""
         while True:
             if scope is None or self.definitions[scope].kind not in _CLASS_KINDS:
                 found = self.named.get((scope, name))
                 if found is not None and self.definitions[found].kind not in self.not_values:
-                    return (scope, name) in self.values, scope  # a method (`app.path = function`) is its object's
+                    return (scope, name) in self.values  # a method (`app.path = function`) is its object's
                 if (scope, name) in self.values:
-                    return scope is not None or name not in self.aliases, scope
+                    return scope is not None or name not in self.aliases
             if scope is None:
-                return False, None
+                return False
             scope = self.definitions[scope].parent
 
     def _class_of(self, scope: int | None) -> int | None:
@@ -255,7 +254,7 @@ class Scopes:
         """How a call of `name` on `receiver` (None: a bare call) in definition `scope` is to be
         resolved."""
         if receiver is None:
-            if self.spec.names_from_imports and self.local_value(scope, name)[0]:
+            if self.spec.names_from_imports and self._local_value(scope, name):
                 return EXTERNAL
             alias = self.aliases.get(name)
             if alias is not None:

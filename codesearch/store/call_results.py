@@ -93,11 +93,12 @@ class CallResults:
         block around it declares, the function literal its caller's body declares, or a
         top-level definition of its package (never a method); none for EXTERNAL; None for any
         other hint."""
-        if hint.startswith(AT):  # the function a block around the call declares, by its name line
+        if hint.startswith(AT):  # the function a block around the call declares, by its name lines
             mine = candidates.anywhere_in({path})
-            on_line = {r[0] for r in select_in(self.db, "SELECT rid FROM chunks WHERE name_line = ? AND rid IN ({})",
-                                               [s.rid for s in mine], before=(int(hint[len(AT):]),))}
-            return [s for s in mine if s.rid in on_line]
+            lines = {int(line) for line in hint[len(AT):].split(",")}
+            on_lines = {rid for rid, line in select_in(self.db, "SELECT rid, name_line FROM chunks WHERE rid IN ({})",
+                                                       [s.rid for s in mine]) if line in lines}
+            return [s for s in mine if s.rid in on_lines]
         if hint.startswith(LOCAL):
             own = f"{hint[len(LOCAL):]}.{candidates.name}"
             return [s for s in candidates.anywhere_in({path}) if s.qualified_name == own]

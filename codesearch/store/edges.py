@@ -271,8 +271,10 @@ def _forget_run(run: tuple[str, str]) -> None:
 def _fanned_slice(db: sqlite3.Connection) -> int:
     """Callers per slice where slices go to other processes: a slice for every core (one slice
     of 20,000 callers left a repository of 12,000 chunks on one core), none below FANNED_SLICE."""
-    callers = db.execute("SELECT COUNT(DISTINCT caller) FROM calls").fetchone()[0]
-    return min(RESOLVE_SLICE, max(FANNED_SLICE, -(-callers // (os.cpu_count() or 1))))
+    cores = os.cpu_count() or 1
+    callers = db.execute("SELECT COUNT(*) FROM (SELECT DISTINCT caller FROM calls LIMIT ?)",
+                         (RESOLVE_SLICE * cores,)).fetchone()[0]
+    return min(RESOLVE_SLICE, max(FANNED_SLICE, -(-callers // cores)))
 
 
 def _caller_slices(db: sqlite3.Connection, size: int) -> Iterator[list[int]]:
@@ -385,10 +387,10 @@ class _ByName:
     name: str
     ref: bool
 
-    def choose(self, leave_out: str = "", guess: bool | None = None) -> _Choice:
-        """`leave_out`: a scope whose definitions are not candidates (a `super()` call's own class);
-        `guess`: a name neither the file nor its imports define may be one defined elsewhere (by
-        default, where the language's names do not all come from imports: ES modules' do)."""
+    def choose(self, leave_out: str = "") -> _Choice:
+        """`leave_out`: a scope whose definitions are not candidates (a `super()` call's own class).
+        A name neither the file nor its imports define may be one defined elsewhere, except
+        where the language's names all come from imports (ES modules)."""
         candidates = self.candidates
         same_file = [s for s in candidates.in_files({self.path})
                      if not leave_out or not s.qualified_name.startswith(leave_out + ".")]
@@ -403,7 +405,7 @@ class _ByName:
             from_imports = candidates.in_files_named_in(self.import_texts)
         if from_imports:
             return from_imports, 1.0 / len(from_imports), BY_IMPORT
-        if self.ref or not (guess if guess is not None else not names_from_imports(self.path)):
+        if self.ref or names_from_imports(self.path):
             return [], 0.0, BY_NAME
         only = candidates.the_only_one()
         if only:
@@ -445,7 +447,7 @@ class _Hinted:
         if found:
             return found, 1.0 / len(found), BY_IMPORT
         # a module of the repository without the name (`export { mapType as map }`): nothing elsewhere
-        return by_name.choose(guess=None if files else True)
+        return by_name.choose()
 
     def _method(self, by_name: _ByName) -> _Choice:
         """A call on a receiver nothing is known of: the methods of its name (definitions inside a

@@ -409,28 +409,45 @@ def test_the_project_s_path_aliases_name_its_files(tmp_path):
         index.close()
 
 
-def test_a_function_a_callback_declares_is_what_its_bare_calls_reach_not_the_import_it_hides(tmp_path):
-    """`const build = () => ...` in a callback hides the imported `build` there, and only there
-    (a parameter of a function inside the callback hides it in turn);
-    a member `build: () => ...` of an object literal hides nothing; and a caller whose callbacks
-    each declare and call their own `make` calls both."""
+def test_a_function_a_block_declares_is_what_its_bare_uses_reach_not_the_import_it_hides(tmp_path):
+    """`const build = () => ...` in a callback, or `function helper()` in a function's body,
+    hides the imported name there, and only there; a value nearer the use hides the function in
+    turn (a parameter, a callback's own `const`); names that no block sees bare hide nothing (an
+    object's member, `this.helper = ...`, a function expression's own name); and where one
+    caller's uses reach several blocks' functions of the name (a callback's each), they keep
+    what the import says. A name declared twice in one block (an overload's signature and its
+    body) is both."""
     index = _index(tmp_path, {
-        "lib.ts": "export function build() { return 1; }\n",
-        "app.ts": ('import { build } from "./lib";\n\n'
+        "lib.ts": ("export function build() { return 1; }\nexport function helper() { return 1; }\n"
+                   "export function make() { return 1; }\n"),
+        "app.ts": ('import { build, helper, make } from "./lib";\n\n'
                    "export function inner() {\n"
                    "  return [1].map(() => {\n    const build = () => 2;\n"
                    "    function given(build: () => number) { return build(); }\n"
-                   "    return build() + given(build);\n  });\n}\n\n"
+                   "    return build() + given(build) + [3].map((helper) => helper());\n  });\n}\n\n"
                    "export function outer() {\n  const api = { build: () => 3 };\n  return build() + api.x;\n}\n\n"
-                   "export function both() {\n"
+                   "export const run = () => {\n  function helper() { return 2; }\n  return helper();\n};\n\n"
+                   "export function overloaded() {\n  function make(x: number): number\n"
+                   "  function make(x: any) { return x; }\n  return make(1);\n}\n\n"
+                   "export function mixed() {\n  [1].map(() => { const build = () => 2; return build(); });\n"
+                   "  [2].map(() => { const helper = vi.fn(); return helper(); });\n  return build();\n}\n\n"
+                   "export function twins() {\n"
                    "  [1].map(() => { function make() { return 4; } return make(); });\n"
                    "  [2].map(() => { function make() { return 5; } return make(); });\n}\n"),
+        "old.js": ('import { helper, build } from "./lib";\n'
+                   "export function members(items) {\n"
+                   "  items.map(function () { this.helper = () => 2; return helper(); });\n"
+                   "  items.map(function build(x) { return x; });\n  return build();\n}\n"),
     })
     try:
         assert _callees(index, "inner") == {("app.ts", "inner.build"): "exact", ("app.ts", "inner.given"): "exact"}
-        assert _callees(index, "given") == {}  # its parameter, nearer than the block's function
+        assert _callees(index, "given") == {}  # its parameter
         assert _callees(index, "outer") == {("lib.ts", "build"): "import"}
-        made = [(chunk.start_line, how) for chunk, how in direct_relations(index, "both", "callees")]
-        assert sorted(made) == [(17, "exact"), (18, "exact")]
+        assert _callees(index, "run") == {("app.ts", "run.helper"): "exact"}
+        made = sorted((chunk.start_line, how) for chunk, how in direct_relations(index, "overloaded", "callees"))
+        assert made == [(22, "exact"), (23, "exact")]  # a signature and its body, both the block's
+        assert _callees(index, "mixed") == {("app.ts", "mixed.build"): "exact", ("lib.ts", "build"): "import"}
+        assert _callees(index, "twins") == {("lib.ts", "make"): "import"}
+        assert _callees(index, "members") == {("lib.ts", "helper"): "import", ("lib.ts", "build"): "import"}
     finally:
         index.close()
