@@ -21,7 +21,7 @@ import numpy as np
 from codesearch.indexing.index import Index
 from codesearch.store import schema
 from codesearch.store.call_graph import CallGraph
-from codesearch.store.edges import CALLS
+from codesearch.store.schema import CALLS
 from codesearch.vocabulary import NON_DEFINITION_KINDS
 
 RESOLVED, GUESS, NONE = "resolved", "guess", "none"

@@ -21,9 +21,8 @@ import networkx as nx
 from ..indexing.index import Index
 from ..store.call_graph import CallGraph
 from ..store.catalog import Catalog
-from ..store.edges import CALLS, CONTAINS, IMPORTS
 from ..store.graph_rows import EdgeRow, GraphRows, NodeRow
-from ..store.schema import RESOLUTIONS
+from ..store.schema import CALLS, CONTAINS, IMPORTS, RESOLUTIONS
 
 KIND_NAMES = {CALLS: "calls", IMPORTS: "imports", CONTAINS: "contains"}
 _KIND_ORDER = ("calls", "imports", "contains")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..store.call_graph import CallGraph
-from ..store.edges import CALLS, CONTAINS, IMPORTS
+from ..store.schema import CALLS, CONTAINS, IMPORTS
 
 MAX_PPR_NODES = 600
 MAX_NEIGHBOURS = 25  # a hub (a file of 500 functions, a helper called everywhere) adds its heaviest

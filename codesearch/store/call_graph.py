@@ -10,9 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .catalog import Catalog
-from .edges import CALLS, CONTAINS, symbols_named
-from .graph_reads import GUESS_WEIGHT, MAX_CANDIDATES
-from .schema import BY_NAME
+from .graph_reads import GUESS_WEIGHT, MAX_CANDIDATES, definitions_in_order
+from .schema import BY_NAME, CALLS, CONTAINS
 from .sql import select_in
 from .sqlite import sqlite3
 
@@ -20,9 +19,12 @@ from .sqlite import sqlite3
 def _candidate_order(db: sqlite3.Connection, names: list[str]) -> dict[str, dict[int, float]]:
     """Name -> {rid: weight} of the definitions a guessed call of that name goes to: the first
     MAX_CANDIDATES in candidate order, sharing GUESS_WEIGHT."""
-    table = symbols_named(db, names)
-    return {name: {s.rid: GUESS_WEIGHT / min(len(symbols), MAX_CANDIDATES) for s in symbols[:MAX_CANDIDATES]}
-            for name, symbols in table.items()}
+    table: dict[str, list[int]] = defaultdict(list)
+    for row in definitions_in_order(db, names):
+        table[row.name].append(row.rid)
+    return {name: {rid: GUESS_WEIGHT / min(len(rids), MAX_CANDIDATES) for rid in rids[:MAX_CANDIDATES]}
+            for name, rids in table.items()}
+
 
 @dataclass(frozen=True)
 class Adjacency:

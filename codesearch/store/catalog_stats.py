@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from . import keyword_totals
-from .schema import EDGE_KINDS
+from .schema import CALLS
 from .sql import CatalogCore
 from .sqlite import sqlite3
 
@@ -52,7 +52,7 @@ class CatalogStats:
             "files": "SELECT path, content_hash, skip_reason FROM files",
             "chunks": "SELECT c.id, p.id, f.path, c.kind, c.start_line, c.end_line, hex(c.embed_hash) FROM chunks c "
                       "JOIN files f ON f.fid = c.fid LEFT JOIN chunks p ON p.rid = c.parent",
-            "edges": f"SELECT a.id, b.id, CASE e.kind WHEN {EDGE_KINDS['calls']} THEN 'calls' ELSE 'imports' END, "
+            "edges": f"SELECT a.id, b.id, CASE e.kind WHEN {CALLS} THEN 'calls' ELSE 'imports' END, "
                      "e.weight FROM edges e JOIN chunks a ON a.rid = e.src JOIN chunks b ON b.rid = e.dst",
             "calls": "SELECT c.id, n.name, k.line FROM calls k JOIN names n ON n.nid = k.nid "
                      "JOIN chunks c ON c.rid = k.caller",

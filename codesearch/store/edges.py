@@ -38,7 +38,7 @@ from .graph_reads import (
 )
 from .import_edges import imported_files
 from .module_files import ModuleFiles
-from .schema import BY_IMPORT, BY_NAME, BY_TYPE, DYNAMIC, EDGE_KINDS, EXACT
+from .schema import BY_IMPORT, BY_NAME, BY_TYPE, CALLS, DYNAMIC, EXACT
 from .sql import select_in
 from .sqlite import sqlite3
 
@@ -50,8 +50,6 @@ FANNED_SLICE = 2_000  # the fewest callers a slice sent to another process holds
 # quadratic in a tree of many copies of the same code
 CROWDED = 32
 REEXPORT_DEPTH = 4  # how many imports deep a module's re-exported names are looked for
-CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
-assert CONTAINS < 4, "adjacency packs an edge's kind into two bits"
 _INTERFACE_KINDS = frozenset({"interface", "trait", "protocol"})
 Edges = list[tuple[int, int, float, int]]  # (caller, definition, weight, how it was resolved)
 
@@ -67,7 +65,7 @@ class Symbol:
         return Symbol(row.rid, row.path, row.qualified_name)
 
 
-def symbols_named(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Symbol]]:
+def _symbols(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Symbol]]:
     """Definitions of these names, each name's in candidate order (graph.definitions_in_order)."""
     table: dict[str, list[Symbol]] = defaultdict(list)
     for row in definitions_in_order(db, names):
@@ -141,7 +139,7 @@ class _Definitions:
 
     def _complete(self) -> None:
         if not self.complete:
-            self._index(symbols_named(self.facts.db, [self.name]).get(self.name, []))
+            self._index(_symbols(self.facts.db, [self.name]).get(self.name, []))
             self.complete = True
 
     def _at(self, positions: Iterable[int]) -> list[Symbol]:
@@ -307,7 +305,7 @@ def _resolution(db: sqlite3.Connection, callers: list[int], facts: _NameFacts) -
         import_texts[path].append(text)
     imports_of = facts.imports_of(paths)
     many = {n for n in names if facts.crowded(n)}
-    definitions = {name: _Definitions(facts, name, found) for name, found in symbols_named(db, names - many).items()}
+    definitions = {name: _Definitions(facts, name, found) for name, found in _symbols(db, names - many).items()}
     if many:
         reachable = set(paths).union(*imports_of.values())
         near: dict[str, list[Symbol]] = defaultdict(list)
@@ -494,7 +492,7 @@ class _Hinted:
         if dynamic or owner == by_name.name:
             # an interface's method that is no definition of its own, or a constructor the type
             # does not declare (`new Foo()`): the type's declaration
-            declared = symbols_named(self.facts.db, [owner]).get(owner, [])
+            declared = _symbols(self.facts.db, [owner]).get(owner, [])
             found = [s for s in declared if not files or s.path in files]
             return (found, 1.0 / len(found), DYNAMIC if dynamic else BY_TYPE) if found else by_name.choose()
         if files and not kinds:  # a module inside a module of this repository (`from pkg import sub`)

@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from .graph_reads import GUESS_WEIGHT
-from .schema import BY_NAME, EDGE_KINDS, RESOLUTIONS
+from .schema import BY_NAME, CALLS, EDGE_KINDS, RESOLUTIONS
 from .sqlite import sqlite3
 
 KIND_NAMES = {number: name for name, number in EDGE_KINDS.items()}
@@ -46,7 +46,7 @@ def file_edges(db: sqlite3.Connection) -> dict[str, list[EdgeRow]]:
             "SELECT f.path, c.id, e.kind, d.id, df.path, e.weight, e.how, d.name FROM edges e "
             "JOIN chunks c ON c.rid = e.src JOIN files f ON f.fid = c.fid "
             "JOIN chunks d ON d.rid = e.dst JOIN files df ON df.fid = d.fid"):
-        calls = kind == EDGE_KINDS["calls"]
+        calls = kind == CALLS
         lines = tuple(sorted(set(sites.get((caller, target_name), ())))) if calls else ()
         if calls:
             answered.add((caller, target_name))

@@ -7,13 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from .schema import BY_NAME, EDGE_KINDS, NOT_DEFINITIONS, RESOLUTIONS
+from .schema import BY_NAME, CALLS, NOT_DEFINITIONS, RESOLUTIONS
 from .sql import CatalogCore, ascii_lower, like_escaped, select_in
 from .sqlite import sqlite3
 
 MAX_CANDIDATES = 8  # a call resolution can only guess at goes to at most this many definitions of its name
 GUESS_WEIGHT = 0.5  # ... which share this weight (a resolved call weighs 1)
-CALL_EDGE = EDGE_KINDS["calls"]
 _NAME_ONLY_LAST = len(RESOLUTIONS)  # a site's surest edge: name-only ranks after every other resolution
 
 
@@ -147,7 +146,7 @@ class GraphReads:
         a guess where resolution left only the name; None where no definition here was chosen)."""
         rows = self._catalog.db.execute(
             "SELECT c.id, f.path, k.line, k.ref, k.guess, (SELECT MIN(CASE e.how WHEN ? THEN ? ELSE e.how END) "
-            f"FROM edges e JOIN chunks d ON d.rid = e.dst WHERE e.src = k.caller AND e.kind = {CALL_EDGE} "
+            f"FROM edges e JOIN chunks d ON d.rid = e.dst WHERE e.src = k.caller AND e.kind = {CALLS} "
             "AND d.name = n.name) FROM names n JOIN calls k ON k.nid = n.nid JOIN chunks c ON c.rid = k.caller "
             "JOIN files f ON f.fid = c.fid WHERE n.name = ? ORDER BY f.path, k.line LIMIT ?",
             (BY_NAME, _NAME_ONLY_LAST, name, limit)).fetchall()

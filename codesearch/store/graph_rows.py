@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .edges import CALLS, CONTAINS
+from .schema import CALLS, CONTAINS
 from .sql import CatalogCore, select_in
 from .sqlite import sqlite3
 

@@ -10,11 +10,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from .module_files import RUST_STANDARD_CRATES
-from .schema import EDGE_KINDS
+from .schema import IMPORTS
 from .sql import select_in
 from .sqlite import sqlite3
 
-_IMPORTS = EDGE_KINDS["imports"]
 MAX_ARRIVALS = 64  # files come or go: past this many, every import is resolved again
 _MODULE_SPLIT = re.compile(r"[./\\:]+")
 
@@ -96,7 +95,7 @@ def rebuild_import_edges(db: sqlite3.Connection, changed_paths: set[str], arrive
                                 "WHERE c.kind = 'file'").fetchall())
     index = _FileIndex(file_rids)
     if everything:
-        db.execute(f"DELETE FROM edges WHERE kind = {_IMPORTS}")
+        db.execute(f"DELETE FROM edges WHERE kind = {IMPORTS}")
         rows: Iterable = db.execute("SELECT f.path, i.module FROM imports i JOIN files f ON f.fid = i.fid").fetchall()
     else:
         lasts = sorted({stem.rsplit("/", 1)[-1] for path in arrived_or_gone for stem in _stem_keys(path)})
@@ -111,7 +110,7 @@ def rebuild_import_edges(db: sqlite3.Connection, changed_paths: set[str], arrive
         if not importers:
             return
         sources = [file_rids[p] for p in importers if p in file_rids]
-        select_in(db, f"DELETE FROM edges WHERE kind = {_IMPORTS} AND src IN ({{}})", sources)
+        select_in(db, f"DELETE FROM edges WHERE kind = {IMPORTS} AND src IN ({{}})", sources)
         rows = select_in(db, "SELECT f.path, i.module FROM imports i JOIN files f ON f.fid = i.fid "
                              "WHERE f.path IN ({})", sorted(importers))
     edges = set()
@@ -122,7 +121,7 @@ def rebuild_import_edges(db: sqlite3.Connection, changed_paths: set[str], arrive
         for target in index.resolve(module, path):
             if target != path and target in file_rids:
                 edges.add((src, file_rids[target]))
-    db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {_IMPORTS}, ?, 1)", sorted(edges))
+    db.executemany(f"INSERT OR IGNORE INTO edges(src, kind, dst, weight) VALUES (?, {IMPORTS}, ?, 1)", sorted(edges))
 
 
 def imported_files(db: sqlite3.Connection, paths: list[str]) -> dict[str, set[str]]:
@@ -130,7 +129,7 @@ def imported_files(db: sqlite3.Connection, paths: list[str]) -> dict[str, set[st
     imported: dict[str, set[str]] = defaultdict(set)
     for src_path, dst_path in select_in(db, f"SELECT fa.path, fb.path FROM files fa "
                                             f"JOIN chunks a ON a.fid = fa.fid AND a.kind = 'file' "
-                                            f"JOIN edges e ON e.src = a.rid AND e.kind = {_IMPORTS} "
+                                            f"JOIN edges e ON e.src = a.rid AND e.kind = {IMPORTS} "
                                             f"JOIN chunks b ON b.rid = e.dst JOIN files fb ON fb.fid = b.fid "
                                             f"WHERE fa.path IN ({{}})", paths):
         imported[src_path].add(dst_path)

@@ -26,6 +26,8 @@ LAYOUT_VERSION = 5  # PRAGMA user_version: the tables' shape (format 1 had text 
 # be deleted from SQLite 3.43 on; an older library keeps a copy so that deletes work.
 FTS_OPTIONS = "content='', contentless_delete=1" if CONTENTLESS_DELETE else ""
 EDGE_KINDS = {"calls": 0, "imports": 1}  # `contains` is chunks.parent
+CALLS, IMPORTS, CONTAINS = EDGE_KINDS["calls"], EDGE_KINDS["imports"], len(EDGE_KINDS)
+assert CONTAINS < 4, "adjacency packs an edge's kind into two bits"
 # how a call edge was resolved (`edges.how`): in the caller's own file or class, through an import,
 # by the receiver's type, by a name defined once, to the declaration of an interface's method, or
 # by a SCIP index that a type-aware indexer wrote (store/scip_edges.py)

@@ -29,11 +29,10 @@ from ..ingest.scip import (
 )
 from ..vocabulary import NON_DEFINITION_KINDS
 from .files import name_ids
-from .schema import BY_SCIP, EDGE_KINDS
+from .schema import BY_SCIP, CALLS
 from .sql import select_in
 from .sqlite import sqlite3
 
-CALLS = EDGE_KINDS["calls"]
 SCIP_REFERENCE = 2  # calls.ref of a use that only the SCIP index recorded
 # descriptors no chunk stands for: a file or folder (a namespace), a parameter
 _NO_CHUNK = frozenset({NAMESPACE, PARAMETER, TYPE_PARAMETER})

@@ -19,7 +19,7 @@ from ..search.pagerank import personalized_pagerank
 from ..search.query import Query
 from ..search.retrievers.graph import MAX_NAMED_SEEDS, SEEDS_PER_LIST, joined_terms, named_words, seed_weights
 from ..store.call_graph import Adjacency
-from ..store.edges import CALLS, CONTAINS, IMPORTS
+from ..store.schema import CALLS, CONTAINS, IMPORTS
 from ..store.sql import ascii_lower
 from ..vocabulary import NON_DEFINITION_KINDS
 from .milvus_store import CHUNKS, EDGES, LiveFile, MilvusStore, RepoState, is_live

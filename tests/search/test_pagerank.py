@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from codesearch.search.pagerank import EDGE_KIND_WEIGHTS, MAX_NEIGHBOURS, MAX_PPR_NODES, personalized_pagerank
 from codesearch.store.call_graph import Adjacency
-from codesearch.store.edges import CALLS, CONTAINS, IMPORTS
+from codesearch.store.schema import CALLS, CONTAINS, IMPORTS
 
 KINDS = {"calls": CALLS, "imports": IMPORTS, "contains": CONTAINS}
 

@@ -11,8 +11,8 @@ from codesearch.indexing.index import Index
 from codesearch.indexing.indexer import Indexer
 from codesearch.search.relations import definitions_named, neighbours
 from codesearch.store.call_graph import CallGraph
-from codesearch.store.edges import CALLS, CONTAINS
 from codesearch.store.graph_reads import GUESS_WEIGHT, MAX_CANDIDATES
+from codesearch.store.schema import CALLS, CONTAINS
 
 
 @pytest.fixture
