@@ -94,11 +94,8 @@ class CallResults:
         top-level definition of its package (never a method); none for EXTERNAL; None for any
         other hint."""
         if hint.startswith(AT):  # the function a block around the call declares, by its name lines
-            mine = candidates.anywhere_in({path})
             lines = {int(line) for line in hint[len(AT):].split(",")}
-            on_lines = {rid for rid, line in select_in(self.db, "SELECT rid, name_line FROM chunks WHERE rid IN ({})",
-                                                       [s.rid for s in mine]) if line in lines}
-            return [s for s in mine if s.rid in on_lines]
+            return [s for s in candidates.anywhere_in({path}) if s.name_line in lines]
         if hint.startswith(LOCAL):
             own = f"{hint[len(LOCAL):]}.{candidates.name}"
             return [s for s in candidates.anywhere_in({path}) if s.qualified_name == own]

@@ -37,6 +37,9 @@ class Definition(Protocol):
     @property
     def qualified_name(self) -> str: ...
 
+    @property
+    def name_line(self) -> int: ...
+
 
 S = TypeVar("S", bound=Definition)
 

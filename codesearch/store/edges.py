@@ -59,10 +59,11 @@ class Symbol:
     rid: int
     path: str
     qualified_name: str
+    name_line: int
 
     @staticmethod
     def of(row: DefinitionRow) -> Symbol:
-        return Symbol(row.rid, row.path, row.qualified_name)
+        return Symbol(row.rid, row.path, row.qualified_name, row.name_line)
 
 
 def _symbols(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Symbol]]:

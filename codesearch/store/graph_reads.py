@@ -30,9 +30,11 @@ class DefinitionRow(NamedTuple):
     id: str
     path: str
     qualified_name: str
+    name_line: int  # 0: not known
 
 
-_DEFINITIONS_SELECT = ("SELECT c.name, c.rid, c.id, f.path, COALESCE(c.qualified_name, c.name) FROM files f "
+_DEFINITIONS_SELECT = ("SELECT c.name, c.rid, c.id, f.path, COALESCE(c.qualified_name, c.name), "
+                       "COALESCE(c.name_line, 0) FROM files f "
                        f"JOIN chunks c ON c.fid = f.fid WHERE c.part = 1 AND c.kind NOT IN ({NOT_DEFINITIONS}) AND ")
 
 
