@@ -19,6 +19,7 @@ from ..config import Settings
 from ..indexing.index import Index
 from ..model import Chunk
 from ..store.call_graph import CallGraph
+from ..store.call_results import may_reach
 from ..vocabulary import NON_DEFINITION_KINDS, RETRIEVERS_OF_MODE
 from .budget import fit_budget
 from .collapse import collapse_files, collapse_ranked, indexed_traits
@@ -308,14 +309,20 @@ class Searcher:
         where the targets call a callee."""
         if not direct or not targets:
             return {}
-        target_names = sorted({chunks[t].name for t in targets if t in chunks})
-        if direction == "callers":
-            lines = self.catalog.graph.call_lines([r.id for r in direct], target_names)
-            return {r.id: tuple(sorted({n for name in target_names for n in lines.get((r.id, name), ())}))
-                    for r in direct}
-        lines = self.catalog.graph.call_lines(targets, sorted({chunks[r.id].name for r in direct}))
-        return {r.id: tuple(sorted({n for t in targets for n in lines.get((t, chunks[r.id].name), ())}))
-                for r in direct}
+        callers = direction == "callers"
+        named = targets if callers else [r.id for r in direct]  # the callees
+        names = sorted({chunks[c].name for c in named if c in chunks})
+        sites = self.catalog.graph.call_line_hints([r.id for r in direct] if callers else targets, names)
+        lines: dict[str, tuple[int, ...]] = {}
+        for r in direct:
+            found: set[int] = set()
+            for t in targets:
+                caller, callee = (r.id, t) if callers else (t, r.id)
+                if caller in chunks and callee in chunks:
+                    found.update(line for line, hint in sites.get((caller, chunks[callee].name), ())
+                                 if may_reach(hint, chunks[caller].path, chunks[callee].path, chunks[callee].name_line))
+            lines[r.id] = tuple(sorted(found))
+        return lines
 
     def symbols(self, request: SymbolsRequest, retrievers: tuple[str, ...] | None = None) -> SymbolsAnswer:
         """Names that contain the query first, then the definitions a hybrid search ranks among

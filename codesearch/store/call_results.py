@@ -195,6 +195,21 @@ class CallResults:
         return found
 
 
+def may_reach(hint: str, caller_path: str, target_path: str, target_name_line: int) -> bool:
+    """Whether a call site with this hint (ingest/scopes.py) in file `caller_path` may call the
+    definition at `target_path` (its name on `target_name_line`): not one that reaches outside
+    the repository, nor one that a block's own function of the name takes (ingest/block_names.py)
+    where the target is not that function, nor one through an import where the target is in the
+    caller's own file. An edge is a caller's, so a call site's line is shown under a target only
+    where it may be one of its calls."""
+    if hint == EXTERNAL:
+        return False
+    if hint.startswith(AT):
+        return target_path == caller_path and str(target_name_line) in hint[len(AT):].split(",")
+    through_import = not is_chain(hint) and bool(hint.partition("@")[2])
+    return not (through_import and target_path == caller_path)
+
+
 def _in_packages(path: str) -> bool:
     spec = spec_for_path(path)
     return spec is not None and spec.bare_calls_in_package

@@ -162,17 +162,23 @@ class GraphReads:
 
     def call_lines(self, caller_ids: list[str], names: list[str]) -> dict[tuple[str, str], list[int]]:
         """(caller id, called name) -> the lines where that caller calls that name."""
-        out: dict[tuple[str, str], list[int]] = {}
+        return {key: [line for line, _ in sites] for key, sites in self.call_line_hints(caller_ids, names).items()}
+
+    def call_line_hints(self, caller_ids: list[str], names: list[str]) -> dict[tuple[str, str], list[tuple[int, str]]]:
+        """(caller id, called name) -> (line, hint) of each call of that name by that caller, by
+        line: what the parser knew of the receiver there (ingest/scopes.py; "" for nothing)."""
+        out: dict[tuple[str, str], list[tuple[int, str]]] = {}
         if not caller_ids or not names:
             return out
         wanted = set(names)
-        rows = select_in(self._catalog.db, "SELECT c.id, n.name, k.line FROM chunks c JOIN calls k ON k.caller = c.rid "
-                                  "JOIN names n ON n.nid = k.nid WHERE c.id IN ({})", caller_ids)
-        for caller, name, line in rows:
+        rows = select_in(self._catalog.db, "SELECT c.id, n.name, k.line, COALESCE(k.hint, '') FROM chunks c "
+                                           "JOIN calls k ON k.caller = c.rid JOIN names n ON n.nid = k.nid "
+                                           "WHERE c.id IN ({})", caller_ids)
+        for caller, name, line, hint in rows:
             if name in wanted:
-                out.setdefault((caller, name), []).append(line)
-        for lines in out.values():
-            lines.sort()
+                out.setdefault((caller, name), []).append((line, hint))
+        for sites in out.values():
+            sites.sort()
         return out
 
     def caller_weights(self, ids: list[str]) -> dict[str, float]:

@@ -66,3 +66,23 @@ def test_impact_lists_the_callers_of_callers_by_file_nearest_first(repo, capsys)
                                     "  inventory.py:70  function main  (2 hops)"]
     answer = json.loads(_out(capsys, "impact", "clamp", "--repo", str(repo), "--no-daemon", "--json", "--depth", "1"))
     assert answer["depth"] == 1 and {r["depth"] for f in answer["files"] for r in f["callers"]} == {1}
+
+
+def test_a_call_site_is_shown_under_the_definitions_it_may_call_only(tmp_path, capsys):
+    """One function calls its callback's own `build` and the imported one: each call site is
+    shown under the definition it calls, not under both (the edges are the caller's)."""
+    root = tmp_path / "ts"
+    root.mkdir()
+    (root / "lib.ts").write_text("export function build() { return 1; }\n")
+    (root / "app.ts").write_text('import { build } from "./lib";\n\nexport function mixed() {\n'
+                                 "  [1].map(() => { const build = () => 2; return build(); });\n"
+                                 "  return build();\n}\n")
+    assert main(["index", str(root), "--no-vectors", "-q"]) == 0
+    answer = json.loads(_out(capsys, "callers", "build", "--repo", str(root), "--no-daemon", "--json"))
+    assert len(answer["targets"]) == 2
+    sites = {(r["qualified_name"], tuple(r["sites"])) for r in answer["results"] if r["depth"] == 1}
+    assert sites == {("mixed", (4, 5))}, sites  # both targets together: each line is one of theirs
+    out = _out(capsys, "callers", "mixed.build", "--repo", str(root), "--no-daemon")
+    assert "app.ts:4:" in out and "app.ts:5:" not in out, out
+    answer = json.loads(_out(capsys, "callees", "mixed", "--repo", str(root), "--no-daemon", "--json"))
+    assert {(r["path"], tuple(r["sites"])) for r in answer["results"]} == {("app.ts", (4,)), ("lib.ts", (5,))}
