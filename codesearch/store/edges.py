@@ -502,6 +502,11 @@ class _Hinted:
             if found:
                 return found, 1.0 / len(found), BY_IMPORT
         chosen = by_name.choose()  # inherited, or from a base this file cannot see
+        if kinds and any("." not in s.qualified_name for s in chosen[0]):
+            # a member of a type of the repository is a method, of it or a base, never a free
+            # function of the name (`match.Vars` reads a field of a RouteMatch)
+            members = [s for s in chosen[0] if "." in s.qualified_name]
+            chosen = members, (1.0 / len(members) if members else 0.0), chosen[2]
         if not chosen[0] and files and not kinds:
             # a value the module exports, no type (`import { z }` of `export * as z`): the name
             # is what the module or the files it re-exports define, not a guess

@@ -131,3 +131,18 @@ def test_a_value_made_from_itself_is_unknown_not_an_endless_walk(tmp_path):
         assert _callees(index, "Encode") == set()  # the standard library's, not this Encode
     finally:
         index.close()
+
+
+def test_a_field_of_a_type_of_the_repository_is_no_function_of_its_name(tmp_path):
+    """`match.Vars` where `match` is a RouteMatch reads its field Vars: not the package's
+    function Vars, as a reference nor as a call; a method of the type is still its own."""
+    index = keyword_indexed_files(tmp_path / "mux", {"mux.go": (
+        "package mux\n\ntype RouteMatch struct {\n\tVars map[string]string\n}\n\n"
+        "func (m *RouteMatch) Clear() {}\n\n"
+        "func Vars(r string) map[string]string { return nil }\n\n"
+        "func keep(v map[string]string) {}\n\n"
+        "func Serve() {\n\tvar match RouteMatch\n\tkeep(match.Vars)\n\tmatch.Clear()\n}\n")})
+    try:
+        assert _callees(index, "Serve") == {("mux.go", "keep", "exact"), ("mux.go", "RouteMatch.Clear", "type")}
+    finally:
+        index.close()
