@@ -62,7 +62,8 @@ def extraction_times(root: Path, index_dir: Path, slowest: int) -> dict:
             continue
         started = time.perf_counter()
         try:
-            extract(entry.rel, read_source(entry.path, settings, walked=True), entry.language, settings)
+            extract(entry.rel, read_source(entry.path, settings, entry.language, walked=True), entry.language,
+                    settings)
             outcome = "ok"
         except SkipFile as skip:
             outcome = f"{skip.reason}: {skip}"

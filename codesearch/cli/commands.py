@@ -73,7 +73,7 @@ def cmd_chunks(args: argparse.Namespace) -> int:
         rel = escape_name(path.as_posix())  # as the index would store it: any name prints as text
         language = language_for_path(rel) or "text"
         try:
-            result = extract(rel, read_source(path, settings), language, settings)
+            result = extract(rel, read_source(path, settings, language), language, settings)
         except SkipFile as exc:
             print(f"codesearch: {for_terminal(name)}: skipped ({exc.reason}: {exc})", file=sys.stderr)
             failures += 1

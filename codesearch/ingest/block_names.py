@@ -47,6 +47,7 @@ class BlockNames:
         """`block_types`: the nodes that open a scope; `containers`: those that hold definitions
         (LanguageSpec.block_types: objects and class bodies too)."""
         self.block_types, self.stops, self.file_end = block_types, block_types | containers, file_end
+        self.value_scopes = block_types | FUNCTIONS  # what a parameter or variable is seen in
         self.declared: dict[str, list[_Declared]] = defaultdict(list)
         self.in_blocks: set[str] = set()  # names some block declares
         self.definition_names: set[int] = set()  # where the definitions' names start
@@ -71,7 +72,7 @@ class BlockNames:
         function of: seen in its function (a parameter) or its block."""
         if name not in self.in_blocks or name_node.start_byte in self.definition_names:
             return
-        scope = _up_to(name_node.parent, self.block_types | FUNCTIONS)
+        scope = _up_to(name_node.parent, self.value_scopes)
         start, end = scope.byte_range if scope is not None else (0, self.file_end)
         self.declared[name].append(_Declared(start, end, 0, True, value=True))
 

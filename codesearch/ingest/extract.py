@@ -24,7 +24,7 @@ from ..faults import checkpoint
 from ..model import Chunk, ParsedFile
 from ..paths import NotRegularFile, OutsideRoot, open_checked
 from .chunking import chunk_code, chunk_text
-from .languages import language_for_name, spec_by_name, spec_for_path
+from .languages import spec_by_name, spec_for_path
 from .parsing import TooDeep, parse_source
 
 BINARY_SNIFF_BYTES = 8192
@@ -76,10 +76,10 @@ class Extracted:
                    defined_names=list({d.name for d in parsed.definitions}))
 
 
-def read_source(path: Path, settings: Settings, walked: bool = False) -> bytes:
-    """Read a file, or raise SkipFile for binary, huge, minified or unreadable content. A
-    `walked` file must really be where the walk saw it: a folder on the way swapped for a link
-    since then would otherwise have the index take in a file from outside the root."""
+def read_source(path: Path, settings: Settings, language: str, walked: bool = False) -> bytes:
+    """Read a file of this language, or raise SkipFile for binary, huge, minified or unreadable
+    content. A `walked` file must really be where the walk saw it: a folder on the way swapped for
+    a link since then would otherwise have the index take in a file from outside the root."""
     accept = (lambda real: real == str(path)) if walked else (lambda real: True)
     try:
         with os.fdopen(open_checked(path, accept), "rb") as handle:
@@ -92,7 +92,7 @@ def read_source(path: Path, settings: Settings, walked: bool = False) -> bytes:
         raise SkipFile("outside_root", "moved behind a link while being indexed") from None
     except OSError as exc:
         raise SkipFile("unreadable", exc.strerror or str(exc)) from None
-    check_content(data, settings, prose=language_for_name(path.name) in _PROSE)
+    check_content(data, settings, prose=language in _PROSE)
     return data
 
 
@@ -152,7 +152,7 @@ def extract(rel: str, data: bytes, language: str, settings: Settings) -> Extract
 def extract_file(rel: str, path: Path, language: str, settings: Settings) -> Extracted | SkipFile:
     """Read and extract one file; a skip is returned, not raised, so it can cross processes."""
     try:
-        return extract(rel, read_source(path, settings, walked=True), language, settings)
+        return extract(rel, read_source(path, settings, language, walked=True), language, settings)
     except SkipFile as skip:
         return skip
 

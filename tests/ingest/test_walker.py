@@ -225,7 +225,7 @@ def test_unreadable_file_chmod(tmp_path):
     try:
         assert skipped(walk(tmp_path)) == {"locked.py": "unreadable"}
         with pytest.raises(SkipFile) as info:
-            read_source(path, Settings())
+            read_source(path, Settings(), "python")
         assert info.value.reason == "unreadable"
     finally:
         path.chmod(0o644)
@@ -254,7 +254,7 @@ def test_unreadable_file_read_source_simulated(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "open", denied)
     with pytest.raises(SkipFile) as info:
-        read_source(locked, Settings())
+        read_source(locked, Settings(), "python")
     assert info.value.reason == "unreadable"
 
 
@@ -264,7 +264,7 @@ def test_file_deleted_between_walk_and_read(tmp_path):
     assert isinstance(entry, SourceFile)
     entry.path.unlink()
     with pytest.raises(SkipFile) as info:
-        read_source(entry.path, Settings())
+        read_source(entry.path, Settings(), "python")
     assert info.value.reason == "vanished"
 
 
@@ -280,21 +280,21 @@ def test_file_deleted_before_classify(tmp_path):
 def test_binary_file_raises_skipfile_binary(tmp_path):
     path = write(tmp_path, "blob.py", b"x = 1\n\x00\x01\x02binary")
     with pytest.raises(SkipFile) as info:
-        read_source(path, Settings())
+        read_source(path, Settings(), "python")
     assert info.value.reason == "binary"
 
 
 def test_too_large_in_read_source(tmp_path):
     path = write(tmp_path, "big.py", "x = 1\n" * 100)
     with pytest.raises(SkipFile) as info:
-        read_source(path, Settings(max_file_bytes=100))
+        read_source(path, Settings(max_file_bytes=100), "python")
     assert info.value.reason == "too_large"
 
 
 def test_minified_long_line(tmp_path):
     path = write(tmp_path, "app.js", "var a=1;" * 300 + "\n")
     with pytest.raises(SkipFile) as info:
-        read_source(path, Settings(max_line_chars=1000))
+        read_source(path, Settings(max_line_chars=1000), "javascript")
     assert info.value.reason == "minified"
 
 
@@ -302,7 +302,7 @@ def test_minified_after_a_license_header(tmp_path):
     header = "".join(f"// line {n} of the license\n" for n in range(20))
     path = write(tmp_path, "lib.min.js", header + "var a=1;" * 300 + "\n")
     with pytest.raises(SkipFile) as info:
-        read_source(path, Settings(max_line_chars=1000))
+        read_source(path, Settings(max_line_chars=1000), "javascript")
     assert info.value.reason == "minified"
 
 
@@ -310,14 +310,14 @@ def test_one_embedded_long_line_keeps_the_file(tmp_path):
     code = "".join(f"def handler_{n}(request):\n    return render(request, {n})\n\n" for n in range(60))
     image = 'LOGO = "data:image/png;base64,' + "iVBORw0KGgo" * 200 + '"\n'
     path = write(tmp_path, "views.py", code + image + code.replace("handler_", "view_"))
-    assert read_source(path, Settings(max_line_chars=1000)).startswith(b"def handler_0")
+    assert read_source(path, Settings(max_line_chars=1000), "python").startswith(b"def handler_0")
 
 
 def test_minified_mean_line_length(tmp_path):
     line = "x" * 250
     path = write(tmp_path, "dense.js", "\n".join([line] * 10))
     with pytest.raises(SkipFile) as info:
-        read_source(path, Settings(max_line_chars=2000, max_mean_line_chars=200))
+        read_source(path, Settings(max_line_chars=2000, max_mean_line_chars=200), "javascript")
     assert info.value.reason == "minified"
 
 
@@ -325,20 +325,20 @@ def test_prose_of_long_lines_is_read(tmp_path):
     """A Markdown table's rows, or a paragraph to a line, are long on average and still prose."""
     row = "| `Prefork` | bool | " + "Enables use of the SO_REUSEPORT socket option. " * 5 + "| false |\n"
     path = write(tmp_path, "api.md", "# Config\n\n" + row * 40)
-    assert read_source(path, Settings(max_line_chars=2000, max_mean_line_chars=200)).startswith(b"# Config")
+    assert read_source(path, Settings(max_line_chars=2000, max_mean_line_chars=200), "markdown").startswith(b"# Config")
     dense = write(tmp_path, "dense.js", row * 40)
     with pytest.raises(SkipFile):
-        read_source(dense, Settings(max_line_chars=2000, max_mean_line_chars=200))
+        read_source(dense, Settings(max_line_chars=2000, max_mean_line_chars=200), "javascript")
 
 
 def test_ordinary_file_is_read(tmp_path):
     content = b"def f():\n    return 1\n"
     path = write(tmp_path, "ok.py", content)
-    assert read_source(path, Settings()) == content
-    assert read_source(write(tmp_path, "empty.py", b""), Settings()) == b""
+    assert read_source(path, Settings(), "python") == content
+    assert read_source(write(tmp_path, "empty.py", b""), Settings(), "python") == b""
 
 
 def test_directory_passed_to_read_source(tmp_path):
     with pytest.raises(SkipFile) as info:
-        read_source(tmp_path, Settings())
+        read_source(tmp_path, Settings(), "python")
     assert info.value.reason == "not_regular"

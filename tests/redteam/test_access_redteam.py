@@ -167,7 +167,7 @@ def test_read_source_of_a_walked_file_refuses_a_folder_become_a_link(tmp_path):
     root.mkdir()
     (root / "pkg").symlink_to(outside, target_is_directory=True)
     with pytest.raises(SkipFile) as info:
-        read_source(root / "pkg" / "a.py", load_settings(root), walked=True)
+        read_source(root / "pkg" / "a.py", load_settings(root), "python", walked=True)
     assert info.value.reason == "outside_root"
 
 
