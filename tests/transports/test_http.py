@@ -71,6 +71,8 @@ def test_every_endpoint_answers_as_the_socket_does(served):
         status, relations, _ = web.post(f"/v1/codebase/{method}", {"name": "parse_config" if method == "callers"
                                                                     else "main", "depth": 1})
         assert status == 200 and relations["results"], relations
+        direct = [r for r in relations["results"] if r["depth"] == 1]
+        assert direct and all(r["resolution"] and r["sites"] for r in direct), relations  # how, and where
     assert web.post("/v1/codebase/callers", {"name": "parse_config"})[1]["results"][0]["qualified_name"] == "main"
     status, index, _ = web.post("/v1/codebase/index", {"paths": ["config.py"]})
     assert status == 200 and index["ok"] is True

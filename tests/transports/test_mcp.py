@@ -102,6 +102,7 @@ def test_tools_answer_through_a_daemon_the_server_started(repo):
     assert len(paths) == len(set(paths)) and all(p.endswith(".py") for p in paths)
     assert out["grep"]["matches"][0]["chunk"]["qualified_name"] == "clamp"  # the definition first
     assert [r["qualified_name"] for r in out["callers"]["results"]] == ["main"]
+    assert [(r["resolution"], bool(r["sites"])) for r in out["callers"]["results"]] == [("import", True)]
     assert {"parse_config", "Inventory"} <= {r["name"] for r in out["callees"]["results"]}
     assert [f["path"] for f in out["impact"]["files"]] == ["config.py", "inventory.py"]
     assert out["definition"]["definitions"][0]["docstring"] == "Summary statistics for an inventory snapshot."
