@@ -7,10 +7,15 @@ of the same content class, and
 - documents: their fingerprints differ in at most DOCUMENT_BITS bits (translations keep a page's
   code, links and names; different pages of one site share their boilerplate, and lie further
   apart);
-- code: they are of the same kind, definitions of the same name (a method copied into another
-  class keeps its name, not its qualified name), and their fingerprints differ in at most
-  CODE_BITS bits (`__exit__` of two classes with different bodies, or `Warnf` beside `Errorf`,
-  are alike in their words but are different functions, and lie further apart).
+- code: they are of the same kind (a function and a method count as one: a module-level wrapper
+  that repeats a method's signature and docstring), definitions of the same name (a method copied
+  into another class keeps its name, not its qualified name), and either their fingerprints differ
+  in at most CODE_BITS bits, or in at most CANDIDATE_BITS and their texts resemble each other: the
+  runs of SHINGLE words they share are COPY_RESEMBLANCE of the runs either has (w-shingling). The
+  fingerprint is of a chunk's set of words: a copy whose receiver was renamed on every line
+  (`Route` of `App` and of `Group`) lies as far away as two functions of one vocabulary written
+  differently, which only the order of the words tells apart. The texts are read only for the
+  pairs that the fingerprints leave in doubt (scripts/bench_near_duplicates.py measures the bounds).
 Two chunks of one file over nearly the same lines (SAME_LINES of the longer one: a method and the
 part of its class that holds little else) are one result too, fingerprinted or not.
 Only the candidates that could be shown are compared: WINDOW times the results asked for, each
@@ -23,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from ..analysis.content_class import CLASS_NUMBERS, DOCUMENTATION, VENDORED
-from ..analysis.fingerprint import distance
+from ..analysis.fingerprint import WORD, distance
 from ..indexing.vendored import in_folders
 from ..model import Chunk
 from ..vocabulary import DEFINITION_KINDS
@@ -31,6 +36,10 @@ from .ranking import Ranked, aggregate_files
 
 DOCUMENT_BITS = 5
 CODE_BITS = 3
+CANDIDATE_BITS = 15  # past this, texts are not compared
+COPY_RESEMBLANCE = 0.7
+SHINGLE = 3
+CALLABLE_KINDS = frozenset({"function", "method"})
 SAME_LINES = 0.9
 WINDOW = 3  # candidates compared: this many times the results asked for
 _DOCUMENT = CLASS_NUMBERS[DOCUMENTATION]
@@ -39,6 +48,30 @@ _VENDORED = CLASS_NUMBERS[VENDORED]
 Entry = TypeVar("Entry")
 Traits = tuple[int, int]  # fingerprint (0: none), content class number
 Shown = tuple[Ranked, float | None]  # a ranked chunk, its file's aggregated score when files are asked for
+TextReader = Callable[[list[Chunk]], None]  # gives chunks their text as it is on disk
+
+
+class Resemblance:
+    """The w-shingling resemblance of two chunks' texts, each chunk's runs of words made once;
+    `read` gives a chunk without text its text (None: chunks come with it)."""
+
+    def __init__(self, read: TextReader | None) -> None:
+        self._read = read
+        self._shingles: dict[str, frozenset[tuple[str, ...]]] = {}
+
+    def __call__(self, a: Chunk, b: Chunk) -> float:
+        sa, sb = self._of(a), self._of(b)
+        return len(sa & sb) / len(sa | sb) if sa and sb else 0.0
+
+    def _of(self, chunk: Chunk) -> frozenset[tuple[str, ...]]:
+        found = self._shingles.get(chunk.id)
+        if found is None:
+            if not chunk.text and self._read is not None:
+                self._read([chunk])
+            words = WORD.findall(chunk.text)
+            found = frozenset(tuple(words[i:i + SHINGLE]) for i in range(len(words) - SHINGLE + 1))
+            self._shingles[chunk.id] = found
+        return found
 
 
 def indexed_traits(fingerprint: int, content_class: int, path: str, vendored: frozenset[str]) -> Traits:
@@ -48,36 +81,38 @@ def indexed_traits(fingerprint: int, content_class: int, path: str, vendored: fr
 
 
 def collapse_ranked(ranked: list[Ranked], limit: int, file_aggregation: str | None,
-                    traits_of: Callable[[list[Chunk]], dict[str, Traits]]
+                    traits_of: Callable[[list[Chunk]], dict[str, Traits]], read: TextReader | None
                     ) -> tuple[list[tuple[Shown, list[Chunk]]], dict[str, Traits]]:
     """The `limit` results shown of a ranked list, each with its near-duplicates, and the traits
     read: among the first WINDOW times `limit` chunks, or files (`file_aggregation`: how a file's
-    chunks make its score; None: chunks are shown)."""
+    chunks make its score; None: chunks are shown). `read`: gives chunks their text (None: they
+    come with it)."""
     pool: list[Shown]
     if file_aggregation is not None:
         pool = list(aggregate_files(ranked, file_aggregation))
     else:
         pool = [(r, None) for r in ranked]
-    return _collapse_pool(pool, limit, traits_of)
+    return _collapse_pool(pool, limit, traits_of, read)
 
 
 def collapse_files(files: list[tuple[Ranked, float]], limit: int,
-                   traits_of: Callable[[list[Chunk]], dict[str, Traits]]
+                   traits_of: Callable[[list[Chunk]], dict[str, Traits]], read: TextReader | None
                    ) -> tuple[list[tuple[Shown, list[Chunk]]], dict[str, Traits]]:
     """The `limit` files shown of a ranked file list (each file's best chunk and its score, as
     search/file_ranking.py makes it), each with its near-duplicates, and the traits read."""
-    return _collapse_pool(list(files), limit, traits_of)
+    return _collapse_pool(list(files), limit, traits_of, read)
 
 
-def _collapse_pool(pool: list[Shown], limit: int, traits_of: Callable[[list[Chunk]], dict[str, Traits]]
-                   ) -> tuple[list[tuple[Shown, list[Chunk]]], dict[str, Traits]]:
+def _collapse_pool(pool: list[Shown], limit: int, traits_of: Callable[[list[Chunk]], dict[str, Traits]],
+                   read: TextReader | None) -> tuple[list[tuple[Shown, list[Chunk]]], dict[str, Traits]]:
     """Among the first WINDOW times `limit` entries of `pool`."""
     pool = pool[:limit * WINDOW]
     traits = traits_of([r.chunk for r, _ in pool])
-    return collapse(pool, lambda entry: entry[0].chunk, traits, limit), traits
+    return collapse(pool, lambda entry: entry[0].chunk, traits, limit, Resemblance(read)), traits
 
 
-def near_duplicates(a: Chunk, a_traits: Traits, b: Chunk, b_traits: Traits) -> bool:
+def near_duplicates(a: Chunk, a_traits: Traits, b: Chunk, b_traits: Traits,
+                    resemblance: Callable[[Chunk, Chunk], float]) -> bool:
     """Whether two chunks are copies or translations of one another, or show nearly the same
     lines of one file (the module's rule)."""
     if same_lines(a, b):
@@ -85,11 +120,17 @@ def near_duplicates(a: Chunk, a_traits: Traits, b: Chunk, b_traits: Traits) -> b
     (a_print, a_class), (b_print, b_class) = a_traits, b_traits
     if not a_print or not b_print or a_class != b_class:
         return False
+    bits = distance(a_print, b_print)
     if a_class == _DOCUMENT:
-        return distance(a_print, b_print) <= DOCUMENT_BITS
-    if a.kind != b.kind or (a.kind in DEFINITION_KINDS and a.name != b.name):
+        return bits <= DOCUMENT_BITS
+    if not same_kind(a.kind, b.kind) or (a.kind in DEFINITION_KINDS and a.name != b.name):
         return False
-    return distance(a_print, b_print) <= CODE_BITS
+    return bits <= CODE_BITS or (bits <= CANDIDATE_BITS and resemblance(a, b) >= COPY_RESEMBLANCE)
+
+
+def same_kind(a: str, b: str) -> bool:
+    """Kinds a copy may change between: a method copied out as a function, and back."""
+    return a == b or (a in CALLABLE_KINDS and b in CALLABLE_KINDS)
 
 
 def same_lines(a: Chunk, b: Chunk) -> bool:
@@ -101,7 +142,7 @@ def same_lines(a: Chunk, b: Chunk) -> bool:
 
 
 def collapse(entries: Sequence[Entry], chunk_of: Callable[[Entry], Chunk], traits: Mapping[str, Traits],
-             limit: int) -> list[tuple[Entry, list[Chunk]]]:
+             limit: int, resemblance: Callable[[Chunk, Chunk], float]) -> list[tuple[Entry, list[Chunk]]]:
     """The first `limit` entries that are no near-duplicate of a better one, each with the chunks
     of the entries collapsed into it, best first. `traits`: by chunk id (missing: never
     collapsed)."""
@@ -112,7 +153,7 @@ def collapse(entries: Sequence[Entry], chunk_of: Callable[[Entry], Chunk], trait
         if mine is not None:
             host = next((similar for other, similar in kept
                          if (theirs := traits.get(chunk_of(other).id)) is not None
-                         and near_duplicates(chunk_of(other), theirs, chunk, mine)), None)
+                         and near_duplicates(chunk_of(other), theirs, chunk, mine, resemblance)), None)
             if host is not None:
                 host.append(chunk)
                 continue

@@ -126,11 +126,12 @@ class Searcher:
         ranks = {name: {cid: i for i, cid in enumerate(ids, start=1)} for name, ids in lists.items()}
         pattern = term_pattern(query.terms)
         if files is not None:
-            entries, traits = collapse_files(files, request.limit, self._traits)
+            entries, traits = collapse_files(files, request.limit, self._traits, self._read_text)
         else:
             entries, traits = collapse_ranked(ranked, request.limit,
-                                              self.settings.file_aggregation if request.files else None, self._traits)
-        fill_text(self.index.root, [r.chunk for (r, _), _ in entries])  # only the shown chunks need text
+                                              self.settings.file_aggregation if request.files else None, self._traits,
+                                              self._read_text)
+        self._read_text([r.chunk for (r, _), _ in entries])  # only the shown chunks need text
         results = tuple(search_result(r, ranks, pattern, request.context, request.explain, score=agg,
                                       content_class=traits[r.chunk.id][1] if r.chunk.id in traits else None,
                                       similar=similar)
@@ -226,6 +227,9 @@ class Searcher:
         traits = self.catalog.files.traits_by_ids([c.id for c in chunks])
         vendored = self.vendored_folders()
         return {c.id: indexed_traits(*traits[c.id], c.path, vendored) for c in chunks if c.id in traits}
+
+    def _read_text(self, chunks: list[Chunk]) -> None:
+        fill_text(self.index.root, chunks)
 
     def vendored_folders(self) -> frozenset[str]:
         """Folders of code that is not the project's own (indexing/vendored.py), as the indexer

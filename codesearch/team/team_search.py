@@ -196,7 +196,7 @@ class TeamSearcher:
         entries, traits = collapse_ranked(
             ranked, request.limit, self.settings.file_aggregation if request.files else None,
             lambda shown: {c.id: indexed_traits(rows[c.id]["fingerprint"], rows[c.id]["content_class"], c.path,
-                                                vendored) for c in shown})
+                                                vendored) for c in shown}, None)
         results = tuple(_placed(search_result(r, ranks, pattern, request.context, request.explain, score=agg,
                                               content_class=traits[r.chunk.id][1], similar=similar), rows)
                         for (r, agg), similar in entries)

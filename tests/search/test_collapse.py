@@ -6,13 +6,24 @@ text the user gets."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from conftest import keyword_indexed_files, run_cli
 
 from codesearch.analysis.content_class import CLASS_NUMBERS
 from codesearch.model import Chunk
-from codesearch.search.collapse import WINDOW, collapse, collapse_ranked, indexed_traits, near_duplicates
+from codesearch.search.collapse import (
+    CANDIDATE_BITS,
+    CODE_BITS,
+    COPY_RESEMBLANCE,
+    WINDOW,
+    Resemblance,
+    collapse,
+    collapse_ranked,
+    indexed_traits,
+    near_duplicates,
+)
 from codesearch.search.ranking import Ranked
 from codesearch.search.requests import SearchAnswer, SearchRequest
 from codesearch.search.searcher import Searcher
@@ -58,6 +69,22 @@ FILES = {
                                "    os.makedirs(folder, exist_ok=True)\n"
                                "    return os.path.join(folder, f'{cart.owner}-{cart.id}.lock')\n",
 }
+# one method in three classes: two copies whose fingerprints lie far apart (one call renamed), and one
+# of the same words written differently
+FINISH = ("    def finish(self, exc_type: Optional[Type[BaseException]], exc_value: Optional[BaseException],\n"
+          "               traceback: Optional[TracebackType], flush_to: Optional[Stream] = None) -> None:\n")
+FILES |= {
+    "shop/status.py": "class Status:\n" + FINISH +
+                      "        \"\"\"Stop the display when the context closes, flushing what is left.\"\"\"\n"
+                      "        self.stop_display(flush_to)\n",
+    "shop/reader.py": "class Reader:\n" + FINISH +
+                      "        \"\"\"Stop the display when the context closes, flushing what is left.\"\"\"\n"
+                      "        self.close_stream(flush_to)\n",
+    "shop/progress.py": "class Progress:\n" + FINISH +
+                        "        \"\"\"Close the stream and stop the display when the context is done.\"\"\"\n"
+                        "        if exc_type is None and flush_to is not None:\n"
+                        "            self.stop_display(flush_to)\n",
+}
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +116,17 @@ def test_a_copied_function_collapses_and_different_functions_do_not(index):
     assert {"warn_checkout", "error_checkout"} <= logged
 
 
+def test_copies_far_apart_in_their_fingerprints_collapse_when_their_texts_are_alike(index):
+    """Status.finish and Reader.finish differ in one call (their fingerprints 13 bits apart, past
+    CODE_BITS): one result. Progress.finish has their words in another order: a result of its own."""
+    finishes = [r for r in search(index, "finish display stream flush context") if r.name == "finish"]
+    assert {r.path for r in finishes} - {"shop/progress.py"} in ({"shop/status.py"}, {"shop/reader.py"})
+    assert "shop/progress.py" in {r.path for r in finishes}
+    copy = next(r for r in finishes if r.path != "shop/progress.py")
+    assert [s.path for s in copy.similar or ()] == [({"shop/status.py", "shop/reader.py"} - {copy.path}).pop()]
+    assert not next(r for r in finishes if r.path == "shop/progress.py").similar
+
+
 def test_the_json_contract_of_similar_and_content_class(index):
     results = search(index, "checkout cart coupon currency")
     doc = next(r.to_dict() for r in results if r.path.startswith("README"))
@@ -118,7 +156,9 @@ DOCS = CLASS_NUMBERS["documentation"]
 @pytest.mark.parametrize("a, a_traits, b, b_traits, expected", [
     (chunk("1", "function", "f"), (0b1011, CODE), chunk("2", "function", "f", "b.py"), (0b1001, CODE), True),
     (chunk("1", "function", "f"), (0b1011, CODE), chunk("2", "function", "g"), (0b1011, CODE), False),
-    (chunk("1", "function", "f"), (0b1011, CODE), chunk("2", "method", "f"), (0b1011, CODE), False),
+    # a method copied out as a function (a module-level wrapper), but not a class of the name
+    (chunk("1", "function", "f"), (0b1011, CODE), chunk("2", "method", "f"), (0b1011, CODE), True),
+    (chunk("1", "function", "f"), (0b1011, CODE), chunk("2", "class", "f"), (0b1011, CODE), False),
     (chunk("1", "function", "f"), (0b1011, CODE), chunk("2", "function", "f"), (0b1011, DOCS), False),
     (chunk("1", "function", "f"), (0, CODE), chunk("2", "function", "f"), (0, CODE), False),
     (chunk("1", "function", "f"), (0xFF, CODE), chunk("2", "function", "f"), (0xF0, CODE), False),
@@ -138,13 +178,47 @@ DOCS = CLASS_NUMBERS["documentation"]
      (0xF0, CODE), False),
 ])
 def test_the_near_duplicate_rule(a, a_traits, b, b_traits, expected):
-    assert near_duplicates(a, a_traits, b, b_traits) is expected
+    assert near_duplicates(a, a_traits, b, b_traits, lambda *_: 0.0) is expected
+
+
+@pytest.mark.parametrize("bits, resemblance, expected", [
+    (CODE_BITS, 0.0, True),  # the fingerprints alone
+    (CODE_BITS + 1, COPY_RESEMBLANCE, True), (CANDIDATE_BITS, 0.9, True),  # in doubt: the texts tell
+    (CODE_BITS + 1, COPY_RESEMBLANCE - 0.01, False),
+    (CANDIDATE_BITS + 1, 1.0, False),  # too far apart to be read
+])
+def test_fingerprints_in_doubt_are_settled_by_the_texts(bits, resemblance, expected):
+    asked: list[tuple[str, str]] = []
+
+    def resembles(a: Chunk, b: Chunk) -> float:
+        asked.append((a.id, b.id))
+        return resemblance
+
+    a, b = chunk("1", "method", "finish"), chunk("2", "method", "finish")
+    assert near_duplicates(a, (-1, CODE), b, ((1 << bits) - 1 ^ -1, CODE), resembles) is expected
+    assert bool(asked) == (CODE_BITS < bits <= CANDIDATE_BITS)
+
+
+def test_resemblance_reads_a_chunk_s_text_once_and_only_when_it_has_none():
+    read: list[str] = []
+
+    def reader(chunks: list[Chunk]) -> None:
+        for c in chunks:
+            read.append(c.id)
+            c.text = "def finish(self): self.stop_display(flush_to); return done"
+
+    a = chunk("1", "method", "finish")
+    b = replace(chunk("2", "method", "finish"), text="def finish(self): self.close_stream(flush_to); return done")
+    resemblance = Resemblance(reader)
+    assert resemblance(a, b) == resemblance(b, a) == pytest.approx(3 / 9)  # 3 runs of 3 shared, of 9
+    assert read == ["1"]
+    assert Resemblance(None)(chunk("3", "method", "f"), b) == 0.0  # no text: nothing alike
 
 
 def test_collapse_keeps_the_limit_and_lists_later_copies_with_their_first():
     chunks = [chunk(str(i), "function", "f" if i % 2 == 0 else f"g{i}", f"{i}.py") for i in range(8)]
     traits = {c.id: (0b1111, CODE) for c in chunks}
-    kept = collapse(chunks, lambda c: c, traits, limit=3)
+    kept = collapse(chunks, lambda c: c, traits, 3, lambda *_: 0.0)
     assert [c.id for c, _ in kept] == ["0", "1", "3"]
     assert [c.id for c in kept[0][1]] == ["2", "4", "6"]
 
@@ -163,10 +237,10 @@ def test_collapse_ranked_reads_the_traits_of_its_window_only_and_shows_files_whe
         read.extend(c.id for c in chunks)
         return {c.id: (0, CODE) for c in chunks}
 
-    entries, traits = collapse_ranked(ranked, 2, None, traits_of)
+    entries, traits = collapse_ranked(ranked, 2, None, traits_of, None)
     assert [(r.chunk.id, agg) for (r, agg), _ in entries] == [("0", None), ("1", None)]
     assert read == [str(i) for i in range(2 * WINDOW)] and set(traits) == set(read)
-    entries, _ = collapse_ranked(ranked, 2, "max_p", traits_of)
+    entries, _ = collapse_ranked(ranked, 2, "max_p", traits_of, None)
     assert [(r.chunk.path, agg) for (r, agg), _ in entries] == [("0.py", 20.0), ("1.py", 19.0)]
 
 
