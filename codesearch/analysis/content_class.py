@@ -1,8 +1,10 @@
 """What a chunk's file is to the project: its code, a test, an example, documentation, generated
-code, or code vendored from elsewhere; one rule, read by ranking and shown in answers.
+code, code vendored from elsewhere, or configuration; one rule, read by ranking and shown in
+answers.
 
 From structure, not from the words of the text: the file's language (a document language is
-documentation), the layout conventions of test and example code across ecosystems (a `tests/`
+documentation; a data or build format, configuration: what the program or its build reads, not
+what it does), the layout conventions of test and example code across ecosystems (a `tests/`
 or `__tests__/` folder, `foo_test.go` beside `foo.go`, `FooTest.java`, `foo.spec.ts`, Maven's
 `src/test/`), the names code generators give their output (`*.pb.go`, `*_pb2.py`, `*.g.dart`),
 and vendored folders (`vendor/`, `third_party/`, `node_modules/` by name here; copies and nested
@@ -14,10 +16,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-CODE, TEST, EXAMPLE, DOCUMENTATION, GENERATED, VENDORED = CLASSES = (
-    "code", "test", "example", "documentation", "generated", "vendored")
+CODE, TEST, EXAMPLE, DOCUMENTATION, GENERATED, VENDORED, CONFIGURATION = CLASSES = (
+    "code", "test", "example", "documentation", "generated", "vendored", "configuration")
 CLASS_NUMBERS = {name: number for number, name in enumerate(CLASSES)}  # as the catalog stores them
 DOCUMENT_LANGUAGES = frozenset({"markdown", "rst", "text", "asciidoc", "org"})
+# data and build formats (ingest/languages TEXT_LANGUAGES); not languages that hold a program in
+# some repositories (Terraform's HCL, Nix, Gradle's Groovy, protobuf schemas)
+CONFIGURATION_LANGUAGES = frozenset({"yaml", "toml", "json", "ini", "xml", "make", "cmake", "dockerfile", "cabal"})
 
 VENDORED_PATH = re.compile(r"(^|/)(vendor|third_party|node_modules)(/|$)")
 TEST_PATH = re.compile(r"(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures?|benchmarks?|benches)(/|$)|"
@@ -44,6 +49,8 @@ def content_class(path: str, language: str) -> str:
         return TEST
     if EXAMPLE_PATH.search(path):
         return EXAMPLE
+    if language in CONFIGURATION_LANGUAGES:
+        return CONFIGURATION
     return CODE
 
 

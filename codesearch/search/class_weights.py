@@ -1,8 +1,9 @@
 """The ranking step that weighs each candidate's content class (analysis/content_class.py) against
 the question: the project's code as it came; tests, examples, documentation, generated and
-vendored code down by one factor (a behaviour question is answered by code, and a page translated
-into a dozen languages would otherwise fill the top). A class the question names ("how are the
-tests of X set up", "an example of Y", "the docs of Z") is not weighed down. A report (a bug
+vendored code and configuration down by one factor (a behaviour question is answered by code, and
+a page translated into a dozen languages would otherwise fill the top). A class the question names
+("how are the tests of X set up", "an example of Y", "the docs of Z", "the CI workflow") is not
+weighed down. A report (a bug
 report, a pasted trace) names no class: it says "test" to tell how a bug was found, and its
 documentation retells it in words.
 """
@@ -13,7 +14,16 @@ import re
 from collections.abc import Sequence
 from typing import Protocol
 
-from ..analysis.content_class import CODE, DOCUMENTATION, EXAMPLE, GENERATED, TEST, VENDORED, content_class
+from ..analysis.content_class import (
+    CODE,
+    CONFIGURATION,
+    DOCUMENTATION,
+    EXAMPLE,
+    GENERATED,
+    TEST,
+    VENDORED,
+    content_class,
+)
 from ..indexing.vendored import in_folders
 from ..model import Chunk
 from .query import Query
@@ -34,6 +44,8 @@ ASKING_WORDS = {
     DOCUMENTATION: frozenset({"doc", "docs", "documentation", "documented", "readme", "guide"}),
     VENDORED: frozenset({"vendor", "vendored", "bundled"}),
     GENERATED: frozenset({"generated", "codegen"}),
+    CONFIGURATION: frozenset({"config", "configs", "configuration", "yaml", "yml", "toml", "ini", "makefile",
+                              "cmake", "dockerfile", "workflow", "workflows", "manifest", "ci"}),
 }
 
 

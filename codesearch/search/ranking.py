@@ -44,7 +44,7 @@ class RankingOptions:
     file_coherence: bool = True
     exact_text: bool = True  # chunks that hold the query's text word for word, first
     file_decay: float = 0.7
-    test_factor: float = 0.5  # tests, examples, documentation, generated and vendored code (search/class_weights.py)
+    test_factor: float = 0.5  # every class but code (search/class_weights.py)
     path_weight: float = 0.3  # per query word in the path (at most two count)
     name_weight: float = 0.15  # per query word in the definition's name (at most two count)
     prefix_chars: int = 3  # a query word and a path or name word match when one starts with the other, this long

@@ -121,7 +121,7 @@ class SearchResult(ChunkPlace):
     repo_rank: int | None = None
     fused_score: float | None = None
     branch: str | None = None  # in a team store (--store): the branch of `repo` it was indexed from
-    # code, test, example, documentation, generated or vendored (analysis/content_class.py)
+    # code, test, example, documentation, generated, vendored or configuration (analysis/content_class.py)
     content_class: str | None = None
     similar: tuple[SimilarChunk, ...] | None = None  # its near-duplicates, best first (none: left out)
 

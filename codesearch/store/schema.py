@@ -9,14 +9,15 @@ from collections.abc import Iterator
 from ..vocabulary import NON_DEFINITION_KINDS
 from .sqlite import CONTENTLESS_DELETE, sqlite3
 
-SCHEMA_VERSION = 10  # what `meta.schema_version` says; an index of another version is rebuilt (3: file
+SCHEMA_VERSION = 11  # what `meta.schema_version` says; an index of another version is rebuilt (3: file
 # chunks read as their outline before their imports; Ruby's `class << self` named `self`; 4: terms
 # of one character and stopwords not in the keyword index; 5: call sites carry their receiver's
 # hint and references that are not calls; 6: chunks carry their message templates; 7: those of code
 # alone, each with a run of two words or more; 8: receiver hints from call chains, results, ranges
 # and paths, and in Java, C#, Kotlin, Rust, PHP and Ruby; 9: in TypeScript and JavaScript the values
 # a name's scope declares, `require` bindings and functions assigned to properties; chains of values
-# bounded; 10: there, the functions and classes a block declares, seen in that block alone)
+# bounded; 10: there, the functions and classes a block declares, seen in that block alone; 11: data
+# and build files of the content class configuration)
 LAYOUT_VERSION = 5  # PRAGMA user_version: the tables' shape (format 1 had text ids and text copies;
 # 2 kept chunk ids unique inside the chunks table and clustered calls by name; 3 had no hint or
 # reference mark on call sites and no resolution on edges; 4 had no message templates,

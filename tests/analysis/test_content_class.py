@@ -34,6 +34,13 @@ from codesearch.analysis.content_class import CLASS_NUMBERS, CLASSES, content_cl
     ("vendor/github.com/pkg/errors/errors.go", "go", "vendored"),
     ("web/node_modules/left-pad/index.js", "javascript", "vendored"),
     ("third_party/zlib/inflate.c", "c", "vendored"),
+    # data and build formats: what the program or its build reads
+    (".github/workflows/tests.yml", "yaml", "configuration"),
+    ("pyproject.toml", "toml", "configuration"),
+    ("CMakeLists.txt", "cmake", "configuration"),
+    ("Makefile", "make", "configuration"),
+    ("tests/fixtures/cart.json", "json", "test"),  # a test's data is the test's
+    ("infra/main.tf", "hcl", "code"),  # a language that is a repository's program elsewhere
 ])
 def test_the_class_of_a_file(path, language, expected):
     assert content_class(path, language) == expected
