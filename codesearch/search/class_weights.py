@@ -3,9 +3,8 @@ the question: the project's code as it came; tests, examples, documentation, gen
 vendored code and configuration down by one factor (a behaviour question is answered by code, and
 a page translated into a dozen languages would otherwise fill the top). A class the question names
 ("how are the tests of X set up", "an example of Y", "the docs of Z", "the CI workflow") is not
-weighed down. A report (a bug
-report, a pasted trace) names no class: it says "test" to tell how a bug was found, and its
-documentation retells it in words.
+weighed down. A report (a bug report, a pasted trace) names no class: it says "test" to tell how a
+bug was found, and its documentation retells it in words.
 """
 
 from __future__ import annotations

@@ -229,6 +229,7 @@ class Searcher:
         return {c.id: indexed_traits(*traits[c.id], c.path, vendored) for c in chunks if c.id in traits}
 
     def _read_text(self, chunks: list[Chunk]) -> None:
+        """Give chunks their lines as on disk: the catalog keeps no copy of the code."""
         fill_text(self.index.root, chunks)
 
     def vendored_folders(self) -> frozenset[str]:
