@@ -32,6 +32,12 @@ FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration",
 NAMED_EXPRESSION = "function_expression"  # `map(function f() {...})`: f is seen inside itself alone
 
 
+def at_lines(hint: str) -> frozenset[int] | None:
+    """The name lines an AT hint names (None: another hint): how the hint is written is said
+    here only."""
+    return frozenset(int(line) for line in hint[len(AT):].split(",")) if hint.startswith(AT) else None
+
+
 class _Declared(NamedTuple):
     start: int  # the byte range its name is seen in
     end: int

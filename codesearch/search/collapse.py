@@ -60,14 +60,15 @@ class Resemblance:
         self._shingles: dict[str, frozenset[tuple[str, ...]]] = {}
 
     def __call__(self, a: Chunk, b: Chunk) -> float:
+        unread = [c for c in (a, b) if c.id not in self._shingles and not c.text]
+        if unread and self._read is not None:
+            self._read(unread)  # together: two copies in one file are read once
         sa, sb = self._of(a), self._of(b)
         return len(sa & sb) / len(sa | sb) if sa and sb else 0.0
 
     def _of(self, chunk: Chunk) -> frozenset[tuple[str, ...]]:
         found = self._shingles.get(chunk.id)
         if found is None:
-            if not chunk.text and self._read is not None:
-                self._read([chunk])
             words = WORD.findall(chunk.text)
             found = frozenset(tuple(words[i:i + SHINGLE]) for i in range(len(words) - SHINGLE + 1))
             self._shingles[chunk.id] = found

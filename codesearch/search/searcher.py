@@ -131,7 +131,8 @@ class Searcher:
             entries, traits = collapse_ranked(ranked, request.limit,
                                               self.settings.file_aggregation if request.files else None, self._traits,
                                               self._read_text)
-        self._read_text([r.chunk for (r, _), _ in entries])  # only the shown chunks need text
+        # only the shown chunks need text; a copy in doubt was read already (its chunk is this search's)
+        self._read_text([r.chunk for (r, _), _ in entries if not r.chunk.text])
         results = tuple(search_result(r, ranks, pattern, request.context, request.explain, score=agg,
                                       content_class=traits[r.chunk.id][1] if r.chunk.id in traits else None,
                                       similar=similar)

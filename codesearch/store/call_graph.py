@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .catalog import Catalog
-from .graph_reads import GUESS_WEIGHT, MAX_CANDIDATES, definitions_in_order
+from .graph_reads import GUESS_WEIGHT, MAX_CANDIDATES, definitions_by_name
 from .schema import BY_NAME, CALLS, CONTAINS
 from .sql import select_in
 from .sqlite import sqlite3
@@ -19,11 +19,8 @@ from .sqlite import sqlite3
 def _candidate_order(db: sqlite3.Connection, names: list[str]) -> dict[str, dict[int, float]]:
     """Name -> {rid: weight} of the definitions a guessed call of that name goes to: the first
     MAX_CANDIDATES in candidate order, sharing GUESS_WEIGHT."""
-    table: dict[str, list[int]] = defaultdict(list)
-    for row in definitions_in_order(db, names):
-        table[row.name].append(row.rid)
-    return {name: {rid: GUESS_WEIGHT / min(len(rids), MAX_CANDIDATES) for rid in rids[:MAX_CANDIDATES]}
-            for name, rids in table.items()}
+    return {name: {row.rid: GUESS_WEIGHT / min(len(rows), MAX_CANDIDATES) for row in rows[:MAX_CANDIDATES]}
+            for name, rows in definitions_by_name(db, names).items()}
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
-from ..ingest.block_names import AT
+from ..ingest.block_names import at_lines
 from ..ingest.call_chains import ONE_OF, RESULT, STEP, is_chain, positioned
 from ..ingest.languages import spec_for_path
 from ..ingest.scopes import EXTERNAL, LOCAL, METHOD, PACKAGE, type_name
@@ -93,8 +93,8 @@ class CallResults:
         block around it declares, the function literal its caller's body declares, or a
         top-level definition of its package (never a method); none for EXTERNAL; None for any
         other hint."""
-        if hint.startswith(AT):  # the function a block around the call declares, by its name lines
-            lines = {int(line) for line in hint[len(AT):].split(",")}
+        lines = at_lines(hint)
+        if lines is not None:  # the function a block around the call declares, by its name lines
             return [s for s in candidates.anywhere_in({path}) if s.name_line in lines]
         if hint.startswith(LOCAL):
             own = f"{hint[len(LOCAL):]}.{candidates.name}"
@@ -204,8 +204,9 @@ def may_reach(hint: str, caller_path: str, target_path: str, target_name_line: i
     where it may be one of its calls."""
     if hint == EXTERNAL:
         return False
-    if hint.startswith(AT):
-        return target_path == caller_path and str(target_name_line) in hint[len(AT):].split(",")
+    lines = at_lines(hint)
+    if lines is not None:
+        return target_path == caller_path and target_name_line in lines
     through_import = not is_chain(hint) and bool(hint.partition("@")[2])
     return not (through_import and target_path == caller_path)
 

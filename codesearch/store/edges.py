@@ -32,8 +32,8 @@ from .graph_reads import (
     DefinitionRow,
     count_chunks_named,
     count_definitions_named,
+    definitions_by_name,
     definitions_in_files,
-    definitions_in_order,
     kinds_named,
 )
 from .import_edges import imported_files
@@ -68,10 +68,7 @@ class Symbol:
 
 def _symbols(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[Symbol]]:
     """Definitions of these names, each name's in candidate order (graph.definitions_in_order)."""
-    table: dict[str, list[Symbol]] = defaultdict(list)
-    for row in definitions_in_order(db, names):
-        table[row.name].append(Symbol.of(row))
-    return table
+    return {name: [Symbol.of(row) for row in rows] for name, rows in definitions_by_name(db, names).items()}
 
 
 class _NameFacts:

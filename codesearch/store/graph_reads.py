@@ -4,6 +4,7 @@ how much calls into a chunk weigh."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -52,6 +53,14 @@ def definitions_in_order(db: sqlite3.Connection, names: Iterable[str]) -> list[D
     wanted = sorted(set(names))
     rows = select_in(db, _DEFINITIONS_SELECT + "c.name COLLATE NOCASE IN ({})", wanted)
     return _in_candidate_order(rows, set(wanted))
+
+
+def definitions_by_name(db: sqlite3.Connection, names: Iterable[str]) -> dict[str, list[DefinitionRow]]:
+    """definitions_in_order, each name's definitions apart (a name none defines: left out)."""
+    table: dict[str, list[DefinitionRow]] = defaultdict(list)
+    for row in definitions_in_order(db, names):
+        table[row.name].append(row)
+    return table
 
 
 def definitions_in_files(db: sqlite3.Connection, names: set[str], paths: Iterable[str]) -> list[DefinitionRow]:
@@ -197,9 +206,8 @@ class GraphReads:
                                  sorted({name for _, name in named})))
         if not guessed:
             return out
-        order: dict[str, list[str]] = {}
-        for row in definitions_in_order(self._catalog.db, list(guessed)):
-            order.setdefault(row.name, []).append(row.id)
+        order = {name: [row.id for row in rows]
+                 for name, rows in definitions_by_name(self._catalog.db, guessed).items()}
         for chunk_id, name in named:
             candidates = order.get(name, [])
             if name in guessed and chunk_id in candidates[:MAX_CANDIDATES]:

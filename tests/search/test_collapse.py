@@ -215,6 +215,20 @@ def test_resemblance_reads_a_chunk_s_text_once_and_only_when_it_has_none():
     assert Resemblance(None)(chunk("3", "method", "f"), b) == 0.0  # no text: nothing alike
 
 
+def test_resemblance_reads_a_pair_without_text_in_one_call():
+    calls: list[list[str]] = []
+
+    def reader(chunks: list[Chunk]) -> None:
+        calls.append([c.id for c in chunks])
+        for c in chunks:
+            c.text = "def finish(self): self.stop_display(flush_to); return done"
+
+    resemblance = Resemblance(reader)
+    a, b = chunk("1", "method", "finish", "t.py"), chunk("2", "method", "finish", "t.py")
+    assert resemblance(a, b) == 1.0 and resemblance(b, a) == 1.0
+    assert calls == [["1", "2"]]
+
+
 def test_collapse_keeps_the_limit_and_lists_later_copies_with_their_first():
     chunks = [chunk(str(i), "function", "f" if i % 2 == 0 else f"g{i}", f"{i}.py") for i in range(8)]
     traits = {c.id: (0b1111, CODE) for c in chunks}
